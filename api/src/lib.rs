@@ -1,0 +1,70 @@
+//! `shipmate-api`: the HTTP API, public pages and the browser script.
+
+pub mod extract;
+pub mod routes;
+pub mod settings;
+pub mod state;
+pub mod telemetry;
+
+use std::net::SocketAddr;
+
+use axum::extract::DefaultBodyLimit;
+use axum::Router;
+use tokio::net::TcpListener;
+use tower::ServiceBuilder;
+use tower_http::trace::TraceLayer;
+
+use crate::settings::ApiSettings;
+use crate::state::AppState;
+
+/// A bound, migrated, ready-to-serve application. Binding happens in `build` so tests can ask for
+/// port 0 and read the port back.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    pub state: AppState,
+}
+
+impl Application {
+    pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
+        let db = shipmate_shared::db::create_and_migrate(&settings.common.database_url, settings.common.db_pool).await?;
+        let listener = TcpListener::bind(&settings.bind).await?;
+        let addr = listener.local_addr()?;
+        let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+        if settings.dev_login {
+            tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
+        }
+        let state = AppState::new(db, settings, public_url)?;
+        let router = app(state.clone());
+        Ok(Application { listener, router, state })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.listener.local_addr().expect("a bound listener has an address")
+    }
+
+    /// Serves until SIGTERM or Ctrl-C; requests in flight then finish.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(telemetry::shutdown_signal())
+            .await
+    }
+}
+
+pub fn app(state: AppState) -> Router {
+    let max_body = state.settings.max_body_bytes;
+    Router::new()
+        .merge(routes::api())
+        .merge(routes::meta::router())
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(state)
+        .layer(
+            ServiceBuilder::new()
+                .layer(telemetry::set_request_id())
+                .layer(TraceLayer::new_for_http().make_span_with(telemetry::request_span))
+                .layer(telemetry::propagate_request_id())
+                .layer(routes::cors()),
+        )
+}

@@ -1,0 +1,22 @@
+use clap::Parser;
+use shipmate_api::settings::{Cli, Command};
+use shipmate_api::{telemetry, Application};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    dotenvy::dotenv().ok();
+    telemetry::init();
+    let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Migrate) => {
+            shipmate_shared::db::create_and_migrate(&cli.settings.common.database_url, 2).await?;
+            tracing::info!("migrations applied");
+        }
+        None => {
+            let app = Application::build(cli.settings).await?;
+            tracing::info!(addr = %app.addr(), "shipmate-api listening");
+            app.run_until_stopped().await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The HTTP surface: one module per area, each with its own `router()`.
+
+pub mod auth;
+pub mod changelog;
+pub mod feedback;
+pub mod meta;
+pub mod projects;
+pub mod testimonials;
+
+use axum::http::{header, HeaderName, Method};
+use axum::Router;
+use shipmate_shared::AppError;
+use tower_http::cors::{Any, CorsLayer};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::state::AppState;
+
+/// CORS open to any origin without credentials: the API-key endpoints are called from customers'
+/// sites, and session endpoints take a bearer token a browser never adds on its own (the cookie is
+/// never sent cross-site with credentials off), so an open policy grants nothing. A day's
+/// `max-age` spares the browser script a preflight per page view.
+pub fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE, Method::OPTIONS])
+        .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION, HeaderName::from_static("x-project-key")])
+        .max_age(std::time::Duration::from_secs(86_400))
+}
+
+/// Every `/v1` route.
+pub fn api() -> Router<AppState> {
+    Router::new()
+        .merge(auth::router())
+        .merge(projects::router())
+        .merge(feedback::router())
+        .merge(testimonials::router())
+        .merge(changelog::router())
+        .merge(meta::api_router())
+}
+
+pub async fn not_found() -> AppError {
+    AppError::not_found("route")
+}
+
+pub async fn method_not_allowed() -> AppError {
+    AppError::client(axum::http::StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this method is not allowed here")
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Shipmate API", description = "Feedback, testimonials, knowledge base search, analytics and changelog for SaaS products. Errors are RFC 9457 problem details with a stable `code`."),
+    paths(
+        auth::providers, auth::start, auth::callback, auth::dev_login, auth::me, auth::logout,
+        projects::create, projects::list, projects::show, projects::rotate, projects::delete,
+        feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
+        feedback::upvote, feedback::downvote, feedback::withdraw,
+        testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
+        testimonials::moderate, testimonials::remove,
+        changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
+    ),
+    modifiers(&Security)
+)]
+pub struct ApiDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Project-Key"))));
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("st_...").build()),
+        );
+    }
+}

@@ -1,0 +1,127 @@
+//! Testimonials: collection (API key or the public form), the approved list, moderation (owner).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{get, patch, post};
+use axum::{Json, Router};
+use serde_json::json;
+use shipmate_shared::testimonials::{self, NewTestimonial, Testimonial};
+use shipmate_shared::validate::parse_id;
+use shipmate_shared::{projects, AppError, AppResult};
+
+use super::projects::{deleted, owned_by_query};
+use crate::extract::{JsonBody, ProjectKey, SessionUser};
+use crate::state::AppState;
+
+/// The hidden form field that people never fill in and bots do.
+pub const HONEYPOT_FIELD: &str = "website";
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/testimonials", post(create).get(list_approved))
+        .route("/v1/testimonials/by-project/{slug}", post(create_public))
+        .route("/v1/testimonials/all", get(list_all))
+        .route("/v1/testimonials/{id}", patch(moderate).delete(remove))
+}
+
+/// Collects a testimonial (status `pending`).
+#[utoipa::path(post, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
+    request_body(content = serde_json::Value, description = "`{author_name, author_email, content, rating, author_title?, tweet_url?}`"),
+    responses((status = 201, body = Testimonial), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
+pub async fn create(State(state): State<AppState>, ProjectKey(project): ProjectKey, JsonBody(input): JsonBody) -> AppResult<(StatusCode, Json<Testimonial>)> {
+    let new = NewTestimonial::parse(input)?;
+    Ok((StatusCode::CREATED, Json(testimonials::create(&state.db, project.id, new).await?)))
+}
+
+/// The public form's submission, without a key: rate-limited per IP, with a honeypot field.
+#[utoipa::path(post, path = "/v1/testimonials/by-project/{slug}", tag = "testimonials",
+    request_body(content = serde_json::Value, description = "as POST /v1/testimonials"),
+    responses((status = 201, body = Testimonial), (status = 404, description = "unknown slug"), (status = 422, description = "invalid fields"), (status = 429, description = "too many submissions")))]
+pub async fn create_public(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Path(slug): Path<String>,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<Testimonial>)> {
+    let ip = state.client_ip(peer, &headers);
+    if let Err(not_until) = state.form_limiter.check_key(&ip) {
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()));
+        return Err(AppError::RateLimited { retry_after_secs: wait.as_secs().max(1) });
+    }
+    let project = projects::by_slug(&state.db, &slug).await?;
+    let bot = input.raw(HONEYPOT_FIELD).and_then(|v| v.as_str()).is_some_and(|s| !s.trim().is_empty());
+    let new = NewTestimonial::parse(input)?;
+    if bot {
+        // Answer as if accepted, so the bot learns nothing; keep nothing.
+        tracing::info!(project_id = %project.id, "testimonial honeypot tripped; dropped");
+        let now = chrono::Utc::now();
+        let fake = Testimonial {
+            id: uuid::Uuid::now_v7(),
+            project_id: project.id,
+            author_name: new.author_name,
+            author_email: None,
+            author_title: new.author_title,
+            content: new.content,
+            rating: new.rating,
+            tweet_url: new.tweet_url,
+            status: "pending".into(),
+            created_at: now,
+            updated_at: now,
+        };
+        return Ok((StatusCode::CREATED, Json(fake)));
+    }
+    let created = testimonials::create(&state.db, project.id, new).await?;
+    Ok((StatusCode::CREATED, Json(created.public())))
+}
+
+/// Approved testimonials only, for the project's site.
+#[utoipa::path(get, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
+    responses((status = 200, description = "`{data: [testimonial]}`"), (status = 401, description = "bad API key")))]
+pub async fn list_approved(State(state): State<AppState>, ProjectKey(project): ProjectKey) -> AppResult<Json<serde_json::Value>> {
+    let data: Vec<Testimonial> = testimonials::list(&state.db, project.id, true).await?.into_iter().map(Testimonial::public).collect();
+    Ok(Json(json!({ "data": data })))
+}
+
+/// Every testimonial with stats (owner only).
+#[utoipa::path(get, path = "/v1/testimonials/all", tag = "testimonials", security(("session" = [])),
+    params(("project_id" = String, Query)),
+    responses((status = 200, description = "`{data, stats: {total, pending, approved, rejected, average_rating}}`"), (status = 403, description = "not the owner")))]
+pub async fn list_all(State(state): State<AppState>, session: SessionUser, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<serde_json::Value>> {
+    let project = owned_by_query(&state, &session, &q).await?;
+    let data = testimonials::list(&state.db, project.id, false).await?;
+    let stats = testimonials::stats(&state.db, project.id).await?;
+    Ok(Json(json!({ "data": data, "stats": stats })))
+}
+
+/// Approves or rejects (from any state).
+#[utoipa::path(patch, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
+    params(("id" = String, Path), ("project_id" = String, Query)),
+    request_body(content = serde_json::Value, description = "`{status: approved | rejected}`"),
+    responses((status = 200, body = Testimonial), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial"), (status = 422, description = "invalid status")))]
+pub async fn moderate(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<Json<Testimonial>> {
+    let project = owned_by_query(&state, &session, &q).await?;
+    let id = parse_id(&id, "testimonial")?;
+    let status = input.one_of("status", &["approved", "rejected"]);
+    input.finish()?;
+    Ok(Json(testimonials::set_status(&state.db, project.id, id, &status.unwrap_or_default()).await?))
+}
+
+#[utoipa::path(delete, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
+    params(("id" = String, Path), ("project_id" = String, Query)),
+    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial")))]
+pub async fn remove(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<serde_json::Value>> {
+    let project = owned_by_query(&state, &session, &q).await?;
+    let id = parse_id(&id, "testimonial")?;
+    testimonials::delete(&state.db, project.id, id).await?;
+    Ok(deleted(id))
+}

@@ -1,0 +1,74 @@
+//! Typed settings of `shipmate-api`, from flags or the environment (`--help` lists them all).
+
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Parser, Subcommand};
+use shipmate_shared::auth::oauth::OAuthSettings;
+use shipmate_shared::config::CommonSettings;
+
+#[derive(Parser, Debug, Clone)]
+#[command(name = "shipmate-api", version, about = "Shipmate HTTP API, public pages and dashboard")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub settings: ApiSettings,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum Command {
+    /// Apply pending database migrations and exit.
+    Migrate,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct ApiSettings {
+    #[command(flatten)]
+    pub common: CommonSettings,
+    /// Listen address.
+    #[arg(long, env = "SHIPMATE_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Base of the links the service prints; `http://<SHIPMATE_BIND>` when unset.
+    #[arg(long, env = "SHIPMATE_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// `1` enables `POST /v1/auth/dev-login` (development and tests only).
+    #[arg(long, env = "SHIPMATE_DEV_LOGIN", default_value = "0", value_parser = BoolishValueParser::new(), action = ArgAction::Set)]
+    pub dev_login: bool,
+    /// Comma-separated CIDRs; only from these peers is `X-Forwarded-For` believed.
+    #[arg(long, env = "SHIPMATE_TRUSTED_PROXIES", default_value = "")]
+    pub trusted_proxies: String,
+    #[command(flatten)]
+    pub oauth: OAuthSettings,
+    /// Public testimonial form: submissions per minute from one IP address.
+    #[arg(long, env = "SHIPMATE_FORM_RATE_PER_MINUTE", default_value_t = 10)]
+    pub form_rate_per_minute: u32,
+    /// Analytics ingestion: events per second for one API key (bursts up to one second's worth).
+    #[arg(long, env = "SHIPMATE_EVENTS_RATE_PER_SECOND", default_value_t = 50_000)]
+    pub events_rate_per_second: u32,
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "SHIPMATE_MAX_BODY_BYTES", default_value_t = 1_048_576)]
+    pub max_body_bytes: usize,
+}
+
+impl ApiSettings {
+    /// Settings from explicit flags only (tests); the environment still fills what flags leave out.
+    pub fn from_args<I, T>(args: I) -> anyhow::Result<Self>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        Ok(Cli::try_parse_from(args)?.settings)
+    }
+
+    pub fn trusted_proxies(&self) -> anyhow::Result<Vec<ipnet::IpNet>> {
+        self.trusted_proxies
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                s.parse::<ipnet::IpNet>()
+                    .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                    .map_err(|_| anyhow::anyhow!("SHIPMATE_TRUSTED_PROXIES: {s} is not a CIDR"))
+            })
+            .collect()
+    }
+}

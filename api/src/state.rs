@@ -1,0 +1,78 @@
+use std::net::{IpAddr, SocketAddr};
+use std::num::NonZeroU32;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use axum::http::HeaderMap;
+use governor::{DefaultKeyedRateLimiter, Quota};
+use shipmate_shared::auth::oauth::Provider;
+use sqlx::PgPool;
+
+use crate::settings::ApiSettings;
+
+/// What every handler can reach; cheap to clone.
+#[derive(Clone)]
+pub struct AppState(Arc<Inner>);
+
+pub struct Inner {
+    pub db: PgPool,
+    pub settings: ApiSettings,
+    /// Without a trailing slash.
+    pub public_url: String,
+    pub http: reqwest::Client,
+    pub providers: Vec<Provider>,
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Public testimonial form, per client IP.
+    pub form_limiter: DefaultKeyedRateLimiter<IpAddr>,
+}
+
+impl Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub fn new(db: PgPool, settings: ApiSettings, public_url: String) -> anyhow::Result<Self> {
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(15))
+            .build()?;
+        let per_minute = NonZeroU32::new(settings.form_rate_per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
+        Ok(AppState(Arc::new(Inner {
+            providers: settings.oauth.providers(),
+            trusted_proxies: settings.trusted_proxies()?,
+            form_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_minute(per_minute)),
+            db,
+            settings,
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            http,
+        })))
+    }
+
+    pub fn provider(&self, id: &str) -> Option<&Provider> {
+        self.providers.iter().find(|p| p.id == id)
+    }
+
+    /// The client's address: the peer, or the nearest untrusted hop of `X-Forwarded-For` when the
+    /// peer is a trusted proxy (so a client cannot forge its address through a proxy that appends).
+    pub fn client_ip(&self, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+        let peer_ip = peer.ip();
+        if !self.trusted_proxies.iter().any(|n| n.contains(&peer_ip)) {
+            return peer_ip;
+        }
+        let hops: Vec<IpAddr> = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|s| s.trim().parse().ok())
+            .collect();
+        hops.iter()
+            .rev()
+            .find(|ip| !self.trusted_proxies.iter().any(|n| n.contains(*ip)))
+            .or(hops.first())
+            .copied()
+            .unwrap_or(peer_ip)
+    }
+}

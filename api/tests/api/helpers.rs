@@ -1,0 +1,124 @@
+use std::sync::Once;
+
+use reqwest::{Method, Response, StatusCode};
+use serde_json::{json, Value};
+use shipmate_api::settings::ApiSettings;
+use shipmate_api::Application;
+
+static ENV: Once = Once::new();
+
+/// Reads the `.env` that scripts/setup wrote at the repository root.
+pub fn load_env() {
+    ENV.call_once(|| {
+        let _ = dotenvy::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../.env"));
+    });
+}
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+/// A fresh database named for this test; migrations run when the app starts.
+pub fn fresh_database_url() -> String {
+    load_env();
+    let base = std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
+    let mut url = url::Url::parse(&base).expect("DATABASE_URL is a URL");
+    url.set_path(&format!("shipmate_test_{}", uuid::Uuid::new_v4().simple()));
+    url.to_string()
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(&[]).await
+}
+
+/// Starts the app with the given extra flags (after dev login on, port 0, a fresh database).
+pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
+    let db_url = fresh_database_url();
+    let mut args = vec!["shipmate-api", "--database-url", &db_url, "--bind", "127.0.0.1:0", "--db-pool", "8"];
+    if !extra.contains(&"--dev-login") {
+        args.extend_from_slice(&["--dev-login", "1"]);
+    }
+    args.extend_from_slice(extra);
+    let settings = ApiSettings::from_args(args).expect("valid test settings");
+    let app = Application::build(settings).await.expect("the app starts");
+    let base = format!("http://{}", app.addr());
+    tokio::spawn(app.run_until_stopped());
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
+    TestApp { base, client }
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Signs in through the development login; returns the session token.
+    pub async fn login(&self, email: &str) -> String {
+        let res = self.client.post(self.url("/v1/auth/dev-login")).json(&json!({ "email": email, "name": "Tester" })).send().await.expect("request");
+        assert_eq!(res.status(), StatusCode::OK);
+        let body: Value = res.json().await.expect("json");
+        body["token"].as_str().expect("token").to_owned()
+    }
+
+    /// A new user with a new project: (session token, project).
+    pub async fn owner_with_project(&self, slug: &str) -> (String, Value) {
+        let token = self.login(&format!("owner-{slug}@example.com")).await;
+        let project = self.create_project(&token, slug).await;
+        (token, project)
+    }
+
+    pub async fn create_project(&self, token: &str, slug: &str) -> Value {
+        let res = self.send(Method::POST, "/v1/projects", Auth::Session(token), Some(json!({ "name": format!("Project {slug}"), "slug": slug }))).await;
+        assert_eq!(res.status(), StatusCode::CREATED);
+        res.json().await.expect("json")
+    }
+
+    pub async fn send(&self, method: Method, path: &str, auth: Auth<'_>, body: Option<Value>) -> Response {
+        let mut req = self.client.request(method, self.url(path));
+        req = match auth {
+            Auth::None => req,
+            Auth::Session(t) => req.bearer_auth(t),
+            Auth::Key(k) => req.header("X-Project-Key", k),
+        };
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        req.send().await.expect("request")
+    }
+
+    /// Sends and returns (status, JSON body).
+    pub async fn call(&self, method: Method, path: &str, auth: Auth<'_>, body: Option<Value>) -> (StatusCode, Value) {
+        let res = self.send(method, path, auth, body).await;
+        let status = res.status();
+        let body = res.json().await.unwrap_or(Value::Null);
+        (status, body)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum Auth<'a> {
+    None,
+    Session(&'a str),
+    Key(&'a str),
+}
+
+/// Asserts a problem+json error with the given status and code.
+pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(res.status(), status);
+    let ct = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    assert_eq!(ct, "application/problem+json");
+    let body: Value = res.json().await.expect("problem body");
+    assert_eq!(body["code"], code, "{body}");
+    assert_eq!(body["status"], status.as_u16());
+    assert!(body["detail"].as_str().is_some_and(|d| !d.is_empty()));
+    body
+}
+
+pub fn key(project: &Value) -> &str {
+    project["api_key"].as_str().expect("api_key")
+}
+
+pub fn id(v: &Value) -> &str {
+    v["id"].as_str().expect("id")
+}

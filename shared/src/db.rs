@@ -1,0 +1,31 @@
+//! Connection pool and migrations.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::migrate::MigrateDatabase;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{PgPool, Postgres};
+
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// Opens a pool; requests wait at most a few seconds for a connection, then answer 503.
+pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
+    let opts = PgConnectOptions::from_str(url)?;
+    let pool = PgPoolOptions::new()
+        .max_connections(max)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect_with(opts)
+        .await?;
+    Ok(pool)
+}
+
+/// Creates the database when it does not exist yet, then applies pending migrations.
+pub async fn create_and_migrate(url: &str, max: u32) -> anyhow::Result<PgPool> {
+    if !Postgres::database_exists(url).await? {
+        Postgres::create_database(url).await?;
+    }
+    let pool = connect(url, max).await?;
+    MIGRATOR.run(&pool).await?;
+    Ok(pool)
+}

@@ -1,0 +1,222 @@
+//! Feedback entries, their per-type status sets, and votes.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::validate::Input;
+use crate::{AppError, AppResult};
+
+pub const TYPES: &[&str] = &["bug", "feature", "feedback"];
+const ISSUE_STATUSES: &[&str] = &["new", "in_progress", "done", "dismissed"];
+const FEATURE_STATUSES: &[&str] = &["planned", "in_progress", "shipped", "cancelled"];
+pub const ALL_STATUSES: &[&str] = &["new", "planned", "in_progress", "done", "dismissed", "shipped", "cancelled"];
+
+/// The statuses an entry of this type may take; the first is the one it starts in.
+pub fn statuses_for(kind: &str) -> &'static [&'static str] {
+    if kind == "feature" {
+        FEATURE_STATUSES
+    } else {
+        ISSUE_STATUSES
+    }
+}
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Feedback {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub title: String,
+    pub description: Option<String>,
+    #[serde(rename = "type")]
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub status: String,
+    /// Only in the owner's views.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitter_email: Option<String>,
+    pub upvotes: i32,
+    pub downvotes: i32,
+    pub score: i32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Feedback {
+    /// The public view: never the submitter's address.
+    pub fn public(mut self) -> Self {
+        self.submitter_email = None;
+        self
+    }
+}
+
+const COLUMNS: &str = "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
+    upvotes - downvotes as score, created_at, updated_at";
+
+pub struct NewFeedback {
+    pub title: String,
+    pub description: Option<String>,
+    pub kind: String,
+    pub submitter_email: Option<String>,
+}
+
+impl NewFeedback {
+    pub fn parse(mut input: Input) -> AppResult<Self> {
+        let title = input.string("title", 1, 200);
+        let description = input.opt_string("description", 10_000);
+        let kind = input.one_of("type", TYPES);
+        let submitter_email = input.opt_email("submitter_email");
+        input.finish()?;
+        Ok(NewFeedback {
+            title: title.unwrap_or_default(),
+            description,
+            kind: kind.unwrap_or_default(),
+            submitter_email,
+        })
+    }
+}
+
+pub async fn create(db: &PgPool, project_id: Uuid, new: NewFeedback) -> AppResult<Feedback> {
+    let status = statuses_for(&new.kind)[0];
+    Ok(sqlx::query_as::<_, Feedback>(&format!(
+        "insert into feedback (id, project_id, title, description, type, status, submitter_email)
+         values ($1, $2, $3, $4, $5, $6, $7) returning {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(project_id)
+    .bind(&new.title)
+    .bind(&new.description)
+    .bind(&new.kind)
+    .bind(status)
+    .bind(&new.submitter_email)
+    .fetch_one(db)
+    .await?)
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub kind: Option<String>,
+    pub status: Option<String>,
+    /// `top` (score, then newest) or `new`.
+    pub newest_first: bool,
+}
+
+pub async fn list(db: &PgPool, project_id: Uuid, f: &ListFilter) -> AppResult<Vec<Feedback>> {
+    let order = if f.newest_first {
+        "created_at desc, id desc"
+    } else {
+        "upvotes - downvotes desc, created_at desc, id desc"
+    };
+    Ok(sqlx::query_as::<_, Feedback>(&format!(
+        "select {COLUMNS} from feedback where project_id = $1
+         and ($2::text is null or type = $2) and ($3::text is null or status = $3)
+         order by {order} limit 1000"
+    ))
+    .bind(project_id)
+    .bind(&f.kind)
+    .bind(&f.status)
+    .fetch_all(db)
+    .await?)
+}
+
+pub async fn get(db: &PgPool, id: Uuid) -> AppResult<Feedback> {
+    sqlx::query_as::<_, Feedback>(&format!("select {COLUMNS} from feedback where id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("feedback entry"))
+}
+
+/// Moves the entry to any status of its own type's set.
+pub async fn set_status(db: &PgPool, project_id: Uuid, id: Uuid, status: &str) -> AppResult<Feedback> {
+    sqlx::query_as::<_, Feedback>(&format!(
+        "update feedback set status = $3, updated_at = now() where project_id = $1 and id = $2 returning {COLUMNS}"
+    ))
+    .bind(project_id)
+    .bind(id)
+    .bind(status)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("feedback entry"))
+}
+
+pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
+    let done = sqlx::query("delete from feedback where project_id = $1 and id = $2")
+        .bind(project_id)
+        .bind(id)
+        .execute(db)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::not_found("feedback entry"));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct VoteState {
+    pub feedback_id: Uuid,
+    pub upvotes: i32,
+    pub downvotes: i32,
+    pub score: i32,
+    /// 1, -1, or 0 when the caller has no vote.
+    pub user_vote: i32,
+}
+
+/// Sets (1, -1) or withdraws (0) the user's vote. The entry's row is locked while its counts are
+/// recounted from the votes, so concurrent voters never lose an update.
+pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult<VoteState> {
+    let mut tx = db.begin().await?;
+    let kind: Option<String> = sqlx::query_scalar("select type from feedback where id = $1 for update")
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    match kind.as_deref() {
+        None => return Err(AppError::not_found("feedback entry")),
+        Some("feature") => {}
+        Some(_) => {
+            return Err(AppError::invalid("voting_not_allowed", "type", "only feature requests can be voted on"));
+        }
+    }
+    if value == 0 {
+        sqlx::query("delete from feedback_votes where feedback_id = $1 and user_id = $2")
+            .bind(id)
+            .bind(user_id)
+            .execute(&mut *tx)
+            .await?;
+    } else {
+        sqlx::query(
+            "insert into feedback_votes (feedback_id, user_id, value) values ($1, $2, $3)
+             on conflict (feedback_id, user_id) do update set value = excluded.value",
+        )
+        .bind(id)
+        .bind(user_id)
+        .bind(value)
+        .execute(&mut *tx)
+        .await?;
+    }
+    let state = sqlx::query_as::<_, VoteState>(
+        "update feedback f set
+            upvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = 1),
+            downvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = -1)
+         where f.id = $1
+         returning f.id as feedback_id, f.upvotes, f.downvotes, f.upvotes - f.downvotes as score, $2::int as user_vote",
+    )
+    .bind(id)
+    .bind(i32::from(value))
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(state)
+}
+
+/// The user's own votes on a project's entries (for the board page).
+pub async fn user_votes(db: &PgPool, project_id: Uuid, user_id: Uuid) -> AppResult<Vec<(Uuid, i16)>> {
+    Ok(sqlx::query_as(
+        "select v.feedback_id, v.value from feedback_votes v join feedback f on f.id = v.feedback_id
+         where f.project_id = $1 and v.user_id = $2",
+    )
+    .bind(project_id)
+    .bind(user_id)
+    .fetch_all(db)
+    .await?)
+}

@@ -1,0 +1,243 @@
+//! Parsing request bodies at the edge: a JSON object is read field by field into checked values,
+//! collecting every problem so the client sees all of them in one 422.
+
+use serde_json::{Map, Value};
+
+use crate::error::{AppError, FieldError};
+
+pub struct Input {
+    obj: Map<String, Value>,
+    errors: Vec<FieldError>,
+}
+
+impl Input {
+    pub fn new(body: Value) -> Result<Self, AppError> {
+        match body {
+            Value::Object(obj) => Ok(Input { obj, errors: Vec::new() }),
+            _ => Err(AppError::invalid("validation_failed", "body", "must be a JSON object")),
+        }
+    }
+
+    pub fn error(&mut self, field: &str, message: impl Into<String>) {
+        self.errors.push(FieldError { field: field.into(), message: message.into() });
+    }
+
+    pub fn has(&self, field: &str) -> bool {
+        self.obj.get(field).is_some_and(|v| !v.is_null())
+    }
+
+    pub fn raw(&self, field: &str) -> Option<&Value> {
+        self.obj.get(field).filter(|v| !v.is_null())
+    }
+
+    /// A required string, trimmed, between `min` and `max` characters.
+    pub fn string(&mut self, field: &str, min: usize, max: usize) -> Option<String> {
+        match self.opt_string(field, max) {
+            Some(s) if s.chars().count() >= min => Some(s),
+            Some(_) => {
+                self.error(field, format!("must be at least {min} characters"));
+                None
+            }
+            None if self.errors.iter().any(|e| e.field == field) => None,
+            None => {
+                self.error(field, "is required");
+                None
+            }
+        }
+    }
+
+    /// An optional string, trimmed; an empty string counts as absent.
+    pub fn opt_string(&mut self, field: &str, max: usize) -> Option<String> {
+        match self.raw(field) {
+            None => None,
+            Some(Value::String(s)) => {
+                let s = s.trim();
+                if s.is_empty() {
+                    None
+                } else if s.chars().count() > max {
+                    self.error(field, format!("must be at most {max} characters"));
+                    None
+                } else {
+                    Some(s.to_owned())
+                }
+            }
+            Some(_) => {
+                self.error(field, "must be a string");
+                None
+            }
+        }
+    }
+
+    /// A required value out of `allowed`.
+    pub fn one_of(&mut self, field: &str, allowed: &[&str]) -> Option<String> {
+        let s = self.string(field, 1, 100)?;
+        self.check_one_of(field, s, allowed)
+    }
+
+    pub fn opt_one_of(&mut self, field: &str, allowed: &[&str]) -> Option<String> {
+        let s = self.opt_string(field, 100)?;
+        self.check_one_of(field, s, allowed)
+    }
+
+    fn check_one_of(&mut self, field: &str, s: String, allowed: &[&str]) -> Option<String> {
+        if allowed.contains(&s.as_str()) {
+            Some(s)
+        } else {
+            self.error(field, format!("must be one of: {}", allowed.join(", ")));
+            None
+        }
+    }
+
+    pub fn email(&mut self, field: &str) -> Option<String> {
+        let s = self.string(field, 1, 254)?;
+        self.check_email(field, s)
+    }
+
+    pub fn opt_email(&mut self, field: &str) -> Option<String> {
+        let s = self.opt_string(field, 254)?;
+        self.check_email(field, s)
+    }
+
+    fn check_email(&mut self, field: &str, s: String) -> Option<String> {
+        if is_email(&s) {
+            Some(s)
+        } else {
+            self.error(field, "must be a valid email address");
+            None
+        }
+    }
+
+    /// An optional absolute `http(s)` URL.
+    pub fn opt_http_url(&mut self, field: &str, max: usize) -> Option<String> {
+        let s = self.opt_string(field, max)?;
+        match url::Url::parse(&s) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Some(s),
+            _ => {
+                self.error(field, "must be an http(s) URL");
+                None
+            }
+        }
+    }
+
+    /// A required integer in `min..=max`; `4.0` counts as an integer, `4.5` does not.
+    pub fn int(&mut self, field: &str, min: i64, max: i64) -> Option<i64> {
+        if !self.has(field) {
+            self.error(field, "is required");
+            return None;
+        }
+        self.opt_int(field, min, max)
+    }
+
+    pub fn opt_int(&mut self, field: &str, min: i64, max: i64) -> Option<i64> {
+        let v = self.raw(field)?;
+        let n = match v {
+            Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64)),
+            _ => None,
+        };
+        match n {
+            Some(n) if (min..=max).contains(&n) => Some(n),
+            Some(_) => {
+                self.error(field, format!("must be between {min} and {max}"));
+                None
+            }
+            None => {
+                self.error(field, "must be an integer");
+                None
+            }
+        }
+    }
+
+    pub fn opt_bool(&mut self, field: &str) -> Option<bool> {
+        match self.raw(field)? {
+            Value::Bool(b) => Some(*b),
+            _ => {
+                self.error(field, "must be a boolean");
+                None
+            }
+        }
+    }
+
+    /// An optional JSON object, at most `max_bytes` when serialised.
+    pub fn opt_object(&mut self, field: &str, max_bytes: usize) -> Option<Map<String, Value>> {
+        match self.raw(field)? {
+            Value::Object(m) => {
+                if serde_json::to_vec(m).map(|v| v.len()).unwrap_or(usize::MAX) > max_bytes {
+                    self.error(field, format!("must be at most {max_bytes} bytes"));
+                    None
+                } else {
+                    Some(m.clone())
+                }
+            }
+            _ => {
+                self.error(field, "must be an object");
+                None
+            }
+        }
+    }
+
+    /// Ends parsing: every problem found so far becomes one 422.
+    pub fn finish(self) -> Result<(), AppError> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(AppError::validation(self.errors))
+        }
+    }
+}
+
+/// A pragmatic address check: one `@`, a non-empty local part, a dotted domain, no spaces.
+pub fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else { return false };
+    !local.is_empty()
+        && !local.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Parses a path identifier; anything that is not a UUID names no resource.
+pub fn parse_id(s: &str, what: &str) -> Result<uuid::Uuid, AppError> {
+    uuid::Uuid::parse_str(s).map_err(|_| AppError::not_found(what))
+}
+
+/// Parses the `project_id` query parameter of dashboard endpoints.
+pub fn project_id_param(v: Option<&str>) -> Result<uuid::Uuid, AppError> {
+    match v {
+        None | Some("") => Err(AppError::invalid("validation_failed", "project_id", "is required")),
+        Some(s) => uuid::Uuid::parse_str(s)
+            .map_err(|_| AppError::invalid("validation_failed", "project_id", "must be a UUID")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn collects_every_field_error() {
+        let mut i = Input::new(json!({"title": "  ", "rating": 7, "email": "nope"})).unwrap();
+        assert!(i.string("title", 1, 10).is_none());
+        assert!(i.int("rating", 1, 5).is_none());
+        assert!(i.email("email").is_none());
+        let Err(AppError::Client { errors, .. }) = i.finish() else { panic!("expected 422") };
+        assert_eq!(errors.len(), 3);
+    }
+
+    #[test]
+    fn integers_must_be_whole() {
+        let mut i = Input::new(json!({"a": 4.0, "b": 4.5, "c": "4"})).unwrap();
+        assert_eq!(i.int("a", 1, 5), Some(4));
+        assert_eq!(i.int("b", 1, 5), None);
+        assert_eq!(i.int("c", 1, 5), None);
+    }
+
+    #[test]
+    fn emails() {
+        assert!(is_email("a@b.co"));
+        assert!(!is_email("a@b"));
+        assert!(!is_email("a b@c.de"));
+        assert!(!is_email("@c.de"));
+    }
+}
