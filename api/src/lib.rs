@@ -28,13 +28,14 @@ pub struct Application {
 impl Application {
     pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
         let db = shipmate_shared::db::create_and_migrate(&settings.common.database_url, settings.common.db_pool).await?;
+        let queue = shipmate_shared::queue::Queue::connect(&settings.common.redis_url).await?;
         let listener = TcpListener::bind(&settings.bind).await?;
         let addr = listener.local_addr()?;
         let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
         if settings.dev_login {
             tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
         }
-        let state = AppState::new(db, settings, public_url)?;
+        let state = AppState::new(db, queue, settings, public_url)?;
         let router = app(state.clone());
         Ok(Application { listener, router, state })
     }

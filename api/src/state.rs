@@ -1,11 +1,16 @@
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
+use std::collections::HashMap;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota};
 use shipmate_shared::auth::oauth::Provider;
+use shipmate_shared::kb::embed::InputKind;
+use shipmate_shared::kb::models::Registry;
+use shipmate_shared::queue::Queue;
+use shipmate_shared::{AppError, AppResult};
 use sqlx::PgPool;
 
 use crate::settings::ApiSettings;
@@ -24,7 +29,13 @@ pub struct Inner {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Public testimonial form, per client IP.
     pub form_limiter: DefaultKeyedRateLimiter<IpAddr>,
+    pub models: Registry,
+    pub queue: Queue,
+    /// Recent query vectors by (model, query): repeated searches skip the model.
+    query_cache: Mutex<HashMap<(String, String), Arc<Vec<f32>>>>,
 }
+
+const QUERY_CACHE_SIZE: usize = 1_024;
 
 impl Deref for AppState {
     type Target = Inner;
@@ -34,7 +45,7 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(db: PgPool, settings: ApiSettings, public_url: String) -> anyhow::Result<Self> {
+    pub fn new(db: PgPool, queue: Queue, settings: ApiSettings, public_url: String) -> anyhow::Result<Self> {
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(15))
             .build()?;
@@ -43,11 +54,38 @@ impl AppState {
             providers: settings.oauth.providers(),
             trusted_proxies: settings.trusted_proxies()?,
             form_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_minute(per_minute)),
+            models: Registry::new(&settings.common),
+            queue,
+            query_cache: Mutex::new(HashMap::new()),
             db,
             settings,
             public_url: public_url.trim_end_matches('/').to_owned(),
             http,
         })))
+    }
+
+    /// The query's vector, from the cache or the model.
+    pub async fn embed_query(&self, model: &str, query: &str) -> AppResult<Arc<Vec<f32>>> {
+        let key = (model.to_owned(), query.to_owned());
+        if let Some(v) = self.query_cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(v);
+        }
+        let embedder = self.models.embedder(model)?;
+        let vector = embedder
+            .embed(vec![query.to_owned()], InputKind::Query)
+            .await
+            .map_err(|e| AppError::Unavailable(format!("embedding the query: {e:#}")))?
+            .pop()
+            .map(Arc::new)
+            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("the model returned no vector")))?;
+        if let Ok(mut cache) = self.query_cache.lock() {
+            // A full cache starts over: simpler than LRU and just as good for bursts of one query.
+            if cache.len() >= QUERY_CACHE_SIZE {
+                cache.clear();
+            }
+            cache.insert(key, vector.clone());
+        }
+        Ok(vector)
     }
 
     pub fn provider(&self, id: &str) -> Option<&Provider> {

@@ -9,6 +9,8 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod feedback;
+pub mod kb;
+pub mod queue;
 pub mod projects;
 pub mod testimonials;
 pub mod tokens;

@@ -1,1 +1,27 @@
-fn main() {}
+use clap::Parser;
+use shipmate_worker::settings::WorkerSettings;
+use tokio::sync::watch;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    dotenvy::dotenv().ok();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info,sqlx=warn,ort=warn".into());
+    tracing_subscriber::fmt().with_env_filter(filter).with_target(false).init();
+    let settings = WorkerSettings::parse();
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        tracing::info!("stopping after the batch in hand");
+        let _ = tx.send(true);
+    });
+    shipmate_worker::run(settings, rx).await
+}
+
+async fn shutdown_signal() {
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    tokio::select! { _ = tokio::signal::ctrl_c() => {}, _ = term => {} }
+}

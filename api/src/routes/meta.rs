@@ -27,11 +27,12 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }
 
-/// Ready when Postgres answers; 503 with the failing dependency otherwise.
+/// Ready when Postgres and Redis answer; 503 naming the failing dependency otherwise.
 async fn ready(State(state): State<AppState>) -> Response {
     let db = sqlx::query_scalar::<_, i32>("select 1").fetch_one(&state.db).await.is_ok();
-    let status = if db { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
-    (status, Json(json!({ "postgres": db }))).into_response()
+    let redis = state.queue.ping().await;
+    let status = if db && redis { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    (status, Json(json!({ "postgres": db, "redis": redis }))).into_response()
 }
 
 /// The API reference, rendered in the browser from `/v1/openapi.json` with no external assets.

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod changelog;
 pub mod feedback;
+pub mod indexes;
 pub mod meta;
 pub mod projects;
 pub mod testimonials;
@@ -36,6 +37,7 @@ pub fn api() -> Router<AppState> {
         .merge(feedback::router())
         .merge(testimonials::router())
         .merge(changelog::router())
+        .merge(indexes::router())
         .merge(meta::api_router())
 }
 
@@ -58,6 +60,8 @@ pub async fn method_not_allowed() -> AppError {
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
+        indexes::models, indexes::create, indexes::list, indexes::remove, indexes::upload, indexes::list_documents,
+        indexes::show_document, indexes::remove_document, indexes::search_index,
     ),
     modifiers(&Security)
 )]

@@ -1,0 +1,64 @@
+//! Splitting documents into chunks sized in model tokens, with overlap, Markdown-aware.
+
+use text_splitter::{ChunkConfig, MarkdownSplitter, TextSplitter};
+use tokenizers::Tokenizer;
+
+/// Chunks of about this many tokens: small enough to stay specific, large enough for context.
+const TARGET_TOKENS: usize = 200;
+const OVERLAP_TOKENS: usize = 32;
+/// Without a local tokenizer (vendor models), about four characters make a token.
+const CHARS_PER_TOKEN: usize = 4;
+
+/// Splits `content` for a model that reads at most `max_tokens` (special tokens included).
+pub fn chunk(content: &str, tokenizer: Option<&Tokenizer>, max_tokens: usize) -> Vec<String> {
+    let size = TARGET_TOKENS.min(max_tokens.saturating_sub(2)).max(16);
+    let overlap = OVERLAP_TOKENS.min(size / 4);
+    let markdown = looks_like_markdown(content);
+    let chunks: Vec<String> = match tokenizer {
+        Some(t) => split(content, config(size, overlap).with_sizer(t), markdown),
+        None => split(content, config(size * CHARS_PER_TOKEN, overlap * CHARS_PER_TOKEN), markdown),
+    };
+    chunks.into_iter().filter(|c| !c.trim().is_empty()).collect()
+}
+
+fn config(size: usize, overlap: usize) -> ChunkConfig<text_splitter::Characters> {
+    // `overlap < size` always holds here; the fallback only keeps this total.
+    ChunkConfig::new(size).with_overlap(overlap).unwrap_or_else(|_| ChunkConfig::new(size))
+}
+
+fn split<S: text_splitter::ChunkSizer>(content: &str, config: ChunkConfig<S>, markdown: bool) -> Vec<String> {
+    if markdown {
+        MarkdownSplitter::new(config).chunks(content).map(str::to_owned).collect()
+    } else {
+        TextSplitter::new(config).chunks(content).map(str::to_owned).collect()
+    }
+}
+
+/// Headings, fences, lists or links at line starts suggest Markdown.
+pub fn looks_like_markdown(content: &str) -> bool {
+    content.lines().take(200).any(|l| {
+        let l = l.trim_start();
+        l.starts_with("# ") || l.starts_with("## ") || l.starts_with("```") || l.starts_with("- ") || l.starts_with("* ")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_splits_with_overlap_and_short_text_stays_whole() {
+        let text = (0..400).map(|i| format!("Sentence number {i} talks about things.")).collect::<Vec<_>>().join(" ");
+        let chunks = chunk(&text, None, 256);
+        assert!(chunks.len() > 5);
+        assert!(chunks.iter().all(|c| c.len() <= 800));
+        assert_eq!(chunk("Just one line.", None, 256), vec!["Just one line.".to_string()]);
+        assert!(chunk("   ", None, 256).is_empty());
+    }
+
+    #[test]
+    fn markdown_is_detected() {
+        assert!(looks_like_markdown("# Title\n\nBody"));
+        assert!(!looks_like_markdown("Plain prose, nothing else."));
+    }
+}

@@ -1,0 +1,182 @@
+//! Documents and their chunks: stored `pending` at upload, made `ready` by the embedding workers.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::types::Json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::indexes::Index;
+use crate::{AppError, AppResult};
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Document {
+    pub id: Uuid,
+    pub index_id: Uuid,
+    pub chunks_created: i32,
+    /// `pending`, `ready` or `failed`.
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[schema(value_type = Object)]
+    pub metadata: Json<serde_json::Value>,
+    pub created_at: DateTime<Utc>,
+}
+
+const COLUMNS: &str = "id, index_id, chunks_created, status, error, metadata, created_at";
+
+/// Stores the document and its chunks as `pending` in one transaction.
+pub async fn create(db: &PgPool, index: &Index, metadata: serde_json::Value, chunks: Vec<String>) -> AppResult<Document> {
+    let id = Uuid::now_v7();
+    let mut tx = db.begin().await?;
+    let doc = sqlx::query_as::<_, Document>(&format!(
+        "insert into kb_documents (id, index_id, project_id, metadata, status, chunks_created)
+         values ($1, $2, $3, $4, 'pending', $5) returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(index.id)
+    .bind(index.project_id)
+    .bind(Json(metadata))
+    .bind(chunks.len() as i32)
+    .fetch_one(&mut *tx)
+    .await?;
+    let ids: Vec<Uuid> = chunks.iter().map(|_| Uuid::now_v7()).collect();
+    let ordinals: Vec<i32> = (0..chunks.len() as i32).collect();
+    sqlx::query(
+        "insert into kb_chunks (id, document_id, index_id, ordinal, content, dims)
+         select u.id, $2, $3, u.ordinal, u.content, $4 from unnest($1::uuid[], $5::int[], $6::text[]) as u(id, ordinal, content)",
+    )
+    .bind(&ids)
+    .bind(id)
+    .bind(index.id)
+    .bind(index.dimensions as i16)
+    .bind(&ordinals)
+    .bind(&chunks)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(doc)
+}
+
+/// A page of documents, newest first, and the total.
+pub async fn list(db: &PgPool, index_id: Uuid, page: i64, per_page: i64) -> AppResult<(Vec<Document>, i64)> {
+    let data = sqlx::query_as::<_, Document>(&format!(
+        "select {COLUMNS} from kb_documents where index_id = $1 order by created_at desc, id desc limit $2 offset $3"
+    ))
+    .bind(index_id)
+    .bind(per_page)
+    .bind((page - 1) * per_page)
+    .fetch_all(db)
+    .await?;
+    let total: i64 = sqlx::query_scalar("select count(*) from kb_documents where index_id = $1").bind(index_id).fetch_one(db).await?;
+    Ok((data, total))
+}
+
+pub async fn get(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<Document> {
+    sqlx::query_as::<_, Document>(&format!("select {COLUMNS} from kb_documents where index_id = $1 and id = $2"))
+        .bind(index_id)
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("document"))
+}
+
+/// Deletes the document and all its chunks; a queued embedding job for it then finds nothing to do.
+pub async fn delete(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<()> {
+    let done = sqlx::query("delete from kb_documents where index_id = $1 and id = $2").bind(index_id).bind(id).execute(db).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::not_found("document"));
+    }
+    Ok(())
+}
+
+/// Claims up to `limit` pending documents for `lease_secs`, taking projects in turn (each project's
+/// oldest first), so one project's bulk upload cannot starve another's single document.
+pub async fn claim(db: &PgPool, limit: i64, lease_secs: i64) -> AppResult<Vec<Uuid>> {
+    Ok(sqlx::query_scalar(
+        "with ranked as (
+            select id, created_at, row_number() over (partition by project_id order by created_at) as turn
+            from kb_documents
+            where status = 'pending' and (lease_until is null or lease_until < now())
+         ), pick as (
+            select id from ranked order by turn, created_at limit $1
+         )
+         update kb_documents d set lease_until = now() + make_interval(secs => $2), attempts = attempts + 1
+         from pick
+         where d.id = pick.id and d.status = 'pending' and (d.lease_until is null or d.lease_until < now())
+         returning d.id",
+    )
+    .bind(limit)
+    .bind(lease_secs as f64)
+    .fetch_all(db)
+    .await?)
+}
+
+/// A chunk still to embed, with the model its index uses.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PendingChunk {
+    pub id: Uuid,
+    pub document_id: Uuid,
+    pub content: String,
+    pub embedding_model: String,
+}
+
+pub async fn pending_chunks(db: &PgPool, documents: &[Uuid]) -> AppResult<Vec<PendingChunk>> {
+    Ok(sqlx::query_as::<_, PendingChunk>(
+        "select c.id, c.document_id, c.content, i.embedding_model
+         from kb_chunks c join kb_indexes i on i.id = c.index_id
+         where c.document_id = any($1) and c.embedding is null",
+    )
+    .bind(documents)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Writes vectors by chunk id: a repeated job rewrites the same rows, never adds any.
+pub async fn store_embeddings(db: &PgPool, ids: &[Uuid], vectors: Vec<Vec<f32>>) -> AppResult<()> {
+    let texts: Vec<String> = vectors.iter().map(|v| format!("{v:?}")).collect();
+    sqlx::query(
+        "update kb_chunks c set embedding = u.embedding::vector
+         from unnest($1::uuid[], $2::text[]) as u(id, embedding) where c.id = u.id",
+    )
+    .bind(ids)
+    .bind(&texts)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Marks `ready` every listed document whose chunks all have vectors.
+pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
+    let mut tx = db.begin().await?;
+    let ready: Vec<Uuid> = sqlx::query_scalar(
+        "update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
+         where d.id = any($1) and d.status = 'pending'
+           and not exists (select 1 from kb_chunks c where c.document_id = d.id and c.embedding is null)
+         returning d.id",
+    )
+    .bind(documents)
+    .fetch_all(&mut *tx)
+    .await?;
+    sqlx::query("update kb_chunks set ready = true where document_id = any($1)").bind(&ready).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(ready.len() as u64)
+}
+
+/// After a failed attempt: back off and retry, or after `max_attempts` mark the document `failed`.
+pub async fn record_failure(db: &PgPool, documents: &[Uuid], error: &str, max_attempts: i32) -> AppResult<()> {
+    sqlx::query(
+        "update kb_documents set
+            status = case when attempts >= $3 then 'failed' else status end,
+            error = case when attempts >= $3 then $2 else error end,
+            lease_until = now() + make_interval(secs => least(60, power(2, attempts))::float8),
+            updated_at = now()
+         where id = any($1) and status = 'pending'",
+    )
+    .bind(documents)
+    .bind(error)
+    .bind(max_attempts)
+    .execute(db)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,34 @@
+//! The one interface every embedding backend implements.
+
+use async_trait::async_trait;
+
+/// Retrieval models embed documents and queries differently (task type, prefix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Document,
+    Query,
+}
+
+#[async_trait]
+pub trait Embedder: Send + Sync {
+    fn dimensions(&self) -> usize;
+
+    /// A tokenizer to size chunks in model tokens, when the model's is known locally.
+    fn tokenizer(&self) -> Option<&tokenizers::Tokenizer> {
+        None
+    }
+
+    /// Largest input in tokens; longer text is truncated by the model.
+    fn max_tokens(&self) -> usize;
+
+    /// One vector per text, in order.
+    async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>>;
+}
+
+/// Scales a vector to unit length, so cosine similarity is a dot product.
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}

@@ -1,0 +1,94 @@
+//! Indexes: named collections of documents, all embedded with the project's locked model.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::models::Registry;
+use crate::error::on_constraint;
+use crate::{AppError, AppResult};
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Index {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    pub embedding_model: String,
+    pub dimensions: i32,
+    pub external_id: Option<String>,
+    pub document_count: i64,
+    pub chunk_count: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+const SELECT: &str = "select i.id, i.project_id, i.name, i.embedding_model, i.dimensions, i.external_id, i.created_at,
+    (select count(*) from kb_documents d where d.index_id = i.id) as document_count,
+    (select count(*) from kb_chunks c where c.index_id = i.id) as chunk_count
+    from kb_indexes i";
+
+/// Creates an index. The project's first index locks the project to its model; later ones must
+/// use the same (or name none). The project row is locked so two first indexes cannot race.
+pub async fn create(db: &PgPool, models: &Registry, project_id: Uuid, name: &str, model: Option<&str>, external_id: Option<&str>) -> AppResult<Index> {
+    let mut tx = db.begin().await?;
+    let locked: Option<String> = sqlx::query_scalar("select embedding_model from projects where id = $1 for update")
+        .bind(project_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let model = match (locked, model) {
+        (Some(l), Some(m)) if l != m => {
+            return Err(AppError::conflict("embedding_model_locked", format!("this project is locked to the embedding model {l}")));
+        }
+        (Some(l), _) => l,
+        (None, None) => {
+            return Err(AppError::invalid("embedding_model_required", "embedding_model", "is required on the project's first index"));
+        }
+        (None, Some(m)) => {
+            let info = models.info(m).ok_or_else(|| AppError::invalid("unknown_model", "embedding_model", "is not in GET /v1/indexes/models"))?;
+            if !info.available {
+                return Err(AppError::invalid("model_unavailable", "embedding_model", "is not available on this deployment"));
+            }
+            sqlx::query("update projects set embedding_model = $2 where id = $1").bind(project_id).bind(m).execute(&mut *tx).await?;
+            m.to_owned()
+        }
+    };
+    let dims = models.info(&model).map(|m| m.dimensions).unwrap_or(0) as i32;
+    let id = Uuid::now_v7();
+    sqlx::query("insert into kb_indexes (id, project_id, name, embedding_model, dimensions, external_id) values ($1, $2, $3, $4, $5, $6)")
+        .bind(id)
+        .bind(project_id)
+        .bind(name)
+        .bind(&model)
+        .bind(dims)
+        .bind(external_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(on_constraint("kb_indexes_name_key", "conflict", "an index with this name already exists in the project"))?;
+    tx.commit().await?;
+    get(db, project_id, id).await
+}
+
+pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<Index>> {
+    Ok(sqlx::query_as::<_, Index>(&format!("{SELECT} where i.project_id = $1 order by i.created_at"))
+        .bind(project_id)
+        .fetch_all(db)
+        .await?)
+}
+
+/// The index, if it belongs to the project; another project's index is a 404.
+pub async fn get(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Index> {
+    sqlx::query_as::<_, Index>(&format!("{SELECT} where i.project_id = $1 and i.id = $2"))
+        .bind(project_id)
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("index"))
+}
+
+pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
+    let done = sqlx::query("delete from kb_indexes where project_id = $1 and id = $2").bind(project_id).bind(id).execute(db).await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::not_found("index"));
+    }
+    Ok(())
+}

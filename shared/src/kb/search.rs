@@ -1,0 +1,57 @@
+//! Nearest chunks by cosine similarity, through the partial HNSW index of the index's size.
+
+use serde::Serialize;
+use sqlx::types::Json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::indexes::Index;
+use crate::AppResult;
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct SearchResult {
+    pub document_id: Uuid,
+    pub chunk_content: String,
+    /// Cosine similarity: higher is closer.
+    pub score: f64,
+    #[schema(value_type = Object)]
+    pub metadata: Json<serde_json::Value>,
+}
+
+/// Below this many ready chunks an exact scan is faster than the graph and has perfect recall.
+const EXACT_BELOW: i64 = 10_000;
+
+pub async fn search(db: &PgPool, index: &Index, query: &[f32], top_k: i64) -> AppResult<Vec<SearchResult>> {
+    let vector = format!("{query:?}");
+    let dims = index.dimensions;
+    let small: bool = sqlx::query_scalar(&format!(
+        "select count(*) < {EXACT_BELOW} from (select 1 from kb_chunks where index_id = $1 and ready limit {EXACT_BELOW}) s"
+    ))
+    .bind(index.id)
+    .fetch_one(db)
+    .await?;
+    let distance = if small {
+        "c.embedding <=> $1::text::vector".to_owned()
+    } else if dims > 2000 {
+        format!("c.embedding::halfvec({dims}) <=> $1::text::halfvec({dims})")
+    } else {
+        format!("c.embedding::vector({dims}) <=> $1::text::vector({dims})")
+    };
+    let mut tx = db.begin().await?;
+    // pgvector 0.8: keep scanning the graph until enough rows pass the index filter.
+    sqlx::query("set local hnsw.iterative_scan = strict_order").execute(&mut *tx).await?;
+    sqlx::query("set local hnsw.ef_search = 100").execute(&mut *tx).await?;
+    let results = sqlx::query_as::<_, SearchResult>(&format!(
+        "select c.document_id, c.content as chunk_content, (1 - ({distance}))::float8 as score, d.metadata
+         from kb_chunks c join kb_documents d on d.id = c.document_id
+         where c.index_id = $2 and c.ready and c.dims = {dims}
+         order by {distance} limit $3"
+    ))
+    .bind(&vector)
+    .bind(index.id)
+    .bind(top_k)
+    .fetch_all(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(results)
+}

@@ -1,0 +1,137 @@
+//! Job queues on Redis streams, read by consumer groups.
+//!
+//! Embedding jobs carry document ids only and Postgres holds the state: a worker that wakes for a
+//! job claims pending documents there, under a lease. A job lost with Redis (restart without
+//! persistence) or with a killed worker therefore loses nothing: pending documents are claimed again.
+
+use redis::aio::ConnectionManager;
+use redis::streams::{StreamReadOptions, StreamReadReply};
+use redis::AsyncCommands;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+pub const EMBED_STREAM: &str = "shipmate:jobs:embed";
+pub const GROUP: &str = "workers";
+
+/// Asks the workers to embed a document's chunks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EmbedJob {
+    pub document_id: Uuid,
+    pub project_id: Uuid,
+}
+
+#[derive(Clone)]
+pub struct Queue {
+    conn: ConnectionManager,
+}
+
+impl Queue {
+    pub async fn connect(url: &str) -> anyhow::Result<Self> {
+        let client = redis::Client::open(url)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(std::time::Duration::from_secs(2))
+            .set_response_timeout(std::time::Duration::from_secs(5))
+            .set_number_of_retries(2);
+        let conn = ConnectionManager::new_with_config(client, config).await?;
+        Ok(Queue { conn })
+    }
+
+    pub async fn ping(&self) -> bool {
+        let mut c = self.conn.clone();
+        redis::cmd("PING").query_async::<String>(&mut c).await.is_ok()
+    }
+
+    /// Appends one job; the stream is capped so acknowledged history cannot grow without bound.
+    pub async fn push<T: Serialize>(&self, stream: &str, job: &T) -> redis::RedisResult<()> {
+        let payload = serde_json::to_string(job).map_err(|e| redis::RedisError::from((redis::ErrorKind::TypeError, "job", e.to_string())))?;
+        let mut c = self.conn.clone();
+        let _: String = redis::cmd("XADD")
+            .arg(stream)
+            .arg("MAXLEN")
+            .arg("~")
+            .arg(1_000_000)
+            .arg("*")
+            .arg("job")
+            .arg(payload)
+            .query_async(&mut c)
+            .await?;
+        Ok(())
+    }
+
+    /// Creates the consumer group (and the stream) when missing.
+    pub async fn ensure_group(&self, stream: &str) -> redis::RedisResult<()> {
+        let mut c = self.conn.clone();
+        let res: redis::RedisResult<()> = c.xgroup_create_mkstream(stream, GROUP, "0").await;
+        match res {
+            Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
+            other => other,
+        }
+    }
+
+    /// Waits up to `block_ms` for new jobs, then also takes over jobs another consumer left
+    /// unacknowledged for `stale_ms` (a killed worker). Returns (entry id, payload) pairs.
+    pub async fn read<T: for<'de> Deserialize<'de>>(
+        &self,
+        stream: &str,
+        consumer: &str,
+        count: usize,
+        block_ms: usize,
+        stale_ms: u64,
+    ) -> redis::RedisResult<Vec<(String, Option<T>)>> {
+        let mut c = self.conn.clone();
+        let opts = StreamReadOptions::default().group(GROUP, consumer).count(count).block(block_ms);
+        let reply: StreamReadReply = c.xread_options(&[stream], &[">"], &opts).await?;
+        let mut out: Vec<(String, Option<T>)> = reply
+            .keys
+            .into_iter()
+            .flat_map(|k| k.ids)
+            .map(|e| {
+                let job = e.get::<String>("job").and_then(|s| serde_json::from_str(&s).ok());
+                (e.id, job)
+            })
+            .collect();
+        let claimed: redis::Value = redis::cmd("XAUTOCLAIM")
+            .arg(stream)
+            .arg(GROUP)
+            .arg(consumer)
+            .arg(stale_ms)
+            .arg("0-0")
+            .arg("COUNT")
+            .arg(count)
+            .query_async(&mut c)
+            .await?;
+        out.extend(parse_autoclaim(claimed));
+        Ok(out)
+    }
+
+    /// Acknowledges and drops handled entries.
+    pub async fn ack(&self, stream: &str, ids: &[String]) -> redis::RedisResult<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut c = self.conn.clone();
+        let _: i64 = c.xack(stream, GROUP, ids).await?;
+        let _: i64 = c.xdel(stream, ids).await?;
+        Ok(())
+    }
+}
+
+/// `XAUTOCLAIM` answers `[next-cursor, [[id, [field, value, ...]], ...], [deleted ids]]`.
+fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<(String, Option<T>)> {
+    let redis::Value::Array(parts) = v else { return Vec::new() };
+    let Some(redis::Value::Array(entries)) = parts.into_iter().nth(1) else { return Vec::new() };
+    entries
+        .into_iter()
+        .filter_map(|e| {
+            let redis::Value::Array(mut pair) = e else { return None };
+            if pair.len() != 2 {
+                return None;
+            }
+            let fields = pair.pop()?;
+            let id: String = redis::from_redis_value(&pair.pop()?).ok()?;
+            let fields: Vec<String> = redis::from_redis_value(&fields).unwrap_or_default();
+            let job = fields.chunks(2).find(|kv| kv[0] == "job").and_then(|kv| kv.get(1)).and_then(|s| serde_json::from_str(s).ok());
+            Some((id, job))
+        })
+        .collect()
+}

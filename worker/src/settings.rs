@@ -1,0 +1,26 @@
+//! Typed settings of `shipmate-worker` (`--help` lists them all).
+
+use clap::Parser;
+use shipmate_shared::config::CommonSettings;
+
+#[derive(Parser, Debug, Clone)]
+#[command(name = "shipmate-worker", version, about = "Shipmate background worker: document embedding")]
+pub struct WorkerSettings {
+    #[command(flatten)]
+    pub common: CommonSettings,
+    /// Name of this consumer in the Redis consumer group (default: worker-<pid>).
+    #[arg(long, env = "SHIPMATE_WORKER_NAME")]
+    pub consumer: Option<String>,
+    /// Seconds a worker holds claimed documents; a killed worker's documents are retried after it.
+    #[arg(long, env = "SHIPMATE_EMBED_LEASE_SECS", default_value_t = 60)]
+    pub embed_lease_secs: u64,
+    /// Documents claimed at a time.
+    #[arg(long, env = "SHIPMATE_EMBED_CLAIM", default_value_t = 32)]
+    pub embed_claim: i64,
+    /// Approximate tokens per inference batch (dynamic batching across documents).
+    #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]
+    pub embed_batch_tokens: usize,
+    /// Tries before a document is marked `failed`.
+    #[arg(long, env = "SHIPMATE_EMBED_MAX_ATTEMPTS", default_value_t = 5)]
+    pub embed_max_attempts: i32,
+}
