@@ -1,6 +1,7 @@
 //! `shipmate-api`: the HTTP API, public pages and the browser script.
 
 pub mod extract;
+pub mod pages;
 pub mod routes;
 pub mod settings;
 pub mod state;
@@ -28,7 +29,7 @@ pub struct Application {
 impl Application {
     pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
         let db = shipmate_shared::db::create_and_migrate(&settings.common.database_url, settings.common.db_pool).await?;
-        let queue = shipmate_shared::queue::Queue::connect(&settings.common.redis_url).await?;
+        let queue = shipmate_shared::queue::Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix).await?;
         let listener = TcpListener::bind(&settings.bind).await?;
         let addr = listener.local_addr()?;
         let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
@@ -57,6 +58,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(routes::api())
         .merge(routes::meta::router())
+        .merge(pages::router())
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))

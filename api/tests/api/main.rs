@@ -5,5 +5,6 @@ mod changelog;
 mod errors;
 mod feedback;
 mod helpers;
+mod pages;
 mod projects;
 mod testimonials;

@@ -1,0 +1,140 @@
+//! `/c/{slug}` and its Atom feed: published entries only. Entry content is Markdown written by the
+//! project owner; it is rendered and then sanitised, because the page is on our origin and a
+//! stolen owner account must not be able to plant script for every visitor.
+
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, SecondsFormat, Utc};
+use pulldown_cmark::{Options, Parser};
+use shipmate_shared::changelog::{self, Entry};
+use shipmate_shared::projects::{self, Project};
+use shipmate_shared::AppResult;
+
+use super::{error_page, esc, html_page, human_date, layout_with_head};
+use crate::state::AppState;
+
+const KINDS: &[(&str, &str)] = &[("feature", "New"), ("improvement", "Improved"), ("fix", "Fixed"), ("breaking", "Breaking")];
+
+fn sanitizer() -> ammonia::Builder<'static> {
+    let mut b = ammonia::Builder::default();
+    b.link_rel(Some("noopener noreferrer nofollow"));
+    b
+}
+
+/// Markdown to safe HTML: ammonia drops `<script>` (with its content), event handlers, inline
+/// styles and `javascript:` URLs, whatever the Markdown let through.
+fn render_markdown(md: &str, cleaner: &ammonia::Builder<'_>) -> String {
+    let mut opts = Options::empty();
+    opts.insert(Options::ENABLE_TABLES);
+    opts.insert(Options::ENABLE_STRIKETHROUGH);
+    let mut html = String::with_capacity(md.len() * 3 / 2);
+    pulldown_cmark::html::push_html(&mut html, Parser::new_ext(md, opts));
+    cleaner.clean(&html).to_string()
+}
+
+fn kind_label(kind: &str) -> &str {
+    KINDS.iter().find(|(k, _)| *k == kind).map(|(_, l)| *l).unwrap_or(kind)
+}
+
+fn kind_class(kind: &str) -> &str {
+    if KINDS.iter().any(|(k, _)| *k == kind) {
+        kind
+    } else {
+        "other"
+    }
+}
+
+fn rfc3339(d: DateTime<Utc>) -> String {
+    d.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+async fn load(state: &AppState, slug: &str) -> AppResult<(Project, Vec<Entry>)> {
+    let project = projects::by_slug(&state.db, slug).await?;
+    let entries = changelog::list(&state.db, project.id, true).await?;
+    // `list(.., true)` already filters; this guards the page if that query ever changes.
+    let entries: Vec<Entry> = entries.into_iter().filter(|e| e.published).collect();
+    Ok((project, entries))
+}
+
+pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
+    let (project, entries) = match load(&state, &slug).await {
+        Ok(v) => v,
+        Err(e) => return error_page(e),
+    };
+    let name = esc(&project.name);
+    let feed = format!("/c/{}/feed.xml", esc(&project.slug));
+    let mut body = format!(
+        "<header class=\"page-head\">\n<p class=\"eyebrow\">Changelog</p>\n<h1>{name}</h1>\n\
+         <p class=\"muted\">New features, improvements and fixes. <a href=\"{feed}\">Subscribe to the Atom feed</a></p>\n</header>\n"
+    );
+    if entries.is_empty() {
+        body.push_str("<section class=\"card empty\">\n<p>No updates published yet. Check back soon.</p>\n</section>\n");
+    } else {
+        let cleaner = sanitizer();
+        body.push_str("<ol class=\"changelog\">\n");
+        for e in &entries {
+            let when = e.published_at.unwrap_or(e.created_at);
+            body.push_str(&format!(
+                "<li>\n<article class=\"card release\" id=\"{id}\">\n<header class=\"release-head\">\
+                 <span class=\"label kind-{class}\">{label}</span> <time datetime=\"{iso}\">{date}</time>\
+                 <h2><a href=\"#{id}\">{title}</a></h2></header>\n<div class=\"prose\">{html}</div>\n</article>\n</li>\n",
+                id = e.id,
+                class = kind_class(&e.kind),
+                label = esc(kind_label(&e.kind)),
+                iso = rfc3339(when),
+                date = human_date(when),
+                title = esc(&e.title),
+                html = render_markdown(&e.content, &cleaner),
+            ));
+        }
+        body.push_str("</ol>\n");
+    }
+    let head = format!("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{name} changelog\" href=\"{feed}\">\n");
+    let title = format!("{} changelog", project.name);
+    html_page(StatusCode::OK, layout_with_head(&title, &head, &body, &[]))
+}
+
+pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
+    let (project, entries) = match load(&state, &slug).await {
+        Ok(v) => v,
+        Err(e) => return error_page(e),
+    };
+    let page_url = format!("{}/c/{}", state.public_url, project.slug);
+    let updated = entries.iter().map(|e| e.updated_at).max().unwrap_or_else(Utc::now);
+    let name = esc(&project.name);
+    let mut xml = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
+         <id>{page}</id>\n<title>{name} changelog</title>\n<updated>{updated}</updated>\n\
+         <link rel=\"self\" type=\"application/atom+xml\" href=\"{page}/feed.xml\"/>\n\
+         <link rel=\"alternate\" type=\"text/html\" href=\"{page}\"/>\n<author><name>{name}</name></author>\n",
+        page = esc(&page_url),
+        updated = rfc3339(updated),
+    );
+    let cleaner = sanitizer();
+    for e in &entries {
+        let html = render_markdown(&e.content, &cleaner);
+        xml.push_str(&format!(
+            "<entry>\n<id>urn:uuid:{id}</id>\n<title>{title}</title>\n<updated>{updated}</updated>\n\
+             <published>{published}</published>\n<link rel=\"alternate\" type=\"text/html\" href=\"{page}#{id}\"/>\n\
+             <category term=\"{kind}\"/>\n<content type=\"html\">{content}</content>\n</entry>\n",
+            id = e.id,
+            title = esc(&e.title),
+            updated = rfc3339(e.updated_at),
+            published = rfc3339(e.published_at.unwrap_or(e.created_at)),
+            page = esc(&page_url),
+            kind = esc(&e.kind),
+            content = esc(&html),
+        ));
+    }
+    xml.push_str("</feed>\n");
+    (
+        [
+            (header::CONTENT_TYPE, "application/atom+xml; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=60"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        xml,
+    )
+        .into_response()
+}

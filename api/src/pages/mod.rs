@@ -1,0 +1,143 @@
+//! Server-rendered public pages: the feedback board (`/f`), the testimonial form (`/t`) and the
+//! changelog (`/c`) with its Atom feed. Plain string building with one escaping helper; scripts and
+//! styles are external files so a strict Content-Security-Policy (no 'unsafe-inline') holds.
+
+mod board;
+mod changelog;
+mod testimonial_form;
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use chrono::{DateTime, Utc};
+use shipmate_shared::AppError;
+
+use crate::state::AppState;
+
+pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+    frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/f/{slug}", get(board::board))
+        .route("/t/{slug}", get(testimonial_form::form).post(testimonial_form::without_script))
+        .route("/c/{slug}", get(changelog::page))
+        .route("/c/{slug}/feed.xml", get(changelog::feed))
+        .route("/assets/app.css", get(app_css))
+        .route("/assets/board.js", get(board_js))
+        .route("/assets/testimonial.js", get(testimonial_js))
+}
+
+/// Escapes text for HTML (and XML) content and quoted attribute values.
+pub(crate) fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A full HTML5 document. `title` is text (escaped here); `body` is already-safe HTML.
+pub(crate) fn layout(title: &str, body: &str, scripts: &[&str]) -> String {
+    layout_with_head(title, "", body, scripts)
+}
+
+/// As `layout`, with extra (already-safe) elements for `<head>`, such as a feed link.
+pub(crate) fn layout_with_head(title: &str, head: &str, body: &str, scripts: &[&str]) -> String {
+    let scripts: String = scripts
+        .iter()
+        .map(|src| format!("<script src=\"{}\" defer></script>\n", esc(src)))
+        .collect();
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/assets/app.css\">\n{head}{scripts}</head>\n\
+         <body>\n<main class=\"page\">\n{body}\n</main>\n\
+         <footer class=\"site-footer\">Powered by Shipmate</footer>\n</body>\n</html>\n",
+        title = esc(title),
+    )
+}
+
+/// An HTML response with the security headers every page carries.
+pub(crate) fn html_page(status: StatusCode, html: String) -> Response {
+    let mut res = (status, html).into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    // The board differs per signed-in visitor, so shared caches must not keep pages.
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-cache"));
+    res
+}
+
+pub(crate) fn not_found_page() -> Response {
+    let body = "<section class=\"card notice\">\n<h1>Page not found</h1>\n\
+        <p>There is no project at this address. Check the link you followed, or ask the project for a new one.</p>\n\
+        </section>";
+    html_page(StatusCode::NOT_FOUND, layout("Page not found", body, &[]))
+}
+
+/// A friendly page for a failed lookup: 404 for a missing project, 503 while a dependency is down,
+/// 500 otherwise (the details go to the log, never to the visitor).
+pub(crate) fn error_page(err: AppError) -> Response {
+    let status = err.status();
+    if status == StatusCode::NOT_FOUND {
+        return not_found_page();
+    }
+    tracing::error!(error = ?err, "public page failed");
+    let (status, text) = if status == StatusCode::SERVICE_UNAVAILABLE {
+        (status, "This page is temporarily unavailable. Please try again in a minute.")
+    } else {
+        (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Please try again later.")
+    };
+    let body = format!("<section class=\"card notice\">\n<h1>Sorry</h1>\n<p>{}</p>\n</section>", esc(text));
+    html_page(status, layout("Something went wrong", &body, &[]))
+}
+
+/// "21 Nov 2026".
+pub(crate) fn human_date(d: DateTime<Utc>) -> String {
+    d.format("%-d %b %Y").to_string()
+}
+
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn app_css() -> Response {
+    asset("text/css; charset=utf-8", include_str!("../../assets/app.css"))
+}
+
+async fn board_js() -> Response {
+    asset("text/javascript; charset=utf-8", include_str!("../../assets/board.js"))
+}
+
+async fn testimonial_js() -> Response {
+    asset("text/javascript; charset=utf-8", include_str!("../../assets/testimonial.js"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::esc;
+
+    #[test]
+    fn escapes_markup_and_quotes() {
+        assert_eq!(esc(r#"<a href="x" title='y'>&</a>"#), "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    }
+}
