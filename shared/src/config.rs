@@ -36,6 +36,9 @@ pub struct CommonSettings {
     /// Redis holding the job queues.
     #[arg(long, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379")]
     pub redis_url: String,
+    /// Prefix of this deployment's Redis keys.
+    #[arg(long, env = "SHIPMATE_QUEUE_PREFIX", default_value = "shipmate")]
+    pub queue_prefix: String,
     /// Folder of local ONNX embedding models, one folder per model.
     #[arg(long, env = "SHIPMATE_MODELS_DIR", default_value = "./models")]
     pub models_dir: PathBuf,

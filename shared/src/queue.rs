@@ -10,7 +10,7 @@ use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-pub const EMBED_STREAM: &str = "shipmate:jobs:embed";
+pub const EMBED_STREAM: &str = "jobs:embed";
 pub const GROUP: &str = "workers";
 
 /// Asks the workers to embed a document's chunks.
@@ -23,17 +23,23 @@ pub struct EmbedJob {
 #[derive(Clone)]
 pub struct Queue {
     conn: ConnectionManager,
+    /// Namespaces the stream keys, so deployments (or parallel tests) can share one Redis.
+    prefix: String,
 }
 
 impl Queue {
-    pub async fn connect(url: &str) -> anyhow::Result<Self> {
+    pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<Self> {
         let client = redis::Client::open(url)?;
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(std::time::Duration::from_secs(2))
             .set_response_timeout(std::time::Duration::from_secs(5))
             .set_number_of_retries(2);
         let conn = ConnectionManager::new_with_config(client, config).await?;
-        Ok(Queue { conn })
+        Ok(Queue { conn, prefix: prefix.to_owned() })
+    }
+
+    fn key(&self, stream: &str) -> String {
+        format!("{}:{stream}", self.prefix)
     }
 
     pub async fn ping(&self) -> bool {
@@ -46,7 +52,7 @@ impl Queue {
         let payload = serde_json::to_string(job).map_err(|e| redis::RedisError::from((redis::ErrorKind::TypeError, "job", e.to_string())))?;
         let mut c = self.conn.clone();
         let _: String = redis::cmd("XADD")
-            .arg(stream)
+            .arg(self.key(stream))
             .arg("MAXLEN")
             .arg("~")
             .arg(1_000_000)
@@ -61,7 +67,7 @@ impl Queue {
     /// Creates the consumer group (and the stream) when missing.
     pub async fn ensure_group(&self, stream: &str) -> redis::RedisResult<()> {
         let mut c = self.conn.clone();
-        let res: redis::RedisResult<()> = c.xgroup_create_mkstream(stream, GROUP, "0").await;
+        let res: redis::RedisResult<()> = c.xgroup_create_mkstream(self.key(stream), GROUP, "0").await;
         match res {
             Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
             other => other,
@@ -80,7 +86,8 @@ impl Queue {
     ) -> redis::RedisResult<Vec<(String, Option<T>)>> {
         let mut c = self.conn.clone();
         let opts = StreamReadOptions::default().group(GROUP, consumer).count(count).block(block_ms);
-        let reply: StreamReadReply = c.xread_options(&[stream], &[">"], &opts).await?;
+        let key = self.key(stream);
+        let reply: StreamReadReply = c.xread_options(&[&key], &[">"], &opts).await?;
         let mut out: Vec<(String, Option<T>)> = reply
             .keys
             .into_iter()
@@ -91,7 +98,7 @@ impl Queue {
             })
             .collect();
         let claimed: redis::Value = redis::cmd("XAUTOCLAIM")
-            .arg(stream)
+            .arg(&key)
             .arg(GROUP)
             .arg(consumer)
             .arg(stale_ms)
@@ -110,8 +117,9 @@ impl Queue {
             return Ok(());
         }
         let mut c = self.conn.clone();
-        let _: i64 = c.xack(stream, GROUP, ids).await?;
-        let _: i64 = c.xdel(stream, ids).await?;
+        let key = self.key(stream);
+        let _: i64 = c.xack(&key, GROUP, ids).await?;
+        let _: i64 = c.xdel(&key, ids).await?;
         Ok(())
     }
 }

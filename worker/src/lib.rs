@@ -14,7 +14,7 @@ use crate::settings::WorkerSettings;
 /// Runs until `stop` turns true; the batch in hand is finished first.
 pub async fn run(settings: WorkerSettings, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     let db = retry("postgres", || shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)).await?;
-    let queue = retry("redis", || Queue::connect(&settings.common.redis_url)).await?;
+    let queue = retry("redis", || Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)).await?;
     let models = Arc::new(Registry::new(&settings.common));
     let consumer = settings.consumer.clone().unwrap_or_else(|| format!("worker-{}", std::process::id()));
     tracing::info!(%consumer, "shipmate-worker started");

@@ -1,3 +1,6 @@
+//! Shared by the api and worker test crates; each uses part of it.
+#![allow(dead_code)]
+
 use std::sync::Once;
 
 use reqwest::{Method, Response, StatusCode};
@@ -17,6 +20,9 @@ pub fn load_env() {
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
+    pub db_url: String,
+    /// This test's Redis key prefix, for workers started beside the app.
+    pub queue_prefix: String,
 }
 
 /// A fresh database named for this test; migrations run when the app starts.
@@ -35,7 +41,8 @@ pub async fn spawn_app() -> TestApp {
 /// Starts the app with the given extra flags (after dev login on, port 0, a fresh database).
 pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let db_url = fresh_database_url();
-    let mut args = vec!["shipmate-api", "--database-url", &db_url, "--bind", "127.0.0.1:0", "--db-pool", "8"];
+    let queue_prefix = format!("shipmate-test-{}", uuid::Uuid::new_v4().simple());
+    let mut args = vec!["shipmate-api", "--database-url", &db_url, "--bind", "127.0.0.1:0", "--db-pool", "8", "--queue-prefix", &queue_prefix];
     if !extra.contains(&"--dev-login") {
         args.extend_from_slice(&["--dev-login", "1"]);
     }
@@ -45,7 +52,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let base = format!("http://{}", app.addr());
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    TestApp { base, client }
+    TestApp { base, client, db_url, queue_prefix }
 }
 
 impl TestApp {

@@ -98,8 +98,8 @@ mod tests {
     fn batches_respect_the_padded_token_budget() {
         let chunks: Vec<PendingChunk> = [40, 40, 40, 400, 800, 800].into_iter().map(chunk).collect();
         let sizes: Vec<usize> = batches(&chunks, 500).iter().map(|b| b.len()).collect();
-        assert_eq!(sizes.iter().sum::<usize>(), 6);
-        assert!(sizes.len() >= 3, "{sizes:?}");
+        // ~12-token chunks pack together; the 202-token ones would cost 1010 padded tokens with them.
+        assert_eq!(sizes, [4, 2]);
         assert_eq!(batches(&[], 500).len(), 0);
     }
 }
