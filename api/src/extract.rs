@@ -43,11 +43,20 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 AppError::payload_too_large("the request body is larger than the limit")
             } else {
-                AppError::client(StatusCode::BAD_REQUEST, "malformed_json", "could not read the request body")
+                AppError::client(
+                    StatusCode::BAD_REQUEST,
+                    "malformed_json",
+                    "could not read the request body",
+                )
             }
         })?;
-        let value: serde_json::Value = serde_json::from_slice(&bytes)
-            .map_err(|e| AppError::client(StatusCode::BAD_REQUEST, "malformed_json", format!("the body is not valid JSON: {e}")))?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+            AppError::client(
+                StatusCode::BAD_REQUEST,
+                "malformed_json",
+                format!("the body is not valid JSON: {e}"),
+            )
+        })?;
         Ok(JsonBody(Input::new(value)?))
     }
 }
@@ -60,9 +69,14 @@ impl FromRequestParts<AppState> for ProjectKey {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
         let Some(key) = parts.headers.get("x-project-key") else {
-            return Err(AppError::unauthorized("this endpoint needs the project's API key in X-Project-Key"));
+            return Err(AppError::unauthorized(
+                "this endpoint needs the project's API key in X-Project-Key",
+            ));
         };
-        let key = key.to_str().map_err(|_| AppError::unauthorized("unknown API key"))?.trim();
+        let key = key
+            .to_str()
+            .map_err(|_| AppError::unauthorized("unknown API key"))?
+            .trim();
         projects::by_api_key(&state.db, key)
             .await?
             .map(ProjectKey)
@@ -85,13 +99,23 @@ impl FromRequestParts<AppState> for SessionUser {
             Some(v) => {
                 let v = v.to_str().unwrap_or_default();
                 match v.split_once(' ') {
-                    Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") => (t.trim().to_owned(), false),
-                    _ => return Err(AppError::unauthorized("use Authorization: Bearer <session token>")),
+                    Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") => {
+                        (t.trim().to_owned(), false)
+                    }
+                    _ => {
+                        return Err(AppError::unauthorized(
+                            "use Authorization: Bearer <session token>",
+                        ))
+                    }
                 }
             }
             None => match CookieJar::from_headers(&parts.headers).get(SESSION_COOKIE) {
                 Some(c) => (c.value().to_owned(), true),
-                None => return Err(AppError::unauthorized("sign in first: this endpoint needs a session token")),
+                None => {
+                    return Err(AppError::unauthorized(
+                        "sign in first: this endpoint needs a session token",
+                    ))
+                }
             },
         };
         if via_cookie && !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
@@ -99,8 +123,14 @@ impl FromRequestParts<AppState> for SessionUser {
         }
         let user = sessions::user_for_token(&state.db, &token)
             .await?
-            .ok_or_else(|| AppError::unauthorized("the session token is unknown, expired or revoked"))?;
-        Ok(SessionUser { user, token, via_cookie })
+            .ok_or_else(|| {
+                AppError::unauthorized("the session token is unknown, expired or revoked")
+            })?;
+        Ok(SessionUser {
+            user,
+            token,
+            via_cookie,
+        })
     }
 }
 
@@ -113,7 +143,10 @@ impl FromRequestParts<AppState> for MaybeUser {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
         match SessionUser::from_request_parts(parts, state).await {
             Ok(s) => Ok(MaybeUser(Some(s.user))),
-            Err(AppError::Client { status: StatusCode::UNAUTHORIZED, .. }) => Ok(MaybeUser(None)),
+            Err(AppError::Client {
+                status: StatusCode::UNAUTHORIZED,
+                ..
+            }) => Ok(MaybeUser(None)),
             Err(e) => Err(e),
         }
     }
@@ -123,7 +156,10 @@ impl FromRequestParts<AppState> for MaybeUser {
 /// own origin (`Origin`, or `Referer` when a browser omits it). Bearer-token calls need no check.
 fn check_same_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
     let ours = url::Url::parse(&state.public_url).ok().map(|u| u.origin());
-    let host = parts.headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok());
     let claimed = parts
         .headers
         .get(header::ORIGIN)
@@ -131,12 +167,19 @@ fn check_same_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| url::Url::parse(v).ok());
     let ok = claimed.is_some_and(|u| {
-        Some(u.origin()) == ours || host.is_some_and(|h| u.host_str().map(|uh| format_host(uh, u.port())) == Some(h.to_owned()))
+        Some(u.origin()) == ours
+            || host.is_some_and(|h| {
+                u.host_str().map(|uh| format_host(uh, u.port())) == Some(h.to_owned())
+            })
     });
     if ok {
         Ok(())
     } else {
-        Err(AppError::client(StatusCode::FORBIDDEN, "forbidden", "cross-site request refused"))
+        Err(AppError::client(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "cross-site request refused",
+        ))
     }
 }
 

@@ -28,28 +28,49 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
-        let db = shipmate_shared::db::create_and_migrate(&settings.common.database_url, settings.common.db_pool).await?;
-        let queue = shipmate_shared::queue::Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix).await?;
+        let db = shipmate_shared::db::create_and_migrate(
+            &settings.common.database_url,
+            settings.common.db_pool,
+        )
+        .await?;
+        let queue = shipmate_shared::queue::Queue::connect(
+            &settings.common.redis_url,
+            &settings.common.queue_prefix,
+        )
+        .await?;
         let listener = TcpListener::bind(&settings.bind).await?;
         let addr = listener.local_addr()?;
-        let public_url = settings.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+        let public_url = settings
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
         if settings.dev_login {
             tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
         }
         let state = AppState::new(db, queue, settings, public_url)?;
         let router = app(state.clone());
-        Ok(Application { listener, router, state })
+        Ok(Application {
+            listener,
+            router,
+            state,
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {
-        self.listener.local_addr().expect("a bound listener has an address")
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
     }
 
     /// Serves until SIGTERM or Ctrl-C; requests in flight then finish.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(telemetry::shutdown_signal())
-            .await
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(telemetry::shutdown_signal())
+        .await
     }
 }
 

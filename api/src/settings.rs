@@ -6,7 +6,11 @@ use shipmate_shared::auth::oauth::OAuthSettings;
 use shipmate_shared::config::CommonSettings;
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "shipmate-api", version, about = "Shipmate HTTP API, public pages and dashboard")]
+#[command(
+    name = "shipmate-api",
+    version,
+    about = "Shipmate HTTP API, public pages and dashboard"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -42,7 +46,11 @@ pub struct ApiSettings {
     #[arg(long, env = "SHIPMATE_FORM_RATE_PER_MINUTE", default_value_t = 10)]
     pub form_rate_per_minute: u32,
     /// Analytics ingestion: events per second for one API key (bursts up to one second's worth).
-    #[arg(long, env = "SHIPMATE_EVENTS_RATE_PER_SECOND", default_value_t = 50_000)]
+    #[arg(
+        long,
+        env = "SHIPMATE_EVENTS_RATE_PER_SECOND",
+        default_value_t = 50_000
+    )]
     pub events_rate_per_second: u32,
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "SHIPMATE_MAX_BODY_BYTES", default_value_t = 1_048_576)]

@@ -1,6 +1,6 @@
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
-use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex};
 
@@ -32,10 +32,13 @@ pub struct Inner {
     pub models: Registry,
     pub queue: Queue,
     /// Recent query vectors by (model, query): repeated searches skip the model.
-    query_cache: Mutex<HashMap<(String, String), Arc<Vec<f32>>>>,
+    query_cache: Mutex<HashMap<QueryKey, Arc<Vec<f32>>>>,
 }
 
 const QUERY_CACHE_SIZE: usize = 1_024;
+
+/// (model, query text).
+type QueryKey = (String, String);
 
 impl Deref for AppState {
     type Target = Inner;
@@ -45,11 +48,17 @@ impl Deref for AppState {
 }
 
 impl AppState {
-    pub fn new(db: PgPool, queue: Queue, settings: ApiSettings, public_url: String) -> anyhow::Result<Self> {
+    pub fn new(
+        db: PgPool,
+        queue: Queue,
+        settings: ApiSettings,
+        public_url: String,
+    ) -> anyhow::Result<Self> {
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(15))
             .build()?;
-        let per_minute = NonZeroU32::new(settings.form_rate_per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
+        let per_minute =
+            NonZeroU32::new(settings.form_rate_per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
         Ok(AppState(Arc::new(Inner {
             providers: settings.oauth.providers(),
             trusted_proxies: settings.trusted_proxies()?,
@@ -67,7 +76,12 @@ impl AppState {
     /// The query's vector, from the cache or the model.
     pub async fn embed_query(&self, model: &str, query: &str) -> AppResult<Arc<Vec<f32>>> {
         let key = (model.to_owned(), query.to_owned());
-        if let Some(v) = self.query_cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        if let Some(v) = self
+            .query_cache
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).cloned())
+        {
             return Ok(v);
         }
         let embedder = self.models.embedder(model)?;

@@ -27,7 +27,8 @@ pub struct Entry {
     pub updated_at: DateTime<Utc>,
 }
 
-const COLUMNS: &str = "id, project_id, title, content, type, published, published_at, created_at, updated_at";
+const COLUMNS: &str =
+    "id, project_id, title, content, type, published, published_at, created_at, updated_at";
 const MAX_CONTENT: usize = 100_000;
 
 /// The fields of a create (all required but `published`) or of an update (all optional).
@@ -53,9 +54,22 @@ impl Changes {
 
     pub fn parse_update(mut input: Input) -> AppResult<Self> {
         // A field that is present must be valid; an empty title or content is not a change but an error.
-        let title = if input.has("title") { input.string("title", 1, 200) } else { None };
-        let content = if input.has("content") { input.string("content", 1, MAX_CONTENT) } else { None };
-        let c = Changes { title, content, kind: input.opt_one_of("type", TYPES), published: input.opt_bool("published") };
+        let title = if input.has("title") {
+            input.string("title", 1, 200)
+        } else {
+            None
+        };
+        let content = if input.has("content") {
+            input.string("content", 1, MAX_CONTENT)
+        } else {
+            None
+        };
+        let c = Changes {
+            title,
+            content,
+            kind: input.opt_one_of("type", TYPES),
+            published: input.opt_bool("published"),
+        };
         input.finish()?;
         Ok(c)
     }

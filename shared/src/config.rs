@@ -31,7 +31,11 @@ impl FromStr for Secret {
 #[derive(clap::Args, Debug, Clone)]
 pub struct CommonSettings {
     /// PostgreSQL with the `vector` extension.
-    #[arg(long, env = "DATABASE_URL", default_value = "postgres://127.0.0.1:5432/shipmate")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "postgres://127.0.0.1:5432/shipmate"
+    )]
     pub database_url: String,
     /// Redis holding the job queues.
     #[arg(long, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379")]
@@ -49,13 +53,21 @@ pub struct CommonSettings {
     #[arg(long, env = "SHIPMATE_GEOIP_DB")]
     pub geoip_db: Option<PathBuf>,
     /// OpenAI-compatible `/embeddings` API serving the `provider-a-*` models.
-    #[arg(long, env = "SHIPMATE_PROVIDER_A_URL", default_value = "https://api.openai.com/v1")]
+    #[arg(
+        long,
+        env = "SHIPMATE_PROVIDER_A_URL",
+        default_value = "https://api.openai.com/v1"
+    )]
     pub provider_a_url: String,
     /// API key for provider A; its models are unavailable without one.
     #[arg(long, env = "SHIPMATE_PROVIDER_A_KEY", hide_env_values = true)]
     pub provider_a_key: Option<Secret>,
     /// `batchEmbedContents`-style API serving `provider-b-embedding-001`.
-    #[arg(long, env = "SHIPMATE_PROVIDER_B_URL", default_value = "https://generativelanguage.googleapis.com/v1beta")]
+    #[arg(
+        long,
+        env = "SHIPMATE_PROVIDER_B_URL",
+        default_value = "https://generativelanguage.googleapis.com/v1beta"
+    )]
     pub provider_b_url: String,
     /// API key for provider B; its model is unavailable without one.
     #[arg(long, env = "SHIPMATE_PROVIDER_B_KEY", hide_env_values = true)]

@@ -34,16 +34,29 @@ pub enum AppError {
 
 impl AppError {
     pub fn client(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
-        AppError::Client { status, code, detail: detail.into(), errors: Vec::new() }
+        AppError::Client {
+            status,
+            code,
+            detail: detail.into(),
+            errors: Vec::new(),
+        }
     }
     pub fn not_found(what: &str) -> Self {
-        Self::client(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+        Self::client(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("{what} not found"),
+        )
     }
     pub fn unauthorized(detail: impl Into<String>) -> Self {
         Self::client(StatusCode::UNAUTHORIZED, "unauthorized", detail)
     }
     pub fn forbidden() -> Self {
-        Self::client(StatusCode::FORBIDDEN, "forbidden", "you are not the owner of this project")
+        Self::client(
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            "you are not the owner of this project",
+        )
     }
     pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
         Self::client(StatusCode::CONFLICT, code, detail)
@@ -55,7 +68,10 @@ impl AppError {
             status: StatusCode::UNPROCESSABLE_ENTITY,
             code,
             detail: format!("{field} {message}"),
-            errors: vec![FieldError { field: field.into(), message }],
+            errors: vec![FieldError {
+                field: field.into(),
+                message,
+            }],
         }
     }
     pub fn validation(errors: Vec<FieldError>) -> Self {
@@ -64,7 +80,12 @@ impl AppError {
             .map(|e| format!("{} {}", e.field, e.message))
             .collect::<Vec<_>>()
             .join("; ");
-        AppError::Client { status: StatusCode::UNPROCESSABLE_ENTITY, code: "validation_failed", detail, errors }
+        AppError::Client {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: "validation_failed",
+            detail,
+            errors,
+        }
     }
     pub fn payload_too_large(detail: impl Into<String>) -> Self {
         Self::client(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", detail)
@@ -96,9 +117,10 @@ impl From<sqlx::Error> for AppError {
             sqlx::Error::Database(db) if db.is_unique_violation() => {
                 AppError::conflict("conflict", "a resource with these values already exists")
             }
-            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed | sqlx::Error::Tls(_) => {
-                AppError::Unavailable(format!("database: {e}"))
-            }
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::Io(_)
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Tls(_) => AppError::Unavailable(format!("database: {e}")),
             _ => AppError::Internal(anyhow::Error::new(e).context("database")),
         }
     }
@@ -111,11 +133,17 @@ impl From<redis::RedisError> for AppError {
 }
 
 /// Maps a unique violation of `constraint` to a 409 with the given code and detail.
-pub fn on_constraint(constraint: &str, code: &'static str, detail: &str) -> impl FnOnce(sqlx::Error) -> AppError {
+pub fn on_constraint(
+    constraint: &str,
+    code: &'static str,
+    detail: &str,
+) -> impl FnOnce(sqlx::Error) -> AppError {
     let constraint = constraint.to_owned();
     let detail = detail.to_owned();
     move |e| match &e {
-        sqlx::Error::Database(db) if db.constraint() == Some(constraint.as_str()) => AppError::conflict(code, detail),
+        sqlx::Error::Database(db) if db.constraint() == Some(constraint.as_str()) => {
+            AppError::conflict(code, detail)
+        }
         _ => e.into(),
     }
 }
@@ -137,7 +165,9 @@ impl IntoResponse for AppError {
         let status = self.status();
         let detail = match &self {
             AppError::Client { detail, .. } => detail.clone(),
-            AppError::RateLimited { retry_after_secs } => format!("too many requests; retry after {retry_after_secs} s"),
+            AppError::RateLimited { retry_after_secs } => {
+                format!("too many requests; retry after {retry_after_secs} s")
+            }
             AppError::Unavailable(cause) => {
                 tracing::warn!(cause = %cause, "dependency unavailable");
                 "a dependency is unavailable; try again shortly".into()
@@ -160,10 +190,13 @@ impl IntoResponse for AppError {
             errors,
         };
         let mut res = (status, axum::Json(body)).into_response();
-        res.headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        res.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
         if let AppError::RateLimited { retry_after_secs } = self {
-            res.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
         }
         res
     }

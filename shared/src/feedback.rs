@@ -11,7 +11,15 @@ use crate::{AppError, AppResult};
 pub const TYPES: &[&str] = &["bug", "feature", "feedback"];
 const ISSUE_STATUSES: &[&str] = &["new", "in_progress", "done", "dismissed"];
 const FEATURE_STATUSES: &[&str] = &["planned", "in_progress", "shipped", "cancelled"];
-pub const ALL_STATUSES: &[&str] = &["new", "planned", "in_progress", "done", "dismissed", "shipped", "cancelled"];
+pub const ALL_STATUSES: &[&str] = &[
+    "new",
+    "planned",
+    "in_progress",
+    "done",
+    "dismissed",
+    "shipped",
+    "cancelled",
+];
 
 /// The statuses an entry of this type may take; the first is the one it starts in.
 pub fn statuses_for(kind: &str) -> &'static [&'static str] {
@@ -50,7 +58,8 @@ impl Feedback {
     }
 }
 
-const COLUMNS: &str = "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
+const COLUMNS: &str =
+    "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
     upvotes - downvotes as score, created_at, updated_at";
 
 pub struct NewFeedback {
@@ -128,7 +137,12 @@ pub async fn get(db: &PgPool, id: Uuid) -> AppResult<Feedback> {
 }
 
 /// Moves the entry to any status of its own type's set.
-pub async fn set_status(db: &PgPool, project_id: Uuid, id: Uuid, status: &str) -> AppResult<Feedback> {
+pub async fn set_status(
+    db: &PgPool,
+    project_id: Uuid,
+    id: Uuid,
+    status: &str,
+) -> AppResult<Feedback> {
     sqlx::query_as::<_, Feedback>(&format!(
         "update feedback set status = $3, updated_at = now() where project_id = $1 and id = $2 returning {COLUMNS}"
     ))
@@ -166,15 +180,20 @@ pub struct VoteState {
 /// recounted from the votes, so concurrent voters never lose an update.
 pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult<VoteState> {
     let mut tx = db.begin().await?;
-    let kind: Option<String> = sqlx::query_scalar("select type from feedback where id = $1 for update")
-        .bind(id)
-        .fetch_optional(&mut *tx)
-        .await?;
+    let kind: Option<String> =
+        sqlx::query_scalar("select type from feedback where id = $1 for update")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
     match kind.as_deref() {
         None => return Err(AppError::not_found("feedback entry")),
         Some("feature") => {}
         Some(_) => {
-            return Err(AppError::invalid("voting_not_allowed", "type", "only feature requests can be voted on"));
+            return Err(AppError::invalid(
+                "voting_not_allowed",
+                "type",
+                "only feature requests can be voted on",
+            ));
         }
     }
     if value == 0 {
@@ -210,7 +229,11 @@ pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult
 }
 
 /// The user's own votes on a project's entries (for the board page).
-pub async fn user_votes(db: &PgPool, project_id: Uuid, user_id: Uuid) -> AppResult<Vec<(Uuid, i16)>> {
+pub async fn user_votes(
+    db: &PgPool,
+    project_id: Uuid,
+    user_id: Uuid,
+) -> AppResult<Vec<(Uuid, i16)>> {
     Ok(sqlx::query_as(
         "select v.feedback_id, v.value from feedback_votes v join feedback f on f.id = v.feedback_id
          where f.project_id = $1 and v.user_id = $2",

@@ -57,11 +57,12 @@ pub async fn list_owned(db: &PgPool, owner: Uuid) -> AppResult<Vec<Project>> {
 
 /// The project, if the user owns it: 404 when it does not exist, 403 when someone else owns it.
 pub async fn get_owned(db: &PgPool, owner: Uuid, id: Uuid) -> AppResult<Project> {
-    let project = sqlx::query_as::<_, Project>(&format!("select {COLUMNS} from projects where id = $1"))
-        .bind(id)
-        .fetch_optional(db)
-        .await?
-        .ok_or_else(|| AppError::not_found("project"))?;
+    let project =
+        sqlx::query_as::<_, Project>(&format!("select {COLUMNS} from projects where id = $1"))
+            .bind(id)
+            .fetch_optional(db)
+            .await?
+            .ok_or_else(|| AppError::not_found("project"))?;
     if project.owner_id != owner {
         return Err(AppError::forbidden());
     }
@@ -81,24 +82,31 @@ pub async fn by_api_key(db: &PgPool, key: &str) -> AppResult<Option<Project>> {
     if !key.starts_with("pk_") {
         return Ok(None);
     }
-    Ok(sqlx::query_as::<_, Project>(&format!("select {COLUMNS} from projects where api_key = $1"))
-        .bind(key)
-        .fetch_optional(db)
-        .await?)
+    Ok(sqlx::query_as::<_, Project>(&format!(
+        "select {COLUMNS} from projects where api_key = $1"
+    ))
+    .bind(key)
+    .fetch_optional(db)
+    .await?)
 }
 
 /// Replaces the key; the old one stops working at once.
 pub async fn rotate_key(db: &PgPool, id: Uuid) -> AppResult<Project> {
-    Ok(sqlx::query_as::<_, Project>(&format!("update projects set api_key = $2 where id = $1 returning {COLUMNS}"))
-        .bind(id)
-        .bind(new_api_key())
-        .fetch_one(db)
-        .await?)
+    Ok(sqlx::query_as::<_, Project>(&format!(
+        "update projects set api_key = $2 where id = $1 returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(new_api_key())
+    .fetch_one(db)
+    .await?)
 }
 
 /// Deletes the project; every resource of it goes with it (foreign keys cascade).
 pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
-    sqlx::query("delete from projects where id = $1").bind(id).execute(db).await?;
+    sqlx::query("delete from projects where id = $1")
+        .bind(id)
+        .execute(db)
+        .await?;
     Ok(())
 }
 

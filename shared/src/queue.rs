@@ -35,7 +35,10 @@ impl Queue {
             .set_response_timeout(std::time::Duration::from_secs(5))
             .set_number_of_retries(2);
         let conn = ConnectionManager::new_with_config(client, config).await?;
-        Ok(Queue { conn, prefix: prefix.to_owned() })
+        Ok(Queue {
+            conn,
+            prefix: prefix.to_owned(),
+        })
     }
 
     fn key(&self, stream: &str) -> String {
@@ -44,12 +47,17 @@ impl Queue {
 
     pub async fn ping(&self) -> bool {
         let mut c = self.conn.clone();
-        redis::cmd("PING").query_async::<String>(&mut c).await.is_ok()
+        redis::cmd("PING")
+            .query_async::<String>(&mut c)
+            .await
+            .is_ok()
     }
 
     /// Appends one job; the stream is capped so acknowledged history cannot grow without bound.
     pub async fn push<T: Serialize>(&self, stream: &str, job: &T) -> redis::RedisResult<()> {
-        let payload = serde_json::to_string(job).map_err(|e| redis::RedisError::from((redis::ErrorKind::TypeError, "job", e.to_string())))?;
+        let payload = serde_json::to_string(job).map_err(|e| {
+            redis::RedisError::from((redis::ErrorKind::TypeError, "job", e.to_string()))
+        })?;
         let mut c = self.conn.clone();
         let _: String = redis::cmd("XADD")
             .arg(self.key(stream))
@@ -67,7 +75,8 @@ impl Queue {
     /// Creates the consumer group (and the stream) when missing.
     pub async fn ensure_group(&self, stream: &str) -> redis::RedisResult<()> {
         let mut c = self.conn.clone();
-        let res: redis::RedisResult<()> = c.xgroup_create_mkstream(self.key(stream), GROUP, "0").await;
+        let res: redis::RedisResult<()> =
+            c.xgroup_create_mkstream(self.key(stream), GROUP, "0").await;
         match res {
             Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
             other => other,
@@ -85,7 +94,10 @@ impl Queue {
         stale_ms: u64,
     ) -> redis::RedisResult<Vec<(String, Option<T>)>> {
         let mut c = self.conn.clone();
-        let opts = StreamReadOptions::default().group(GROUP, consumer).count(count).block(block_ms);
+        let opts = StreamReadOptions::default()
+            .group(GROUP, consumer)
+            .count(count)
+            .block(block_ms);
         let key = self.key(stream);
         let reply: StreamReadReply = c.xread_options(&[&key], &[">"], &opts).await?;
         let mut out: Vec<(String, Option<T>)> = reply
@@ -93,7 +105,9 @@ impl Queue {
             .into_iter()
             .flat_map(|k| k.ids)
             .map(|e| {
-                let job = e.get::<String>("job").and_then(|s| serde_json::from_str(&s).ok());
+                let job = e
+                    .get::<String>("job")
+                    .and_then(|s| serde_json::from_str(&s).ok());
                 (e.id, job)
             })
             .collect();
@@ -126,19 +140,29 @@ impl Queue {
 
 /// `XAUTOCLAIM` answers `[next-cursor, [[id, [field, value, ...]], ...], [deleted ids]]`.
 fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<(String, Option<T>)> {
-    let redis::Value::Array(parts) = v else { return Vec::new() };
-    let Some(redis::Value::Array(entries)) = parts.into_iter().nth(1) else { return Vec::new() };
+    let redis::Value::Array(parts) = v else {
+        return Vec::new();
+    };
+    let Some(redis::Value::Array(entries)) = parts.into_iter().nth(1) else {
+        return Vec::new();
+    };
     entries
         .into_iter()
         .filter_map(|e| {
-            let redis::Value::Array(mut pair) = e else { return None };
+            let redis::Value::Array(mut pair) = e else {
+                return None;
+            };
             if pair.len() != 2 {
                 return None;
             }
             let fields = pair.pop()?;
             let id: String = redis::from_redis_value(&pair.pop()?).ok()?;
             let fields: Vec<String> = redis::from_redis_value(&fields).unwrap_or_default();
-            let job = fields.chunks(2).find(|kv| kv[0] == "job").and_then(|kv| kv.get(1)).and_then(|s| serde_json::from_str(s).ok());
+            let job = fields
+                .chunks(2)
+                .find(|kv| kv[0] == "job")
+                .and_then(|kv| kv.get(1))
+                .and_then(|s| serde_json::from_str(s).ok());
             Some((id, job))
         })
         .collect()

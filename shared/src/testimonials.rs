@@ -85,7 +85,11 @@ pub async fn create(db: &PgPool, project_id: Uuid, new: NewTestimonial) -> AppRe
 }
 
 /// Newest first; `approved_only` for the project's site.
-pub async fn list(db: &PgPool, project_id: Uuid, approved_only: bool) -> AppResult<Vec<Testimonial>> {
+pub async fn list(
+    db: &PgPool,
+    project_id: Uuid,
+    approved_only: bool,
+) -> AppResult<Vec<Testimonial>> {
     Ok(sqlx::query_as::<_, Testimonial>(&format!(
         "select {COLUMNS} from testimonials where project_id = $1 and (not $2 or status = 'approved')
          order by created_at desc, id desc limit 1000"
@@ -120,7 +124,12 @@ pub async fn stats(db: &PgPool, project_id: Uuid) -> AppResult<Stats> {
     .await?)
 }
 
-pub async fn set_status(db: &PgPool, project_id: Uuid, id: Uuid, status: &str) -> AppResult<Testimonial> {
+pub async fn set_status(
+    db: &PgPool,
+    project_id: Uuid,
+    id: Uuid,
+    status: &str,
+) -> AppResult<Testimonial> {
     sqlx::query_as::<_, Testimonial>(&format!(
         "update testimonials set status = $3, updated_at = now() where project_id = $1 and id = $2 returning {COLUMNS}"
     ))

@@ -6,7 +6,11 @@ use sha2::{Digest, Sha256};
 
 /// `prefix` followed by `len` random base62 characters from the OS-seeded CSPRNG.
 pub fn random_token(prefix: &str, len: usize) -> String {
-    let body: String = rand::thread_rng().sample_iter(&Alphanumeric).take(len).map(char::from).collect();
+    let body: String = rand::thread_rng()
+        .sample_iter(&Alphanumeric)
+        .take(len)
+        .map(char::from)
+        .collect();
     format!("{prefix}{body}")
 }
 

@@ -13,13 +13,23 @@ pub struct Input {
 impl Input {
     pub fn new(body: Value) -> Result<Self, AppError> {
         match body {
-            Value::Object(obj) => Ok(Input { obj, errors: Vec::new() }),
-            _ => Err(AppError::invalid("validation_failed", "body", "must be a JSON object")),
+            Value::Object(obj) => Ok(Input {
+                obj,
+                errors: Vec::new(),
+            }),
+            _ => Err(AppError::invalid(
+                "validation_failed",
+                "body",
+                "must be a JSON object",
+            )),
         }
     }
 
     pub fn error(&mut self, field: &str, message: impl Into<String>) {
-        self.errors.push(FieldError { field: field.into(), message: message.into() });
+        self.errors.push(FieldError {
+            field: field.into(),
+            message: message.into(),
+        });
     }
 
     pub fn has(&self, field: &str) -> bool {
@@ -131,7 +141,11 @@ impl Input {
     pub fn opt_int(&mut self, field: &str, min: i64, max: i64) -> Option<i64> {
         let v = self.raw(field)?;
         let n = match v {
-            Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64)),
+            Value::Number(n) => n.as_i64().or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+                    .map(|f| f as i64)
+            }),
             _ => None,
         };
         match n {
@@ -187,7 +201,9 @@ impl Input {
 
 /// A pragmatic address check: one `@`, a non-empty local part, a dotted domain, no spaces.
 pub fn is_email(s: &str) -> bool {
-    let Some((local, domain)) = s.rsplit_once('@') else { return false };
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
     !local.is_empty()
         && !local.contains('@')
         && domain.contains('.')
@@ -204,7 +220,11 @@ pub fn parse_id(s: &str, what: &str) -> Result<uuid::Uuid, AppError> {
 /// Parses the `project_id` query parameter of dashboard endpoints.
 pub fn project_id_param(v: Option<&str>) -> Result<uuid::Uuid, AppError> {
     match v {
-        None | Some("") => Err(AppError::invalid("validation_failed", "project_id", "is required")),
+        None | Some("") => Err(AppError::invalid(
+            "validation_failed",
+            "project_id",
+            "is required",
+        )),
         Some(s) => uuid::Uuid::parse_str(s)
             .map_err(|_| AppError::invalid("validation_failed", "project_id", "must be a UUID")),
     }
@@ -221,7 +241,9 @@ mod tests {
         assert!(i.string("title", 1, 10).is_none());
         assert!(i.int("rating", 1, 5).is_none());
         assert!(i.email("email").is_none());
-        let Err(AppError::Client { errors, .. }) = i.finish() else { panic!("expected 422") };
+        let Err(AppError::Client { errors, .. }) = i.finish() else {
+            panic!("expected 422")
+        };
         assert_eq!(errors.len(), 3);
     }
 

@@ -13,12 +13,25 @@ use crate::settings::WorkerSettings;
 
 /// Runs until `stop` turns true; the batch in hand is finished first.
 pub async fn run(settings: WorkerSettings, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
-    let db = retry("postgres", || shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)).await?;
-    let queue = retry("redis", || Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)).await?;
+    let db = retry("postgres", || {
+        shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)
+    })
+    .await?;
+    let queue = retry("redis", || {
+        Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)
+    })
+    .await?;
     let models = Arc::new(Registry::new(&settings.common));
-    let consumer = settings.consumer.clone().unwrap_or_else(|| format!("worker-{}", std::process::id()));
+    let consumer = settings
+        .consumer
+        .clone()
+        .unwrap_or_else(|| format!("worker-{}", std::process::id()));
     tracing::info!(%consumer, "shipmate-worker started");
-    let ctx = jobs::embed::Context { db, models, settings: settings.clone() };
+    let ctx = jobs::embed::Context {
+        db,
+        models,
+        settings: settings.clone(),
+    };
     loop {
         if *stop.borrow() {
             break;
@@ -47,7 +60,10 @@ async fn wait(queue: &Queue, consumer: &str, settings: &WorkerSettings) -> Optio
         return None;
     }
     let stale_ms = settings.embed_lease_secs * 1000;
-    match queue.read::<serde_json::Value>(EMBED_STREAM, consumer, 512, 1000, stale_ms).await {
+    match queue
+        .read::<serde_json::Value>(EMBED_STREAM, consumer, 512, 1000, stale_ms)
+        .await
+    {
         Ok(entries) => Some(entries.into_iter().map(|(id, _)| id).collect()),
         Err(e) => {
             tracing::warn!(error = %e, "reading the job stream failed; sweeping Postgres only");

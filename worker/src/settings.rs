@@ -4,7 +4,11 @@ use clap::Parser;
 use shipmate_shared::config::CommonSettings;
 
 #[derive(Parser, Debug, Clone)]
-#[command(name = "shipmate-worker", version, about = "Shipmate background worker: document embedding")]
+#[command(
+    name = "shipmate-worker",
+    version,
+    about = "Shipmate background worker: document embedding"
+)]
 pub struct WorkerSettings {
     #[command(flatten)]
     pub common: CommonSettings,

@@ -15,7 +15,11 @@ use crate::extract::MaybeUser;
 use crate::routes::feedback::parse_filter;
 use crate::state::AppState;
 
-const TYPES: &[(&str, &str)] = &[("bug", "Bug"), ("feature", "Feature request"), ("feedback", "Feedback")];
+const TYPES: &[(&str, &str)] = &[
+    ("bug", "Bug"),
+    ("feature", "Feature request"),
+    ("feedback", "Feedback"),
+];
 const STATUSES: &[(&str, &str)] = &[
     ("new", "New"),
     ("planned", "Planned"),
@@ -56,10 +60,24 @@ pub async fn board(
     let mut body = String::with_capacity(4096 + entries.len() * 700);
     let count = entries.len();
     let noun = if count == 1 { "entry" } else { "entries" };
-    let matching = if filtered { " matching these filters" } else { "" };
+    let matching = if filtered {
+        " matching these filters"
+    } else {
+        ""
+    };
     let who = match &user {
-        Some(u) => format!("Signed in as {}", esc(if u.name.trim().is_empty() { &u.email } else { &u.name })),
-        None => format!("<a class=\"button button-secondary\" href=\"{}\">Sign in to vote</a>", esc(&sign_in_href(&state, &project))),
+        Some(u) => format!(
+            "Signed in as {}",
+            esc(if u.name.trim().is_empty() {
+                &u.email
+            } else {
+                &u.name
+            })
+        ),
+        None => format!(
+            "<a class=\"button button-secondary\" href=\"{}\">Sign in to vote</a>",
+            esc(&sign_in_href(&state, &project))
+        ),
     };
     body.push_str(&format!(
         "<header class=\"page-head\">\n<p class=\"eyebrow\">Feedback board</p>\n<h1>{name}</h1>\n\
@@ -80,14 +98,21 @@ pub async fn board(
         sorts = options(Some(sort), None, SORTS),
     ));
 
-    body.push_str("<p class=\"board-msg\" id=\"board-msg\" role=\"status\" aria-live=\"polite\"></p>\n");
+    body.push_str(
+        "<p class=\"board-msg\" id=\"board-msg\" role=\"status\" aria-live=\"polite\"></p>\n",
+    );
     if entries.is_empty() {
         let text = if filtered {
-            format!("No feedback matches these filters. <a href=\"/f/{}\">Show everything</a>", esc(&project.slug))
+            format!(
+                "No feedback matches these filters. <a href=\"/f/{}\">Show everything</a>",
+                esc(&project.slug)
+            )
         } else {
             "No feedback yet. Ideas, bugs and requests will show up here.".to_owned()
         };
-        body.push_str(&format!("<section class=\"card empty\">\n<p>{text}</p>\n</section>\n"));
+        body.push_str(&format!(
+            "<section class=\"card empty\">\n<p>{text}</p>\n</section>\n"
+        ));
     } else {
         body.push_str("<ul class=\"entries\">\n");
         for e in &entries {
@@ -98,7 +123,11 @@ pub async fn board(
     }
 
     let title = format!("{} feedback", project.name);
-    let scripts: &[&str] = if user.is_some() { &["/assets/board.js"] } else { &[] };
+    let scripts: &[&str] = if user.is_some() {
+        &["/assets/board.js"]
+    } else {
+        &[]
+    };
     html_page(StatusCode::OK, layout(&title, &body, scripts))
 }
 
@@ -116,14 +145,26 @@ fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) ->
         out.push_str(&format!("<option value=\"\">{}</option>", esc(all)));
     }
     for (value, label) in values {
-        let selected = if current == Some(*value) { " selected" } else { "" };
-        out.push_str(&format!("<option value=\"{}\"{selected}>{}</option>", esc(value), esc(label)));
+        let selected = if current == Some(*value) {
+            " selected"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "<option value=\"{}\"{selected}>{}</option>",
+            esc(value),
+            esc(label)
+        ));
     }
     out
 }
 
 fn label_for<'a>(table: &[(&str, &'a str)], value: &'a str) -> &'a str {
-    table.iter().find(|(v, _)| *v == value).map(|(_, l)| *l).unwrap_or(value)
+    table
+        .iter()
+        .find(|(v, _)| *v == value)
+        .map(|(_, l)| *l)
+        .unwrap_or(value)
 }
 
 /// A CSS class suffix from a known value; anything unexpected falls back to a neutral style.
@@ -151,7 +192,12 @@ fn entry_html(e: &Feedback, signed_in: bool, my_vote: i16) -> String {
     };
     let up = button("up", "&#9650;", "Upvote", my_vote > 0);
     let down = button("down", "&#9660;", "Downvote", my_vote < 0);
-    let description = match e.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+    let description = match e
+        .description
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
         Some(d) => format!("<p class=\"desc\">{}</p>\n", esc(d)),
         None => String::new(),
     };

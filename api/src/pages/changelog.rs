@@ -14,7 +14,12 @@ use shipmate_shared::AppResult;
 use super::{error_page, esc, html_page, human_date, layout_with_head};
 use crate::state::AppState;
 
-const KINDS: &[(&str, &str)] = &[("feature", "New"), ("improvement", "Improved"), ("fix", "Fixed"), ("breaking", "Breaking")];
+const KINDS: &[(&str, &str)] = &[
+    ("feature", "New"),
+    ("improvement", "Improved"),
+    ("fix", "Fixed"),
+    ("breaking", "Breaking"),
+];
 
 fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
@@ -34,7 +39,11 @@ fn render_markdown(md: &str, cleaner: &ammonia::Builder<'_>) -> String {
 }
 
 fn kind_label(kind: &str) -> &str {
-    KINDS.iter().find(|(k, _)| *k == kind).map(|(_, l)| *l).unwrap_or(kind)
+    KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, l)| *l)
+        .unwrap_or(kind)
 }
 
 fn kind_class(kind: &str) -> &str {
@@ -101,7 +110,11 @@ pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Re
         Err(e) => return error_page(e),
     };
     let page_url = format!("{}/c/{}", state.public_url, project.slug);
-    let updated = entries.iter().map(|e| e.updated_at).max().unwrap_or_else(Utc::now);
+    let updated = entries
+        .iter()
+        .map(|e| e.updated_at)
+        .max()
+        .unwrap_or_else(Utc::now);
     let name = esc(&project.name);
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n\

@@ -15,13 +15,17 @@ use shipmate_shared::AppError;
 
 use crate::state::AppState;
 
-pub const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
+pub const CSP: &str =
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; \
     frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/f/{slug}", get(board::board))
-        .route("/t/{slug}", get(testimonial_form::form).post(testimonial_form::without_script))
+        .route(
+            "/t/{slug}",
+            get(testimonial_form::form).post(testimonial_form::without_script),
+        )
         .route("/c/{slug}", get(changelog::page))
         .route("/c/{slug}/feed.xml", get(changelog::feed))
         .route("/assets/app.css", get(app_css))
@@ -70,12 +74,27 @@ pub(crate) fn layout_with_head(title: &str, head: &str, body: &str, scripts: &[&
 pub(crate) fn html_page(status: StatusCode, html: String) -> Response {
     let mut res = (status, html).into_response();
     let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
-    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     // The board differs per signed-in visitor, so shared caches must not keep pages.
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-cache"));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
     res
 }
 
@@ -95,11 +114,20 @@ pub(crate) fn error_page(err: AppError) -> Response {
     }
     tracing::error!(error = ?err, "public page failed");
     let (status, text) = if status == StatusCode::SERVICE_UNAVAILABLE {
-        (status, "This page is temporarily unavailable. Please try again in a minute.")
+        (
+            status,
+            "This page is temporarily unavailable. Please try again in a minute.",
+        )
     } else {
-        (StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong on our side. Please try again later.")
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Something went wrong on our side. Please try again later.",
+        )
     };
-    let body = format!("<section class=\"card notice\">\n<h1>Sorry</h1>\n<p>{}</p>\n</section>", esc(text));
+    let body = format!(
+        "<section class=\"card notice\">\n<h1>Sorry</h1>\n<p>{}</p>\n</section>",
+        esc(text)
+    );
     html_page(status, layout("Something went wrong", &body, &[]))
 }
 
@@ -121,15 +149,24 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
 }
 
 async fn app_css() -> Response {
-    asset("text/css; charset=utf-8", include_str!("../../assets/app.css"))
+    asset(
+        "text/css; charset=utf-8",
+        include_str!("../../assets/app.css"),
+    )
 }
 
 async fn board_js() -> Response {
-    asset("text/javascript; charset=utf-8", include_str!("../../assets/board.js"))
+    asset(
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/board.js"),
+    )
 }
 
 async fn testimonial_js() -> Response {
-    asset("text/javascript; charset=utf-8", include_str!("../../assets/testimonial.js"))
+    asset(
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/testimonial.js"),
+    )
 }
 
 #[cfg(test)]
@@ -138,6 +175,9 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_quotes() {
-        assert_eq!(esc(r#"<a href="x" title='y'>&</a>"#), "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+        assert_eq!(
+            esc(r#"<a href="x" title='y'>&</a>"#),
+            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;"
+        );
     }
 }

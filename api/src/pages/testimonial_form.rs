@@ -31,7 +31,9 @@ pub async fn without_script(State(state): State<AppState>, Path(slug): Path<Stri
 }
 
 fn field(id: &str, label: &str, hint: Option<&str>, control: &str) -> String {
-    let hint = hint.map(|h| format!(" <span class=\"optional\">{}</span>", esc(h))).unwrap_or_default();
+    let hint = hint
+        .map(|h| format!(" <span class=\"optional\">{}</span>", esc(h)))
+        .unwrap_or_default();
     format!(
         "<div class=\"field\">\n<label for=\"{id}\">{label}{hint}</label>\n{control}\n\
          <p class=\"err\" id=\"err-{id}\" aria-live=\"polite\"></p>\n</div>\n",
@@ -57,7 +59,12 @@ fn render(project: &Project, status: StatusCode, notice: Option<&str>) -> Respon
     let name = esc(&project.name);
     let slug = esc(&project.slug);
     let notice = notice
-        .map(|n| format!("<p class=\"card notice notice-warn\" role=\"alert\">{}</p>\n", esc(n)))
+        .map(|n| {
+            format!(
+                "<p class=\"card notice notice-warn\" role=\"alert\">{}</p>\n",
+                esc(n)
+            )
+        })
         .unwrap_or_default();
     let mut fields = String::new();
     fields.push_str(&field(

@@ -42,7 +42,9 @@ pub async fn start(
     Path(provider): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Response> {
-    let provider = state.provider(&provider).ok_or_else(|| AppError::not_found("identity provider"))?;
+    let provider = state
+        .provider(&provider)
+        .ok_or_else(|| AppError::not_found("identity provider"))?;
     let dest = oauth::parse_destination(
         q.get("redirect_to").map(String::as_str),
         q.get("cli_callback").map(String::as_str),
@@ -64,22 +66,47 @@ pub async fn callback(
     Path(provider): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Response> {
-    let provider = state.provider(&provider).ok_or_else(|| AppError::not_found("identity provider"))?;
-    let our_state = q.get("state").ok_or_else(|| AppError::unauthorized("missing state"))?;
+    let provider = state
+        .provider(&provider)
+        .ok_or_else(|| AppError::not_found("identity provider"))?;
+    let our_state = q
+        .get("state")
+        .ok_or_else(|| AppError::unauthorized("missing state"))?;
     let (verifier, dest) = oauth::take_state(&state.db, provider.id, our_state).await?;
     if let Some(err) = q.get("error") {
-        return Err(AppError::unauthorized(format!("sign-in was not completed: {err}")));
+        return Err(AppError::unauthorized(format!(
+            "sign-in was not completed: {err}"
+        )));
     }
-    let code = q.get("code").ok_or_else(|| AppError::unauthorized("missing code"))?;
-    let who = provider.identify(&state.http, &redirect_uri(&state, provider.id), code, &verifier).await?;
-    let user = users::upsert_identity(&state.db, provider.id, &who.subject, &who.email, who.name.as_deref()).await?;
+    let code = q
+        .get("code")
+        .ok_or_else(|| AppError::unauthorized("missing code"))?;
+    let who = provider
+        .identify(
+            &state.http,
+            &redirect_uri(&state, provider.id),
+            code,
+            &verifier,
+        )
+        .await?;
+    let user = users::upsert_identity(
+        &state.db,
+        provider.id,
+        &who.subject,
+        &who.email,
+        who.name.as_deref(),
+    )
+    .await?;
     let token = sessions::create(&state.db, &user).await?;
     Ok(match dest {
         Destination::Dashboard { redirect_to } => {
             let cookie = session_cookie(&state, &token, SESSION_DAYS * 86_400);
             redirect(&format!("{}{redirect_to}", state.public_url), Some(cookie))
         }
-        Destination::Cli { callback, state: cli_state } => {
+        Destination::Cli {
+            callback,
+            state: cli_state,
+        } => {
             let mut url = url::Url::parse(&callback).map_err(|e| AppError::Internal(e.into()))?;
             url.query_pairs_mut().append_pair("token", &token);
             if let Some(s) = cli_state {
@@ -94,14 +121,18 @@ pub async fn callback(
 #[utoipa::path(post, path = "/v1/auth/dev-login", tag = "auth",
     request_body(content = serde_json::Value, description = "`{email, name?}`"),
     responses((status = 200, description = "`{token, user}`"), (status = 404, description = "dev login is off")))]
-pub async fn dev_login(State(state): State<AppState>, JsonBody(mut input): JsonBody) -> AppResult<Json<serde_json::Value>> {
+pub async fn dev_login(
+    State(state): State<AppState>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<Json<serde_json::Value>> {
     if !state.settings.dev_login {
         return Err(AppError::not_found("route"));
     }
     let email = input.email("email");
     let name = input.opt_string("name", 200);
     input.finish()?;
-    let user = users::upsert_by_email(&state.db, &email.unwrap_or_default(), name.as_deref()).await?;
+    let user =
+        users::upsert_by_email(&state.db, &email.unwrap_or_default(), name.as_deref()).await?;
     let token = sessions::create(&state.db, &user).await?;
     Ok(Json(json!({ "token": token, "user": user })))
 }
@@ -131,7 +162,11 @@ fn redirect_uri(state: &AppState, provider: &str) -> String {
 
 fn session_cookie(state: &AppState, token: &str, max_age: i64) -> String {
     // `Secure` would stop a plain-http local deployment from ever keeping the cookie.
-    let secure = if state.public_url.starts_with("https://") { "; Secure" } else { "" };
+    let secure = if state.public_url.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
     format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age}{secure}")
 }
 

@@ -17,14 +17,23 @@ use crate::state::AppState;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/changelog", get(list_published))
-        .route("/v1/changelog/dashboard/{project_id}", get(list_all).post(create))
-        .route("/v1/changelog/dashboard/{project_id}/{id}", patch(update).delete(remove))
+        .route(
+            "/v1/changelog/dashboard/{project_id}",
+            get(list_all).post(create),
+        )
+        .route(
+            "/v1/changelog/dashboard/{project_id}/{id}",
+            patch(update).delete(remove),
+        )
 }
 
 /// Published entries, newest `published_at` first.
 #[utoipa::path(get, path = "/v1/changelog", tag = "changelog", security(("api_key" = [])),
     responses((status = 200, description = "`{data: [entry]}`"), (status = 401, description = "bad API key")))]
-pub async fn list_published(State(state): State<AppState>, ProjectKey(project): ProjectKey) -> AppResult<Json<serde_json::Value>> {
+pub async fn list_published(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+) -> AppResult<Json<serde_json::Value>> {
     let data = changelog::list(&state.db, project.id, true).await?;
     Ok(Json(json!({ "data": data })))
 }
@@ -32,7 +41,11 @@ pub async fn list_published(State(state): State<AppState>, ProjectKey(project): 
 /// Every entry, drafts included (owner only).
 #[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])),
     responses((status = 200, description = "`{data: [entry]}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
-pub async fn list_all(State(state): State<AppState>, session: SessionUser, Path(project_id): Path<String>) -> AppResult<Json<serde_json::Value>> {
+pub async fn list_all(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(project_id): Path<String>,
+) -> AppResult<Json<serde_json::Value>> {
     let project: Project = owned(&state, &session, &project_id).await?;
     let data = changelog::list(&state.db, project.id, false).await?;
     Ok(Json(json!({ "data": data })))
@@ -41,10 +54,18 @@ pub async fn list_all(State(state): State<AppState>, session: SessionUser, Path(
 #[utoipa::path(post, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])),
     request_body(content = serde_json::Value, description = "`{title, content, type, published?}`"),
     responses((status = 201, body = Entry), (status = 403, description = "not the owner"), (status = 422, description = "invalid fields")))]
-pub async fn create(State(state): State<AppState>, session: SessionUser, Path(project_id): Path<String>, JsonBody(input): JsonBody) -> AppResult<(StatusCode, Json<Entry>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(project_id): Path<String>,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<Entry>)> {
     let project = owned(&state, &session, &project_id).await?;
     let changes = Changes::parse_new(input)?;
-    Ok((StatusCode::CREATED, Json(changelog::create(&state.db, project.id, changes).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(changelog::create(&state.db, project.id, changes).await?),
+    ))
 }
 
 /// Changes any of `title, content, type, published`; `published: false` returns it to draft.
@@ -60,12 +81,18 @@ pub async fn update(
     let project = owned(&state, &session, &project_id).await?;
     let id = parse_id(&id, "changelog entry")?;
     let changes = Changes::parse_update(input)?;
-    Ok(Json(changelog::update(&state.db, project.id, id, changes).await?))
+    Ok(Json(
+        changelog::update(&state.db, project.id, id, changes).await?,
+    ))
 }
 
 #[utoipa::path(delete, path = "/v1/changelog/dashboard/{project_id}/{id}", tag = "changelog", security(("session" = [])),
     responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
-pub async fn remove(State(state): State<AppState>, session: SessionUser, Path((project_id, id)): Path<(String, String)>) -> AppResult<Json<serde_json::Value>> {
+pub async fn remove(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path((project_id, id)): Path<(String, String)>,
+) -> AppResult<Json<serde_json::Value>> {
     let project = owned(&state, &session, &project_id).await?;
     let id = parse_id(&id, "changelog entry")?;
     changelog::delete(&state.db, project.id, id).await?;

@@ -30,19 +30,34 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(post, path = "/v1/feedback", tag = "feedback", security(("api_key" = [])),
     request_body(content = serde_json::Value, description = "`{title, type, description?, submitter_email?}`"),
     responses((status = 201, body = Feedback), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
-pub async fn create(State(state): State<AppState>, ProjectKey(project): ProjectKey, JsonBody(input): JsonBody) -> AppResult<(StatusCode, Json<Feedback>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<Feedback>)> {
     let new = NewFeedback::parse(input)?;
-    Ok((StatusCode::CREATED, Json(feedback::create(&state.db, project.id, new).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(feedback::create(&state.db, project.id, new).await?),
+    ))
 }
 
 /// The project's board: entries with vote counts, never submitters' addresses.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
     params(("slug" = String, Path), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query, description = "`top` (default) or `new`")),
     responses((status = 200, description = "`{data: [entry]}`"), (status = 404, description = "unknown slug")))]
-pub async fn list_public(State(state): State<AppState>, Path(slug): Path<String>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<serde_json::Value>> {
+pub async fn list_public(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<serde_json::Value>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let filter = parse_filter(&q)?;
-    let data: Vec<Feedback> = feedback::list(&state.db, project.id, &filter).await?.into_iter().map(Feedback::public).collect();
+    let data: Vec<Feedback> = feedback::list(&state.db, project.id, &filter)
+        .await?
+        .into_iter()
+        .map(Feedback::public)
+        .collect();
     Ok(Json(json!({ "data": data })))
 }
 
@@ -50,7 +65,11 @@ pub async fn list_public(State(state): State<AppState>, Path(slug): Path<String>
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
     params(("project_id" = String, Query), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query)),
     responses((status = 200, description = "`{data: [entry]}`"), (status = 403, description = "not the owner")))]
-pub async fn list_owner(State(state): State<AppState>, session: SessionUser, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<serde_json::Value>> {
+pub async fn list_owner(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<serde_json::Value>> {
     let project = owned_by_query(&state, &session, &q).await?;
     let filter = parse_filter(&q)?;
     let data = feedback::list(&state.db, project.id, &filter).await?;
@@ -62,20 +81,33 @@ pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
         match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
             None => Ok(None),
             Some(v) if allowed.contains(&v) => Ok(Some(v.to_owned())),
-            Some(_) => Err(AppError::invalid("validation_failed", field, format!("must be one of: {}", allowed.join(", ")))),
+            Some(_) => Err(AppError::invalid(
+                "validation_failed",
+                field,
+                format!("must be one of: {}", allowed.join(", ")),
+            )),
         }
     };
     let kind = pick("type", feedback::TYPES)?;
     let status = pick("status", feedback::ALL_STATUSES)?;
     let sort = pick("sort", &["top", "new"])?;
-    Ok(ListFilter { kind, status, newest_first: sort.as_deref() == Some("new") })
+    Ok(ListFilter {
+        kind,
+        status,
+        newest_first: sort.as_deref() == Some("new"),
+    })
 }
 
 /// Moves an entry to another status of its type's set (owner only).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
     request_body(content = serde_json::Value, description = "`{status}`"),
     responses((status = 200, body = Feedback), (status = 403, description = "not the owner"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
-pub async fn update(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>, JsonBody(mut input): JsonBody) -> AppResult<Json<Feedback>> {
+pub async fn update(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<Json<Feedback>> {
     let entry = entry_owned(&state, &session, &id).await?;
     let status = input.string("status", 1, 50);
     input.finish()?;
@@ -85,16 +117,26 @@ pub async fn update(State(state): State<AppState>, session: SessionUser, Path(id
         return Err(AppError::invalid(
             "invalid_status",
             "status",
-            format!("must be one of {} for a {} entry", allowed.join(", "), entry.kind),
+            format!(
+                "must be one of {} for a {} entry",
+                allowed.join(", "),
+                entry.kind
+            ),
         ));
     }
-    Ok(Json(feedback::set_status(&state.db, entry.project_id, entry.id, &status).await?))
+    Ok(Json(
+        feedback::set_status(&state.db, entry.project_id, entry.id, &status).await?,
+    ))
 }
 
 /// Deletes an entry and its votes (owner only).
 #[utoipa::path(delete, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
     responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
-pub async fn remove(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>) -> AppResult<Json<serde_json::Value>> {
+pub async fn remove(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+) -> AppResult<Json<serde_json::Value>> {
     let entry = entry_owned(&state, &session, &id).await?;
     feedback::delete(&state.db, entry.project_id, entry.id).await?;
     Ok(deleted(entry.id))
@@ -110,25 +152,44 @@ async fn entry_owned(state: &AppState, session: &SessionUser, id: &str) -> AppRe
 /// Upvotes a feature request; repeating it changes nothing, and it replaces a downvote.
 #[utoipa::path(post, path = "/v1/feedback/{id}/upvote", tag = "feedback", security(("session" = [])),
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry"), (status = 422, description = "`voting_not_allowed`")))]
-pub async fn upvote(state: State<AppState>, session: SessionUser, id: Path<String>) -> AppResult<Json<VoteState>> {
+pub async fn upvote(
+    state: State<AppState>,
+    session: SessionUser,
+    id: Path<String>,
+) -> AppResult<Json<VoteState>> {
     cast(state, session, id, 1).await
 }
 
 /// Downvotes a feature request; repeating it changes nothing, and it replaces an upvote.
 #[utoipa::path(post, path = "/v1/feedback/{id}/downvote", tag = "feedback", security(("session" = [])),
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry"), (status = 422, description = "`voting_not_allowed`")))]
-pub async fn downvote(state: State<AppState>, session: SessionUser, id: Path<String>) -> AppResult<Json<VoteState>> {
+pub async fn downvote(
+    state: State<AppState>,
+    session: SessionUser,
+    id: Path<String>,
+) -> AppResult<Json<VoteState>> {
     cast(state, session, id, -1).await
 }
 
 /// Withdraws the caller's vote.
 #[utoipa::path(delete, path = "/v1/feedback/{id}/vote", tag = "feedback", security(("session" = [])),
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry")))]
-pub async fn withdraw(state: State<AppState>, session: SessionUser, id: Path<String>) -> AppResult<Json<VoteState>> {
+pub async fn withdraw(
+    state: State<AppState>,
+    session: SessionUser,
+    id: Path<String>,
+) -> AppResult<Json<VoteState>> {
     cast(state, session, id, 0).await
 }
 
-async fn cast(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>, value: i16) -> AppResult<Json<VoteState>> {
+async fn cast(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    value: i16,
+) -> AppResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
-    Ok(Json(feedback::vote(&state.db, id, session.user.id, value).await?))
+    Ok(Json(
+        feedback::vote(&state.db, id, session.user.id, value).await?,
+    ))
 }

@@ -24,8 +24,14 @@ pub fn router() -> Router<AppState> {
         .route("/v1/indexes/models", get(models))
         .route("/v1/indexes", post(create).get(list))
         .route("/v1/indexes/{index_id}", delete(remove))
-        .route("/v1/indexes/{index_id}/documents", post(upload).get(list_documents))
-        .route("/v1/indexes/{index_id}/documents/{doc_id}", get(show_document).delete(remove_document))
+        .route(
+            "/v1/indexes/{index_id}/documents",
+            post(upload).get(list_documents),
+        )
+        .route(
+            "/v1/indexes/{index_id}/documents/{doc_id}",
+            get(show_document).delete(remove_document),
+        )
         .route("/v1/indexes/{index_id}/search", post(search_index))
 }
 
@@ -40,24 +46,45 @@ pub async fn models(State(state): State<AppState>) -> Json<Value> {
     request_body(content = serde_json::Value, description = "`{name, embedding_model?, external_id?}`"),
     responses((status = 201, body = Index), (status = 409, description = "duplicate name or `embedding_model_locked`"),
         (status = 422, description = "`embedding_model_required`, `unknown_model`, `model_unavailable`")))]
-pub async fn create(State(state): State<AppState>, ProjectKey(project): ProjectKey, JsonBody(mut input): JsonBody) -> AppResult<(StatusCode, Json<Index>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<(StatusCode, Json<Index>)> {
     let name = input.string("name", 1, 200);
     let model = input.opt_string("embedding_model", 200);
     let external_id = input.opt_string("external_id", 200);
     input.finish()?;
-    let index = indexes::create(&state.db, &state.models, project.id, &name.unwrap_or_default(), model.as_deref(), external_id.as_deref()).await?;
+    let index = indexes::create(
+        &state.db,
+        &state.models,
+        project.id,
+        &name.unwrap_or_default(),
+        model.as_deref(),
+        external_id.as_deref(),
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(index)))
 }
 
 #[utoipa::path(get, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])), responses((status = 200, description = "`{data: [index]}`")))]
-pub async fn list(State(state): State<AppState>, ProjectKey(project): ProjectKey) -> AppResult<Json<Value>> {
-    Ok(Json(json!({ "data": indexes::list(&state.db, project.id).await? })))
+pub async fn list(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+) -> AppResult<Json<Value>> {
+    Ok(Json(
+        json!({ "data": indexes::list(&state.db, project.id).await? }),
+    ))
 }
 
 /// Deletes the index with its documents and chunks.
 #[utoipa::path(delete, path = "/v1/indexes/{index_id}", tag = "knowledge base", security(("api_key" = [])),
     responses((status = 200, description = "`{id, deleted: true}`"), (status = 404, description = "no such index in this project")))]
-pub async fn remove(State(state): State<AppState>, ProjectKey(project): ProjectKey, Path(index_id): Path<String>) -> AppResult<Json<Value>> {
+pub async fn remove(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    Path(index_id): Path<String>,
+) -> AppResult<Json<Value>> {
     let id = parse_id(&index_id, "index")?;
     indexes::delete(&state.db, project.id, id).await?;
     Ok(deleted(id))
@@ -72,11 +99,19 @@ async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> A
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/documents", tag = "knowledge base", security(("api_key" = [])),
     request_body(content = serde_json::Value, description = "`{content (at most 102,400 bytes), metadata?}`"),
     responses((status = 201, body = Document), (status = 404, description = "no such index"), (status = 413, description = "content over 100 KB"), (status = 422, description = "invalid fields")))]
-pub async fn upload(State(state): State<AppState>, ProjectKey(project): ProjectKey, Path(index_id): Path<String>, JsonBody(mut input): JsonBody) -> AppResult<(StatusCode, Json<Document>)> {
+pub async fn upload(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    Path(index_id): Path<String>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<(StatusCode, Json<Document>)> {
     let index = index_of(&state, project.id, &index_id).await?;
     if let Some(Value::String(s)) = input.raw("content") {
         if s.len() > MAX_DOCUMENT_BYTES {
-            return Err(AppError::payload_too_large(format!("content is {} bytes; the limit is {MAX_DOCUMENT_BYTES}", s.len())));
+            return Err(AppError::payload_too_large(format!(
+                "content is {} bytes; the limit is {MAX_DOCUMENT_BYTES}",
+                s.len()
+            )));
         }
     }
     let content = input.string("content", 1, MAX_DOCUMENT_BYTES);
@@ -84,12 +119,30 @@ pub async fn upload(State(state): State<AppState>, ProjectKey(project): ProjectK
     input.finish()?;
     let content = content.unwrap_or_default();
     let embedder = state.models.embedder(&index.embedding_model)?;
-    let chunks = tokio::task::spawn_blocking(move || chunking::chunk(&content, embedder.tokenizer(), embedder.max_tokens()))
-        .await
-        .map_err(|e| AppError::Internal(e.into()))?;
-    let doc = documents::create(&state.db, &index, Value::Object(metadata.unwrap_or_default()), chunks).await?;
+    let chunks = tokio::task::spawn_blocking(move || {
+        chunking::chunk(&content, embedder.tokenizer(), embedder.max_tokens())
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.into()))?;
+    let doc = documents::create(
+        &state.db,
+        &index,
+        Value::Object(metadata.unwrap_or_default()),
+        chunks,
+    )
+    .await?;
     // The document is durable in Postgres; if Redis is down the workers' sweep still finds it.
-    if let Err(e) = state.queue.push(EMBED_STREAM, &EmbedJob { document_id: doc.id, project_id: project.id }).await {
+    if let Err(e) = state
+        .queue
+        .push(
+            EMBED_STREAM,
+            &EmbedJob {
+                document_id: doc.id,
+                project_id: project.id,
+            },
+        )
+        .await
+    {
         tracing::warn!(error = %e, document_id = %doc.id, "could not queue the embedding job; the workers' sweep will pick it up");
     }
     Ok((StatusCode::CREATED, Json(doc)))
@@ -99,20 +152,37 @@ pub async fn upload(State(state): State<AppState>, ProjectKey(project): ProjectK
 #[utoipa::path(get, path = "/v1/indexes/{index_id}/documents", tag = "knowledge base", security(("api_key" = [])),
     params(("index_id" = String, Path), ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query)),
     responses((status = 200, description = "`{data, page, per_page, total}`"), (status = 404, description = "no such index")))]
-pub async fn list_documents(State(state): State<AppState>, ProjectKey(project): ProjectKey, Path(index_id): Path<String>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<Value>> {
+pub async fn list_documents(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    Path(index_id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<Value>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let page = int_param(&q, "page", 1, 1, 1_000_000)?;
     let per_page = int_param(&q, "per_page", 20, 1, 100)?;
     let (data, total) = documents::list(&state.db, index.id, page, per_page).await?;
-    Ok(Json(json!({ "data": data, "page": page, "per_page": per_page, "total": total })))
+    Ok(Json(
+        json!({ "data": data, "page": page, "per_page": per_page, "total": total }),
+    ))
 }
 
-fn int_param(q: &HashMap<String, String>, field: &str, default: i64, min: i64, max: i64) -> AppResult<i64> {
+fn int_param(
+    q: &HashMap<String, String>,
+    field: &str,
+    default: i64,
+    min: i64,
+    max: i64,
+) -> AppResult<i64> {
     match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
         None => Ok(default),
         Some(s) => match s.parse::<i64>() {
             Ok(n) if (min..=max).contains(&n) => Ok(n),
-            _ => Err(AppError::invalid("validation_failed", field, format!("must be an integer from {min} to {max}"))),
+            _ => Err(AppError::invalid(
+                "validation_failed",
+                field,
+                format!("must be an integer from {min} to {max}"),
+            )),
         },
     }
 }
@@ -120,15 +190,25 @@ fn int_param(q: &HashMap<String, String>, field: &str, default: i64, min: i64, m
 /// A document's status (`pending`, `ready`, `failed`).
 #[utoipa::path(get, path = "/v1/indexes/{index_id}/documents/{doc_id}", tag = "knowledge base", security(("api_key" = [])),
     responses((status = 200, body = Document), (status = 404, description = "no such document")))]
-pub async fn show_document(State(state): State<AppState>, ProjectKey(project): ProjectKey, Path((index_id, doc_id)): Path<(String, String)>) -> AppResult<Json<Document>> {
+pub async fn show_document(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    Path((index_id, doc_id)): Path<(String, String)>,
+) -> AppResult<Json<Document>> {
     let index = index_of(&state, project.id, &index_id).await?;
-    Ok(Json(documents::get(&state.db, index.id, parse_id(&doc_id, "document")?).await?))
+    Ok(Json(
+        documents::get(&state.db, index.id, parse_id(&doc_id, "document")?).await?,
+    ))
 }
 
 /// Deletes the document and all its chunks.
 #[utoipa::path(delete, path = "/v1/indexes/{index_id}/documents/{doc_id}", tag = "knowledge base", security(("api_key" = [])),
     responses((status = 200, description = "`{id, deleted: true}`"), (status = 404, description = "no such document")))]
-pub async fn remove_document(State(state): State<AppState>, ProjectKey(project): ProjectKey, Path((index_id, doc_id)): Path<(String, String)>) -> AppResult<Json<Value>> {
+pub async fn remove_document(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    Path((index_id, doc_id)): Path<(String, String)>,
+) -> AppResult<Json<Value>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let id = parse_id(&doc_id, "document")?;
     documents::delete(&state.db, index.id, id).await?;
@@ -139,13 +219,19 @@ pub async fn remove_document(State(state): State<AppState>, ProjectKey(project):
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/search", tag = "knowledge base", security(("api_key" = [])),
     request_body(content = serde_json::Value, description = "`{query, top_k? (1-20, default 5)}`"),
     responses((status = 200, description = "`{results: [{document_id, chunk_content, score, metadata}]}`"), (status = 404, description = "no such index"), (status = 422, description = "invalid query or top_k")))]
-pub async fn search_index(State(state): State<AppState>, ProjectKey(project): ProjectKey, Path(index_id): Path<String>, JsonBody(mut input): JsonBody) -> AppResult<Json<Value>> {
+pub async fn search_index(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    Path(index_id): Path<String>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<Json<Value>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let query = input.string("query", 1, 2_000);
     let top_k = input.opt_int("top_k", 1, 20).unwrap_or(5);
     input.finish()?;
-    let vector = state.embed_query(&index.embedding_model, &query.unwrap_or_default()).await?;
+    let vector = state
+        .embed_query(&index.embedding_model, &query.unwrap_or_default())
+        .await?;
     let results: Vec<SearchResult> = search::search(&state.db, &index, &vector, top_k).await?;
     Ok(Json(json!({ "results": results })))
 }
-

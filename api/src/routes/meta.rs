@@ -17,7 +17,10 @@ pub fn api_router() -> Router<AppState> {
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/healthz", get(|| async { Json(json!({ "status": "ok" })) }))
+        .route(
+            "/healthz",
+            get(|| async { Json(json!({ "status": "ok" })) }),
+        )
         .route("/readyz", get(ready))
         .route("/docs", get(docs))
         .route("/docs.js", get(docs_js))
@@ -29,9 +32,16 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 
 /// Ready when Postgres and Redis answer; 503 naming the failing dependency otherwise.
 async fn ready(State(state): State<AppState>) -> Response {
-    let db = sqlx::query_scalar::<_, i32>("select 1").fetch_one(&state.db).await.is_ok();
+    let db = sqlx::query_scalar::<_, i32>("select 1")
+        .fetch_one(&state.db)
+        .await
+        .is_ok();
     let redis = state.queue.ping().await;
-    let status = if db && redis { StatusCode::OK } else { StatusCode::SERVICE_UNAVAILABLE };
+    let status = if db && redis {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
     (status, Json(json!({ "postgres": db, "redis": redis }))).into_response()
 }
 
@@ -41,5 +51,11 @@ async fn docs() -> Html<&'static str> {
 }
 
 async fn docs_js() -> impl IntoResponse {
-    ([(axum::http::header::CONTENT_TYPE, "text/javascript; charset=utf-8")], include_str!("../../assets/docs.js"))
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/javascript; charset=utf-8",
+        )],
+        include_str!("../../assets/docs.js"),
+    )
 }

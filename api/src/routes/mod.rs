@@ -24,8 +24,18 @@ use crate::state::AppState;
 pub fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST, Method::PATCH, Method::DELETE, Method::OPTIONS])
-        .allow_headers([header::CONTENT_TYPE, header::AUTHORIZATION, HeaderName::from_static("x-project-key")])
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PATCH,
+            Method::DELETE,
+            Method::OPTIONS,
+        ])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::AUTHORIZATION,
+            HeaderName::from_static("x-project-key"),
+        ])
         .max_age(std::time::Duration::from_secs(86_400))
 }
 
@@ -46,7 +56,11 @@ pub async fn not_found() -> AppError {
 }
 
 pub async fn method_not_allowed() -> AppError {
-    AppError::client(axum::http::StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this method is not allowed here")
+    AppError::client(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this method is not allowed here",
+    )
 }
 
 #[derive(OpenApi)]
@@ -72,10 +86,18 @@ struct Security;
 impl Modify for Security {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
         let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Project-Key"))));
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Project-Key"))),
+        );
         components.add_security_scheme(
             "session",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("st_...").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("st_...")
+                    .build(),
+            ),
         );
     }
 }

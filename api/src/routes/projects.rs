@@ -23,36 +23,60 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(post, path = "/v1/projects", tag = "projects", security(("session" = [])),
     request_body(content = serde_json::Value, description = "`{name, slug}`"),
     responses((status = 201, body = Project), (status = 409, description = "slug taken"), (status = 422, description = "invalid name or slug")))]
-pub async fn create(State(state): State<AppState>, session: SessionUser, JsonBody(mut input): JsonBody) -> AppResult<(StatusCode, Json<Project>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    session: SessionUser,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<(StatusCode, Json<Project>)> {
     let name = input.string("name", 1, 100);
     let slug = input.string("slug", 1, 48);
     if let Some(s) = &slug {
         if !projects::is_valid_slug(s) {
-            input.error("slug", "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit");
+            input.error(
+                "slug",
+                "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
+            );
         }
     }
     input.finish()?;
-    let project = projects::create(&state.db, session.user.id, &name.unwrap_or_default(), &slug.unwrap_or_default()).await?;
+    let project = projects::create(
+        &state.db,
+        session.user.id,
+        &name.unwrap_or_default(),
+        &slug.unwrap_or_default(),
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(project)))
 }
 
 /// The caller's own projects.
 #[utoipa::path(get, path = "/v1/projects", tag = "projects", security(("session" = [])), responses((status = 200, description = "`{data: [project]}`")))]
-pub async fn list(State(state): State<AppState>, session: SessionUser) -> AppResult<Json<serde_json::Value>> {
+pub async fn list(
+    State(state): State<AppState>,
+    session: SessionUser,
+) -> AppResult<Json<serde_json::Value>> {
     let data = projects::list_owned(&state.db, session.user.id).await?;
     Ok(Json(json!({ "data": data })))
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project_id}", tag = "projects", security(("session" = [])),
     responses((status = 200, body = Project), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
-pub async fn show(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>) -> AppResult<Json<Project>> {
+pub async fn show(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+) -> AppResult<Json<Project>> {
     Ok(Json(owned(&state, &session, &id).await?))
 }
 
 /// Issues a new API key; the old one answers 401 from then on.
 #[utoipa::path(post, path = "/v1/projects/{project_id}/api-key/rotate", tag = "projects", security(("session" = [])),
     responses((status = 200, body = Project), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
-pub async fn rotate(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>) -> AppResult<Json<Project>> {
+pub async fn rotate(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+) -> AppResult<Json<Project>> {
     let project = owned(&state, &session, &id).await?;
     Ok(Json(projects::rotate_key(&state.db, project.id).await?))
 }
@@ -60,7 +84,11 @@ pub async fn rotate(State(state): State<AppState>, session: SessionUser, Path(id
 /// Deletes the project and everything in it.
 #[utoipa::path(delete, path = "/v1/projects/{project_id}", tag = "projects", security(("session" = [])),
     responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
-pub async fn delete(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>) -> AppResult<Json<serde_json::Value>> {
+pub async fn delete(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+) -> AppResult<Json<serde_json::Value>> {
     let project = owned(&state, &session, &id).await?;
     projects::delete(&state.db, project.id).await?;
     Ok(deleted(project.id))
@@ -86,4 +114,3 @@ pub async fn owned_by_query(
 pub fn deleted(id: uuid::Uuid) -> Json<serde_json::Value> {
     Json(json!({ "id": id, "deleted": true }))
 }
-

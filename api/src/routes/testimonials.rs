@@ -31,9 +31,16 @@ pub fn router() -> Router<AppState> {
 #[utoipa::path(post, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
     request_body(content = serde_json::Value, description = "`{author_name, author_email, content, rating, author_title?, tweet_url?}`"),
     responses((status = 201, body = Testimonial), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
-pub async fn create(State(state): State<AppState>, ProjectKey(project): ProjectKey, JsonBody(input): JsonBody) -> AppResult<(StatusCode, Json<Testimonial>)> {
+pub async fn create(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<Testimonial>)> {
     let new = NewTestimonial::parse(input)?;
-    Ok((StatusCode::CREATED, Json(testimonials::create(&state.db, project.id, new).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(testimonials::create(&state.db, project.id, new).await?),
+    ))
 }
 
 /// The public form's submission, without a key: rate-limited per IP, with a honeypot field.
@@ -49,11 +56,18 @@ pub async fn create_public(
 ) -> AppResult<(StatusCode, Json<Testimonial>)> {
     let ip = state.client_ip(peer, &headers);
     if let Err(not_until) = state.form_limiter.check_key(&ip) {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()));
-        return Err(AppError::RateLimited { retry_after_secs: wait.as_secs().max(1) });
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(
+            &governor::clock::DefaultClock::default(),
+        ));
+        return Err(AppError::RateLimited {
+            retry_after_secs: wait.as_secs().max(1),
+        });
     }
     let project = projects::by_slug(&state.db, &slug).await?;
-    let bot = input.raw(HONEYPOT_FIELD).and_then(|v| v.as_str()).is_some_and(|s| !s.trim().is_empty());
+    let bot = input
+        .raw(HONEYPOT_FIELD)
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| !s.trim().is_empty());
     let new = NewTestimonial::parse(input)?;
     if bot {
         // Answer as if accepted, so the bot learns nothing; keep nothing.
@@ -81,8 +95,15 @@ pub async fn create_public(
 /// Approved testimonials only, for the project's site.
 #[utoipa::path(get, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
     responses((status = 200, description = "`{data: [testimonial]}`"), (status = 401, description = "bad API key")))]
-pub async fn list_approved(State(state): State<AppState>, ProjectKey(project): ProjectKey) -> AppResult<Json<serde_json::Value>> {
-    let data: Vec<Testimonial> = testimonials::list(&state.db, project.id, true).await?.into_iter().map(Testimonial::public).collect();
+pub async fn list_approved(
+    State(state): State<AppState>,
+    ProjectKey(project): ProjectKey,
+) -> AppResult<Json<serde_json::Value>> {
+    let data: Vec<Testimonial> = testimonials::list(&state.db, project.id, true)
+        .await?
+        .into_iter()
+        .map(Testimonial::public)
+        .collect();
     Ok(Json(json!({ "data": data })))
 }
 
@@ -90,7 +111,11 @@ pub async fn list_approved(State(state): State<AppState>, ProjectKey(project): P
 #[utoipa::path(get, path = "/v1/testimonials/all", tag = "testimonials", security(("session" = [])),
     params(("project_id" = String, Query)),
     responses((status = 200, description = "`{data, stats: {total, pending, approved, rejected, average_rating}}`"), (status = 403, description = "not the owner")))]
-pub async fn list_all(State(state): State<AppState>, session: SessionUser, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<serde_json::Value>> {
+pub async fn list_all(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<serde_json::Value>> {
     let project = owned_by_query(&state, &session, &q).await?;
     let data = testimonials::list(&state.db, project.id, false).await?;
     let stats = testimonials::stats(&state.db, project.id).await?;
@@ -113,13 +138,20 @@ pub async fn moderate(
     let id = parse_id(&id, "testimonial")?;
     let status = input.one_of("status", &["approved", "rejected"]);
     input.finish()?;
-    Ok(Json(testimonials::set_status(&state.db, project.id, id, &status.unwrap_or_default()).await?))
+    Ok(Json(
+        testimonials::set_status(&state.db, project.id, id, &status.unwrap_or_default()).await?,
+    ))
 }
 
 #[utoipa::path(delete, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
     params(("id" = String, Path), ("project_id" = String, Query)),
     responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial")))]
-pub async fn remove(State(state): State<AppState>, session: SessionUser, Path(id): Path<String>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<serde_json::Value>> {
+pub async fn remove(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<serde_json::Value>> {
     let project = owned_by_query(&state, &session, &q).await?;
     let id = parse_id(&id, "testimonial")?;
     testimonials::delete(&state.db, project.id, id).await?;

@@ -17,7 +17,14 @@ async fn malformed_json_is_400_and_changes_nothing() {
         .await
         .unwrap();
     assert_problem(res, StatusCode::BAD_REQUEST, "malformed_json").await;
-    let (_, list) = app.call(Method::GET, "/v1/feedback/by-project/bad-json", Auth::None, None).await;
+    let (_, list) = app
+        .call(
+            Method::GET,
+            "/v1/feedback/by-project/bad-json",
+            Auth::None,
+            None,
+        )
+        .await;
     assert_eq!(list["data"], json!([]));
 }
 
@@ -33,14 +40,26 @@ async fn a_body_without_json_content_type_is_415() {
         .send()
         .await
         .unwrap();
-    assert_problem(res, StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type").await;
+    assert_problem(
+        res,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn a_body_over_the_limit_is_413() {
     let app = spawn_app_with(&["--max-body-bytes", "2048"]).await;
     let (_, project) = app.owner_with_project("big-body").await;
-    let res = app.send(Method::POST, "/v1/feedback", Auth::Key(key(&project)), Some(json!({"title": "x".repeat(4096), "type": "bug"}))).await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(key(&project)),
+            Some(json!({"title": "x".repeat(4096), "type": "bug"})),
+        )
+        .await;
     assert_problem(res, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
 }
 
@@ -48,9 +67,18 @@ async fn a_body_over_the_limit_is_413() {
 async fn a_non_object_body_is_422_and_unknown_routes_404() {
     let app = spawn_app().await;
     let (_, project) = app.owner_with_project("array-body").await;
-    let res = app.send(Method::POST, "/v1/feedback", Auth::Key(key(&project)), Some(json!([1, 2]))).await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(key(&project)),
+            Some(json!([1, 2])),
+        )
+        .await;
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
-    let res = app.send(Method::GET, "/v1/nothing-here", Auth::None, None).await;
+    let res = app
+        .send(Method::GET, "/v1/nothing-here", Auth::None, None)
+        .await;
     assert_problem(res, StatusCode::NOT_FOUND, "not_found").await;
 }
 
@@ -62,23 +90,36 @@ async fn api_key_endpoints_answer_cors_preflight_for_any_origin() {
         .request(Method::OPTIONS, app.url("/v1/feedback"))
         .header("Origin", "https://customer.example")
         .header("Access-Control-Request-Method", "POST")
-        .header("Access-Control-Request-Headers", "x-project-key,content-type")
+        .header(
+            "Access-Control-Request-Headers",
+            "x-project-key,content-type",
+        )
         .send()
         .await
         .unwrap();
     assert!(res.status().is_success());
     assert_eq!(res.headers()["access-control-allow-origin"], "*");
-    let allowed = res.headers()["access-control-allow-headers"].to_str().unwrap().to_ascii_lowercase();
+    let allowed = res.headers()["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
     assert!(allowed.contains("x-project-key"), "{allowed}");
 }
 
 #[tokio::test]
 async fn openapi_document_and_reference_page_are_served() {
     let app = spawn_app().await;
-    let (status, doc) = app.call(Method::GET, "/v1/openapi.json", Auth::None, None).await;
+    let (status, doc) = app
+        .call(Method::GET, "/v1/openapi.json", Auth::None, None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
-    for path in ["/v1/feedback", "/v1/projects", "/v1/testimonials/all", "/v1/changelog/dashboard/{project_id}"] {
+    for path in [
+        "/v1/feedback",
+        "/v1/projects",
+        "/v1/testimonials/all",
+        "/v1/changelog/dashboard/{project_id}",
+    ] {
         assert!(doc["paths"][path].is_object(), "{path} missing");
     }
     let res = app.send(Method::GET, "/docs", Auth::None, None).await;

@@ -28,7 +28,8 @@ pub struct TestApp {
 /// A fresh database named for this test; migrations run when the app starts.
 pub fn fresh_database_url() -> String {
     load_env();
-    let base = std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
+    let base = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
     let mut url = url::Url::parse(&base).expect("DATABASE_URL is a URL");
     url.set_path(&format!("shipmate_test_{}", uuid::Uuid::new_v4().simple()));
     url.to_string()
@@ -42,7 +43,17 @@ pub async fn spawn_app() -> TestApp {
 pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let db_url = fresh_database_url();
     let queue_prefix = format!("shipmate-test-{}", uuid::Uuid::new_v4().simple());
-    let mut args = vec!["shipmate-api", "--database-url", &db_url, "--bind", "127.0.0.1:0", "--db-pool", "8", "--queue-prefix", &queue_prefix];
+    let mut args = vec![
+        "shipmate-api",
+        "--database-url",
+        &db_url,
+        "--bind",
+        "127.0.0.1:0",
+        "--db-pool",
+        "8",
+        "--queue-prefix",
+        &queue_prefix,
+    ];
     if !extra.contains(&"--dev-login") {
         args.extend_from_slice(&["--dev-login", "1"]);
     }
@@ -51,8 +62,16 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let app = Application::build(settings).await.expect("the app starts");
     let base = format!("http://{}", app.addr());
     tokio::spawn(app.run_until_stopped());
-    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client");
-    TestApp { base, client, db_url, queue_prefix }
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("client");
+    TestApp {
+        base,
+        client,
+        db_url,
+        queue_prefix,
+    }
 }
 
 impl TestApp {
@@ -62,7 +81,13 @@ impl TestApp {
 
     /// Signs in through the development login; returns the session token.
     pub async fn login(&self, email: &str) -> String {
-        let res = self.client.post(self.url("/v1/auth/dev-login")).json(&json!({ "email": email, "name": "Tester" })).send().await.expect("request");
+        let res = self
+            .client
+            .post(self.url("/v1/auth/dev-login"))
+            .json(&json!({ "email": email, "name": "Tester" }))
+            .send()
+            .await
+            .expect("request");
         assert_eq!(res.status(), StatusCode::OK);
         let body: Value = res.json().await.expect("json");
         body["token"].as_str().expect("token").to_owned()
@@ -76,12 +101,25 @@ impl TestApp {
     }
 
     pub async fn create_project(&self, token: &str, slug: &str) -> Value {
-        let res = self.send(Method::POST, "/v1/projects", Auth::Session(token), Some(json!({ "name": format!("Project {slug}"), "slug": slug }))).await;
+        let res = self
+            .send(
+                Method::POST,
+                "/v1/projects",
+                Auth::Session(token),
+                Some(json!({ "name": format!("Project {slug}"), "slug": slug })),
+            )
+            .await;
         assert_eq!(res.status(), StatusCode::CREATED);
         res.json().await.expect("json")
     }
 
-    pub async fn send(&self, method: Method, path: &str, auth: Auth<'_>, body: Option<Value>) -> Response {
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        auth: Auth<'_>,
+        body: Option<Value>,
+    ) -> Response {
         let mut req = self.client.request(method, self.url(path));
         req = match auth {
             Auth::None => req,
@@ -95,7 +133,13 @@ impl TestApp {
     }
 
     /// Sends and returns (status, JSON body).
-    pub async fn call(&self, method: Method, path: &str, auth: Auth<'_>, body: Option<Value>) -> (StatusCode, Value) {
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        auth: Auth<'_>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
         let res = self.send(method, path, auth, body).await;
         let status = res.status();
         let body = res.json().await.unwrap_or(Value::Null);
@@ -113,7 +157,12 @@ pub enum Auth<'a> {
 /// Asserts a problem+json error with the given status and code.
 pub async fn assert_problem(res: Response, status: StatusCode, code: &str) -> Value {
     assert_eq!(res.status(), status);
-    let ct = res.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let ct = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
     assert_eq!(ct, "application/problem+json");
     let body: Value = res.json().await.expect("problem body");
     assert_eq!(body["code"], code, "{body}");

@@ -1,5 +1,8 @@
 //! HTTP tests: each starts the real app on a free port against its own fresh database.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 mod auth;
 mod changelog;
 mod errors;

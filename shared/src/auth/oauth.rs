@@ -108,9 +108,12 @@ impl OAuthSettings {
                 flavor: Flavor::Oidc,
             });
         }
-        if let (Some(id), Some(auth), Some(token), Some(userinfo)) =
-            (&self.oidc_client_id, &self.oidc_auth_url, &self.oidc_token_url, &self.oidc_userinfo_url)
-        {
+        if let (Some(id), Some(auth), Some(token), Some(userinfo)) = (
+            &self.oidc_client_id,
+            &self.oidc_auth_url,
+            &self.oidc_token_url,
+            &self.oidc_userinfo_url,
+        ) {
             out.push(Provider {
                 id: "oidc",
                 name: self.oidc_name.clone(),
@@ -129,11 +132,19 @@ impl OAuthSettings {
 
 impl Provider {
     pub fn info(&self) -> ProviderInfo {
-        ProviderInfo { id: self.id, name: self.name.clone() }
+        ProviderInfo {
+            id: self.id,
+            name: self.name.clone(),
+        }
     }
 
     /// Where to send the browser, with PKCE S256 and our `state`.
-    pub fn authorize_url(&self, redirect_uri: &str, state: &str, verifier: &str) -> AppResult<String> {
+    pub fn authorize_url(
+        &self,
+        redirect_uri: &str,
+        state: &str,
+        verifier: &str,
+    ) -> AppResult<String> {
         let mut url = url::Url::parse(&self.auth_url).map_err(|e| AppError::Internal(e.into()))?;
         url.query_pairs_mut()
             .append_pair("response_type", "code")
@@ -147,7 +158,13 @@ impl Provider {
     }
 
     /// Exchanges the code for an access token and reads who signed in.
-    pub async fn identify(&self, http: &reqwest::Client, redirect_uri: &str, code: &str, verifier: &str) -> AppResult<Identity> {
+    pub async fn identify(
+        &self,
+        http: &reqwest::Client,
+        redirect_uri: &str,
+        code: &str,
+        verifier: &str,
+    ) -> AppResult<Identity> {
         let form = [
             ("grant_type", "authorization_code"),
             ("code", code),
@@ -166,7 +183,10 @@ impl Provider {
             .await
             .map_err(provider_down)?;
         if !res.status().is_success() {
-            return Err(AppError::unauthorized(format!("the identity provider refused the code ({})", res.status())));
+            return Err(AppError::unauthorized(format!(
+                "the identity provider refused the code ({})",
+                res.status()
+            )));
         }
         #[derive(Deserialize)]
         struct TokenResponse {
@@ -192,17 +212,31 @@ impl Provider {
                     Some(e) => Some(e.to_owned()),
                     None => self.github_primary_email(http, &access).await?,
                 };
-                let name = info["name"].as_str().or(info["login"].as_str()).map(str::to_owned);
+                let name = info["name"]
+                    .as_str()
+                    .or(info["login"].as_str())
+                    .map(str::to_owned);
                 (info["id"].as_i64().map(|i| i.to_string()), email, name)
             }
         };
         match (subject, email) {
-            (Some(subject), Some(email)) => Ok(Identity { subject, email, name }),
-            _ => Err(AppError::unauthorized("the identity provider did not share an id and an email address")),
+            (Some(subject), Some(email)) => Ok(Identity {
+                subject,
+                email,
+                name,
+            }),
+            _ => Err(AppError::unauthorized(
+                "the identity provider did not share an id and an email address",
+            )),
         }
     }
 
-    async fn get_json(&self, http: &reqwest::Client, url: &str, access: &str) -> AppResult<serde_json::Value> {
+    async fn get_json(
+        &self,
+        http: &reqwest::Client,
+        url: &str,
+        access: &str,
+    ) -> AppResult<serde_json::Value> {
         let res = http
             .get(url)
             .bearer_auth(access)
@@ -212,16 +246,27 @@ impl Provider {
             .await
             .map_err(provider_down)?;
         if !res.status().is_success() {
-            return Err(AppError::unauthorized(format!("the identity provider refused the token ({})", res.status())));
+            return Err(AppError::unauthorized(format!(
+                "the identity provider refused the token ({})",
+                res.status()
+            )));
         }
         res.json().await.map_err(provider_down)
     }
 
-    async fn github_primary_email(&self, http: &reqwest::Client, access: &str) -> AppResult<Option<String>> {
-        let emails = self.get_json(http, "https://api.github.com/user/emails", access).await?;
+    async fn github_primary_email(
+        &self,
+        http: &reqwest::Client,
+        access: &str,
+    ) -> AppResult<Option<String>> {
+        let emails = self
+            .get_json(http, "https://api.github.com/user/emails", access)
+            .await?;
         Ok(emails.as_array().and_then(|list| {
             list.iter()
-                .find(|e| e["primary"].as_bool() == Some(true) && e["verified"].as_bool() == Some(true))
+                .find(|e| {
+                    e["primary"].as_bool() == Some(true) && e["verified"].as_bool() == Some(true)
+                })
                 .and_then(|e| e["email"].as_str().map(str::to_owned))
         }))
     }
@@ -232,7 +277,9 @@ fn provider_down(e: reqwest::Error) -> AppError {
 }
 
 fn serde_urlencode(pairs: &[(&str, &str)]) -> String {
-    url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish()
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
 }
 
 pub fn pkce_challenge(verifier: &str) -> String {
@@ -242,14 +289,24 @@ pub fn pkce_challenge(verifier: &str) -> String {
 /// Where the flow ends: the dashboard (a path on this service) or the CLI's loopback listener.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Destination {
-    Dashboard { redirect_to: String },
-    Cli { callback: String, state: Option<String> },
+    Dashboard {
+        redirect_to: String,
+    },
+    Cli {
+        callback: String,
+        state: Option<String>,
+    },
 }
 
 /// A dashboard destination is a local path (never `//host`); a CLI one a loopback `http` URL (RFC 8252).
-pub fn parse_destination(redirect_to: Option<&str>, cli_callback: Option<&str>, cli_state: Option<&str>) -> AppResult<Destination> {
+pub fn parse_destination(
+    redirect_to: Option<&str>,
+    cli_callback: Option<&str>,
+    cli_state: Option<&str>,
+) -> AppResult<Destination> {
     if let Some(cb) = cli_callback {
-        let url = url::Url::parse(cb).map_err(|_| AppError::invalid("validation_failed", "cli_callback", "must be a URL"))?;
+        let url = url::Url::parse(cb)
+            .map_err(|_| AppError::invalid("validation_failed", "cli_callback", "must be a URL"))?;
         let loopback = matches!(url.host_str(), Some("127.0.0.1") | Some("localhost"));
         if url.scheme() != "http" || !loopback || url.port().is_none() {
             return Err(AppError::invalid(
@@ -258,17 +315,31 @@ pub fn parse_destination(redirect_to: Option<&str>, cli_callback: Option<&str>, 
                 "must be http://127.0.0.1:<port>/... or http://localhost:<port>/...",
             ));
         }
-        return Ok(Destination::Cli { callback: cb.to_owned(), state: cli_state.map(str::to_owned) });
+        return Ok(Destination::Cli {
+            callback: cb.to_owned(),
+            state: cli_state.map(str::to_owned),
+        });
     }
     let path = redirect_to.unwrap_or("/dashboard");
     if !path.starts_with('/') || path.starts_with("//") || path.contains('\\') {
-        return Err(AppError::invalid("validation_failed", "redirect_to", "must be a path on this service"));
+        return Err(AppError::invalid(
+            "validation_failed",
+            "redirect_to",
+            "must be a path on this service",
+        ));
     }
-    Ok(Destination::Dashboard { redirect_to: path.to_owned() })
+    Ok(Destination::Dashboard {
+        redirect_to: path.to_owned(),
+    })
 }
 
 /// Remembers a started flow for ten minutes; returns our `state`.
-pub async fn save_state(db: &PgPool, provider: &str, verifier: &str, dest: &Destination) -> AppResult<String> {
+pub async fn save_state(
+    db: &PgPool,
+    provider: &str,
+    verifier: &str,
+    dest: &Destination,
+) -> AppResult<String> {
     let state = random_token("", 32);
     let (redirect_to, cli_callback, cli_state) = match dest {
         Destination::Dashboard { redirect_to } => (Some(redirect_to.as_str()), None, None),
@@ -290,7 +361,11 @@ pub async fn save_state(db: &PgPool, provider: &str, verifier: &str, dest: &Dest
 }
 
 /// Takes a started flow back (once): its verifier and destination.
-pub async fn take_state(db: &PgPool, provider: &str, state: &str) -> AppResult<(String, Destination)> {
+pub async fn take_state(
+    db: &PgPool,
+    provider: &str,
+    state: &str,
+) -> AppResult<(String, Destination)> {
     #[derive(sqlx::FromRow)]
     struct Row {
         code_verifier: String,
@@ -308,8 +383,13 @@ pub async fn take_state(db: &PgPool, provider: &str, state: &str) -> AppResult<(
     .await?
     .ok_or_else(|| AppError::unauthorized("unknown or expired sign-in state"))?;
     let dest = match row.cli_callback {
-        Some(callback) => Destination::Cli { callback, state: row.cli_state },
-        None => Destination::Dashboard { redirect_to: row.redirect_to.unwrap_or_else(|| "/dashboard".into()) },
+        Some(callback) => Destination::Cli {
+            callback,
+            state: row.cli_state,
+        },
+        None => Destination::Dashboard {
+            redirect_to: row.redirect_to.unwrap_or_else(|| "/dashboard".into()),
+        },
     };
     Ok((row.code_verifier, dest))
 }
@@ -338,7 +418,9 @@ mod tests {
         assert!(parse_destination(Some("//evil.example"), None, None).is_err());
         assert_eq!(
             parse_destination(Some("/dashboard/x"), None, None).unwrap(),
-            Destination::Dashboard { redirect_to: "/dashboard/x".into() }
+            Destination::Dashboard {
+                redirect_to: "/dashboard/x".into()
+            }
         );
     }
 }

@@ -35,9 +35,11 @@ pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<User>>
 }
 
 pub async fn revoke(db: &PgPool, token: &str) -> AppResult<()> {
-    sqlx::query("update sessions set revoked_at = now() where token_hash = $1 and revoked_at is null")
-        .bind(hash_token(token))
-        .execute(db)
-        .await?;
+    sqlx::query(
+        "update sessions set revoked_at = now() where token_hash = $1 and revoked_at is null",
+    )
+    .bind(hash_token(token))
+    .execute(db)
+    .await?;
     Ok(())
 }

@@ -29,7 +29,13 @@ pub async fn upsert_by_email(db: &PgPool, email: &str, name: Option<&str>) -> Ap
 
 /// Signs in through an identity provider: the (provider, subject) pair is the stable identity,
 /// linked on first use to the user with that email.
-pub async fn upsert_identity(db: &PgPool, provider: &str, subject: &str, email: &str, name: Option<&str>) -> AppResult<User> {
+pub async fn upsert_identity(
+    db: &PgPool,
+    provider: &str,
+    subject: &str,
+    email: &str,
+    name: Option<&str>,
+) -> AppResult<User> {
     let existing = sqlx::query_as::<_, User>(
         "select u.id, u.email, u.name from identities i join users u on u.id = i.user_id
          where i.provider = $1 and i.subject = $2",

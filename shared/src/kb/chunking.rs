@@ -16,21 +16,40 @@ pub fn chunk(content: &str, tokenizer: Option<&Tokenizer>, max_tokens: usize) ->
     let markdown = looks_like_markdown(content);
     let chunks: Vec<String> = match tokenizer {
         Some(t) => split(content, config(size, overlap).with_sizer(t), markdown),
-        None => split(content, config(size * CHARS_PER_TOKEN, overlap * CHARS_PER_TOKEN), markdown),
+        None => split(
+            content,
+            config(size * CHARS_PER_TOKEN, overlap * CHARS_PER_TOKEN),
+            markdown,
+        ),
     };
-    chunks.into_iter().filter(|c| !c.trim().is_empty()).collect()
+    chunks
+        .into_iter()
+        .filter(|c| !c.trim().is_empty())
+        .collect()
 }
 
 fn config(size: usize, overlap: usize) -> ChunkConfig<text_splitter::Characters> {
     // `overlap < size` always holds here; the fallback only keeps this total.
-    ChunkConfig::new(size).with_overlap(overlap).unwrap_or_else(|_| ChunkConfig::new(size))
+    ChunkConfig::new(size)
+        .with_overlap(overlap)
+        .unwrap_or_else(|_| ChunkConfig::new(size))
 }
 
-fn split<S: text_splitter::ChunkSizer>(content: &str, config: ChunkConfig<S>, markdown: bool) -> Vec<String> {
+fn split<S: text_splitter::ChunkSizer>(
+    content: &str,
+    config: ChunkConfig<S>,
+    markdown: bool,
+) -> Vec<String> {
     if markdown {
-        MarkdownSplitter::new(config).chunks(content).map(str::to_owned).collect()
+        MarkdownSplitter::new(config)
+            .chunks(content)
+            .map(str::to_owned)
+            .collect()
     } else {
-        TextSplitter::new(config).chunks(content).map(str::to_owned).collect()
+        TextSplitter::new(config)
+            .chunks(content)
+            .map(str::to_owned)
+            .collect()
     }
 }
 
@@ -38,7 +57,11 @@ fn split<S: text_splitter::ChunkSizer>(content: &str, config: ChunkConfig<S>, ma
 pub fn looks_like_markdown(content: &str) -> bool {
     content.lines().take(200).any(|l| {
         let l = l.trim_start();
-        l.starts_with("# ") || l.starts_with("## ") || l.starts_with("```") || l.starts_with("- ") || l.starts_with("* ")
+        l.starts_with("# ")
+            || l.starts_with("## ")
+            || l.starts_with("```")
+            || l.starts_with("- ")
+            || l.starts_with("* ")
     })
 }
 
@@ -48,11 +71,17 @@ mod tests {
 
     #[test]
     fn long_text_splits_with_overlap_and_short_text_stays_whole() {
-        let text = (0..400).map(|i| format!("Sentence number {i} talks about things.")).collect::<Vec<_>>().join(" ");
+        let text = (0..400)
+            .map(|i| format!("Sentence number {i} talks about things."))
+            .collect::<Vec<_>>()
+            .join(" ");
         let chunks = chunk(&text, None, 256);
         assert!(chunks.len() > 5);
         assert!(chunks.iter().all(|c| c.len() <= 800));
-        assert_eq!(chunk("Just one line.", None, 256), vec!["Just one line.".to_string()]);
+        assert_eq!(
+            chunk("Just one line.", None, 256),
+            vec!["Just one line.".to_string()]
+        );
         assert!(chunk("   ", None, 256).is_empty());
     }
 

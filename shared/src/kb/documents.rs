@@ -26,7 +26,12 @@ pub struct Document {
 const COLUMNS: &str = "id, index_id, chunks_created, status, error, metadata, created_at";
 
 /// Stores the document and its chunks as `pending` in one transaction.
-pub async fn create(db: &PgPool, index: &Index, metadata: serde_json::Value, chunks: Vec<String>) -> AppResult<Document> {
+pub async fn create(
+    db: &PgPool,
+    index: &Index,
+    metadata: serde_json::Value,
+    chunks: Vec<String>,
+) -> AppResult<Document> {
     let id = Uuid::now_v7();
     let mut tx = db.begin().await?;
     let doc = sqlx::query_as::<_, Document>(&format!(
@@ -59,7 +64,12 @@ pub async fn create(db: &PgPool, index: &Index, metadata: serde_json::Value, chu
 }
 
 /// A page of documents, newest first, and the total.
-pub async fn list(db: &PgPool, index_id: Uuid, page: i64, per_page: i64) -> AppResult<(Vec<Document>, i64)> {
+pub async fn list(
+    db: &PgPool,
+    index_id: Uuid,
+    page: i64,
+    per_page: i64,
+) -> AppResult<(Vec<Document>, i64)> {
     let data = sqlx::query_as::<_, Document>(&format!(
         "select {COLUMNS} from kb_documents where index_id = $1 order by created_at desc, id desc limit $2 offset $3"
     ))
@@ -68,22 +78,31 @@ pub async fn list(db: &PgPool, index_id: Uuid, page: i64, per_page: i64) -> AppR
     .bind((page - 1) * per_page)
     .fetch_all(db)
     .await?;
-    let total: i64 = sqlx::query_scalar("select count(*) from kb_documents where index_id = $1").bind(index_id).fetch_one(db).await?;
+    let total: i64 = sqlx::query_scalar("select count(*) from kb_documents where index_id = $1")
+        .bind(index_id)
+        .fetch_one(db)
+        .await?;
     Ok((data, total))
 }
 
 pub async fn get(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<Document> {
-    sqlx::query_as::<_, Document>(&format!("select {COLUMNS} from kb_documents where index_id = $1 and id = $2"))
-        .bind(index_id)
-        .bind(id)
-        .fetch_optional(db)
-        .await?
-        .ok_or_else(|| AppError::not_found("document"))
+    sqlx::query_as::<_, Document>(&format!(
+        "select {COLUMNS} from kb_documents where index_id = $1 and id = $2"
+    ))
+    .bind(index_id)
+    .bind(id)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("document"))
 }
 
 /// Deletes the document and all its chunks; a queued embedding job for it then finds nothing to do.
 pub async fn delete(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from kb_documents where index_id = $1 and id = $2").bind(index_id).bind(id).execute(db).await?;
+    let done = sqlx::query("delete from kb_documents where index_id = $1 and id = $2")
+        .bind(index_id)
+        .bind(id)
+        .execute(db)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("document"));
     }
@@ -158,13 +177,21 @@ pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
     .bind(documents)
     .fetch_all(&mut *tx)
     .await?;
-    sqlx::query("update kb_chunks set ready = true where document_id = any($1)").bind(&ready).execute(&mut *tx).await?;
+    sqlx::query("update kb_chunks set ready = true where document_id = any($1)")
+        .bind(&ready)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(ready.len() as u64)
 }
 
 /// After a failed attempt: back off and retry, or after `max_attempts` mark the document `failed`.
-pub async fn record_failure(db: &PgPool, documents: &[Uuid], error: &str, max_attempts: i32) -> AppResult<()> {
+pub async fn record_failure(
+    db: &PgPool,
+    documents: &[Uuid],
+    error: &str,
+    max_attempts: i32,
+) -> AppResult<()> {
     sqlx::query(
         "update kb_documents set
             status = case when attempts >= $3 then 'failed' else status end,

@@ -29,26 +29,55 @@ const SELECT: &str = "select i.id, i.project_id, i.name, i.embedding_model, i.di
 
 /// Creates an index. The project's first index locks the project to its model; later ones must
 /// use the same (or name none). The project row is locked so two first indexes cannot race.
-pub async fn create(db: &PgPool, models: &Registry, project_id: Uuid, name: &str, model: Option<&str>, external_id: Option<&str>) -> AppResult<Index> {
+pub async fn create(
+    db: &PgPool,
+    models: &Registry,
+    project_id: Uuid,
+    name: &str,
+    model: Option<&str>,
+    external_id: Option<&str>,
+) -> AppResult<Index> {
     let mut tx = db.begin().await?;
-    let locked: Option<String> = sqlx::query_scalar("select embedding_model from projects where id = $1 for update")
-        .bind(project_id)
-        .fetch_one(&mut *tx)
-        .await?;
+    let locked: Option<String> =
+        sqlx::query_scalar("select embedding_model from projects where id = $1 for update")
+            .bind(project_id)
+            .fetch_one(&mut *tx)
+            .await?;
     let model = match (locked, model) {
         (Some(l), Some(m)) if l != m => {
-            return Err(AppError::conflict("embedding_model_locked", format!("this project is locked to the embedding model {l}")));
+            return Err(AppError::conflict(
+                "embedding_model_locked",
+                format!("this project is locked to the embedding model {l}"),
+            ));
         }
         (Some(l), _) => l,
         (None, None) => {
-            return Err(AppError::invalid("embedding_model_required", "embedding_model", "is required on the project's first index"));
+            return Err(AppError::invalid(
+                "embedding_model_required",
+                "embedding_model",
+                "is required on the project's first index",
+            ));
         }
         (None, Some(m)) => {
-            let info = models.info(m).ok_or_else(|| AppError::invalid("unknown_model", "embedding_model", "is not in GET /v1/indexes/models"))?;
+            let info = models.info(m).ok_or_else(|| {
+                AppError::invalid(
+                    "unknown_model",
+                    "embedding_model",
+                    "is not in GET /v1/indexes/models",
+                )
+            })?;
             if !info.available {
-                return Err(AppError::invalid("model_unavailable", "embedding_model", "is not available on this deployment"));
+                return Err(AppError::invalid(
+                    "model_unavailable",
+                    "embedding_model",
+                    "is not available on this deployment",
+                ));
             }
-            sqlx::query("update projects set embedding_model = $2 where id = $1").bind(project_id).bind(m).execute(&mut *tx).await?;
+            sqlx::query("update projects set embedding_model = $2 where id = $1")
+                .bind(project_id)
+                .bind(m)
+                .execute(&mut *tx)
+                .await?;
             m.to_owned()
         }
     };
@@ -69,10 +98,12 @@ pub async fn create(db: &PgPool, models: &Registry, project_id: Uuid, name: &str
 }
 
 pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<Index>> {
-    Ok(sqlx::query_as::<_, Index>(&format!("{SELECT} where i.project_id = $1 order by i.created_at"))
-        .bind(project_id)
-        .fetch_all(db)
-        .await?)
+    Ok(sqlx::query_as::<_, Index>(&format!(
+        "{SELECT} where i.project_id = $1 order by i.created_at"
+    ))
+    .bind(project_id)
+    .fetch_all(db)
+    .await?)
 }
 
 /// The index, if it belongs to the project; another project's index is a 404.
@@ -86,7 +117,11 @@ pub async fn get(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Index> {
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from kb_indexes where project_id = $1 and id = $2").bind(project_id).bind(id).execute(db).await?;
+    let done = sqlx::query("delete from kb_indexes where project_id = $1 and id = $2")
+        .bind(project_id)
+        .bind(id)
+        .execute(db)
+        .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("index"));
     }

@@ -45,7 +45,9 @@ pub const MANIFEST: &str = "shipmate-model.json";
 
 /// Model folders under `dir` that hold a manifest, a model and a tokenizer.
 pub fn scan(dir: &Path) -> Vec<(Manifest, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut found: Vec<(Manifest, PathBuf)> = entries
         .flatten()
         .map(|e| e.path())
@@ -71,10 +73,14 @@ fn environment(dylib: Option<&Path>) -> anyhow::Result<&'static ort::environment
     static ENV: OnceLock<Result<ort::environment::Environment, String>> = OnceLock::new();
     ENV.get_or_init(|| {
         let builder = match dylib {
-            Some(p) => ort::init_from(p).map_err(|e| format!("loading ONNX Runtime from {}: {e}", p.display()))?,
+            Some(p) => ort::init_from(p)
+                .map_err(|e| format!("loading ONNX Runtime from {}: {e}", p.display()))?,
             None => ort::init(),
         };
-        builder.with_name("shipmate").build().map_err(|e| e.to_string())
+        builder
+            .with_name("shipmate")
+            .build()
+            .map_err(|e| e.to_string())
     })
     .as_ref()
     .map_err(|e| anyhow!("{e}"))
@@ -96,16 +102,25 @@ struct Inner {
 impl LocalModel {
     pub fn load(manifest: Manifest, folder: &Path, dylib: Option<&Path>) -> anyhow::Result<Self> {
         let env = environment(dylib)?;
-        let mut sizer = Tokenizer::from_file(folder.join("tokenizer.json")).map_err(|e| anyhow!("tokenizer: {e}"))?;
+        let mut sizer = Tokenizer::from_file(folder.join("tokenizer.json"))
+            .map_err(|e| anyhow!("tokenizer: {e}"))?;
         // The shipped tokenizer.json may pin its own truncation and fixed padding; the manifest rules.
         sizer.with_truncation(None).map_err(|e| anyhow!("{e}"))?;
         sizer.with_padding(None);
         let mut runner = sizer.clone();
         runner
-            .with_truncation(Some(TruncationParams { max_length: manifest.max_tokens, ..Default::default() }))
+            .with_truncation(Some(TruncationParams {
+                max_length: manifest.max_tokens,
+                ..Default::default()
+            }))
             .map_err(|e| anyhow!("{e}"))?;
-        runner.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
-        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        runner.with_padding(Some(PaddingParams {
+            strategy: PaddingStrategy::BatchLongest,
+            ..Default::default()
+        }));
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         let session = Session::builder(env)
             .map_err(|e| anyhow!("{e}"))?
             .with_intra_threads(threads)
@@ -113,11 +128,22 @@ impl LocalModel {
             .commit_from_file(folder.join("model.onnx"))
             .map_err(|e| anyhow!("{e}"))
             .with_context(|| format!("loading {}", folder.display()))?;
-        Ok(LocalModel { inner: Arc::new(Inner { manifest, sizer, runner, session: Mutex::new(session) }) })
+        Ok(LocalModel {
+            inner: Arc::new(Inner {
+                manifest,
+                sizer,
+                runner,
+                session: Mutex::new(session),
+            }),
+        })
     }
 
     /// Embeds on the calling thread (callers run it in `spawn_blocking`).
-    pub fn embed_blocking(&self, texts: &[String], kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
+    pub fn embed_blocking(
+        &self,
+        texts: &[String],
+        kind: InputKind,
+    ) -> anyhow::Result<Vec<Vec<f32>>> {
         self.inner.embed(texts, kind)
     }
 }
@@ -128,22 +154,39 @@ impl Inner {
             return Ok(Vec::new());
         }
         let inputs: Vec<String> = match (&self.manifest.query_prefix, kind) {
-            (Some(prefix), InputKind::Query) => texts.iter().map(|t| format!("{prefix}{t}")).collect(),
+            (Some(prefix), InputKind::Query) => {
+                texts.iter().map(|t| format!("{prefix}{t}")).collect()
+            }
             _ => texts.to_vec(),
         };
-        let encodings = self.runner.encode_batch(inputs, true).map_err(|e| anyhow!("tokenize: {e}"))?;
+        let encodings = self
+            .runner
+            .encode_batch(inputs, true)
+            .map_err(|e| anyhow!("tokenize: {e}"))?;
         let batch = encodings.len();
-        let len = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+        let len = encodings
+            .iter()
+            .map(|e| e.get_ids().len())
+            .max()
+            .unwrap_or(0);
         let mut ids = Array2::<i64>::zeros((batch, len));
         let mut mask = Array2::<i64>::zeros((batch, len));
         let types = Array2::<i64>::zeros((batch, len));
         for (row, enc) in encodings.iter().enumerate() {
-            for (col, (&id, &m)) in enc.get_ids().iter().zip(enc.get_attention_mask()).enumerate() {
+            for (col, (&id, &m)) in enc
+                .get_ids()
+                .iter()
+                .zip(enc.get_attention_mask())
+                .enumerate()
+            {
                 ids[[row, col]] = i64::from(id);
                 mask[[row, col]] = i64::from(m);
             }
         }
-        let mut session = self.session.lock().map_err(|_| anyhow!("model session poisoned"))?;
+        let mut session = self
+            .session
+            .lock()
+            .map_err(|_| anyhow!("model session poisoned"))?;
         let outputs = session.run(ort::inputs![
             "input_ids" => TensorRef::from_array_view(&ids)?,
             "attention_mask" => TensorRef::from_array_view(&mask)?,

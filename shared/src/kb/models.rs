@@ -52,9 +52,17 @@ impl Registry {
         let mut models = Vec::new();
         for &(id, dimensions, description) in CATALOGUE {
             let backend = if id.starts_with("provider-a-") {
-                if settings.provider_a_key.is_some() { Backend::ProviderA } else { Backend::None }
+                if settings.provider_a_key.is_some() {
+                    Backend::ProviderA
+                } else {
+                    Backend::None
+                }
             } else if id.starts_with("provider-b-") {
-                if settings.provider_b_key.is_some() { Backend::ProviderB } else { Backend::None }
+                if settings.provider_b_key.is_some() {
+                    Backend::ProviderB
+                } else {
+                    Backend::None
+                }
             } else {
                 match locals.iter().position(|(m, _)| m.id == id) {
                     Some(i) => {
@@ -65,18 +73,33 @@ impl Registry {
                 }
             };
             let available = !matches!(backend, Backend::None);
-            models.push((ModelInfo { id: id.into(), dimensions, description: description.into(), available }, backend));
+            models.push((
+                ModelInfo {
+                    id: id.into(),
+                    dimensions,
+                    description: description.into(),
+                    available,
+                },
+                backend,
+            ));
         }
         for (m, p) in locals {
             let info = ModelInfo {
                 id: m.id.clone(),
                 dimensions: m.dimensions,
-                description: m.description.clone().unwrap_or_else(|| format!("Local ONNX model, {} dimensions", m.dimensions)),
+                description: m
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| format!("Local ONNX model, {} dimensions", m.dimensions)),
                 available: true,
             };
             models.push((info, Backend::Local(m, p)));
         }
-        Registry { settings: settings.clone(), models, loaded: Mutex::new(HashMap::new()) }
+        Registry {
+            settings: settings.clone(),
+            models,
+            loaded: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn list(&self) -> Vec<ModelInfo> {
@@ -89,21 +112,47 @@ impl Registry {
 
     /// The embedder for a model, loaded on first use and kept.
     pub fn embedder(&self, id: &str) -> AppResult<Arc<dyn Embedder>> {
-        if let Some(e) = self.loaded.lock().map_err(|_| anyhow::anyhow!("registry poisoned"))?.get(id) {
+        if let Some(e) = self
+            .loaded
+            .lock()
+            .map_err(|_| anyhow::anyhow!("registry poisoned"))?
+            .get(id)
+        {
             return Ok(e.clone());
         }
-        let (info, backend) = self.models.iter().find(|(m, _)| m.id == id).ok_or_else(|| AppError::not_found("model"))?;
+        let (info, backend) = self
+            .models
+            .iter()
+            .find(|(m, _)| m.id == id)
+            .ok_or_else(|| AppError::not_found("model"))?;
         let s = &self.settings;
         let embedder: Arc<dyn Embedder> = match backend.clone() {
             Backend::Local(manifest, folder) => Arc::new(
                 LocalModel::load(manifest, &folder, s.ort_dylib_path.as_deref())
                     .map_err(|e| AppError::Unavailable(format!("model {id}: {e:#}")))?,
             ),
-            Backend::ProviderA => Arc::new(ProviderA::new(&s.provider_a_url, s.provider_a_key.clone().unwrap_or_default(), id, info.dimensions)),
-            Backend::ProviderB => Arc::new(ProviderB::new(&s.provider_b_url, s.provider_b_key.clone().unwrap_or_default(), id, info.dimensions)),
-            Backend::None => return Err(AppError::Unavailable(format!("model {id} is not available on this deployment"))),
+            Backend::ProviderA => Arc::new(ProviderA::new(
+                &s.provider_a_url,
+                s.provider_a_key.clone().unwrap_or_default(),
+                id,
+                info.dimensions,
+            )),
+            Backend::ProviderB => Arc::new(ProviderB::new(
+                &s.provider_b_url,
+                s.provider_b_key.clone().unwrap_or_default(),
+                id,
+                info.dimensions,
+            )),
+            Backend::None => {
+                return Err(AppError::Unavailable(format!(
+                    "model {id} is not available on this deployment"
+                )))
+            }
         };
-        self.loaded.lock().map_err(|_| anyhow::anyhow!("registry poisoned"))?.insert(id.to_owned(), embedder.clone());
+        self.loaded
+            .lock()
+            .map_err(|_| anyhow::anyhow!("registry poisoned"))?
+            .insert(id.to_owned(), embedder.clone());
         Ok(embedder)
     }
 }

@@ -37,7 +37,10 @@ async fn post_json(make: impl Fn() -> reqwest::RequestBuilder) -> anyhow::Result
             Ok(res) => {
                 let status = res.status();
                 let body = res.text().await.unwrap_or_default();
-                bail!("embedding provider refused the request ({status}): {}", body.chars().take(300).collect::<String>());
+                bail!(
+                    "embedding provider refused the request ({status}): {}",
+                    body.chars().take(300).collect::<String>()
+                );
             }
             Err(e) if last => return Err(e.into()),
             Err(e) => {
@@ -51,7 +54,10 @@ async fn post_json(make: impl Fn() -> reqwest::RequestBuilder) -> anyhow::Result
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap_or_default()
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap_or_default()
 }
 
 /// Provider A: `POST {base}/embeddings` with `{model, input, input_type}`, answering `{data: [{embedding, index}]}`.
@@ -67,7 +73,13 @@ impl ProviderA {
     pub const BATCH: usize = 128;
 
     pub fn new(base: &str, key: Secret, model: &str, dimensions: usize) -> Self {
-        ProviderA { http: client(), base: base.trim_end_matches('/').to_owned(), key, model: model.to_owned(), dimensions }
+        ProviderA {
+            http: client(),
+            base: base.trim_end_matches('/').to_owned(),
+            key,
+            model: model.to_owned(),
+            dimensions,
+        }
     }
 }
 
@@ -82,12 +94,22 @@ impl Embedder for ProviderA {
     }
 
     async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
-        let input_type = if kind == InputKind::Query { "query" } else { "document" };
+        let input_type = if kind == InputKind::Query {
+            "query"
+        } else {
+            "document"
+        };
         let mut out = Vec::with_capacity(texts.len());
         for batch in texts.chunks(Self::BATCH) {
             let body = json!({ "model": self.model, "input": batch, "input_type": input_type, "encoding_format": "float" });
             let url = format!("{}/embeddings", self.base);
-            let answer = post_json(|| self.http.post(&url).bearer_auth(self.key.expose()).json(&body)).await?;
+            let answer = post_json(|| {
+                self.http
+                    .post(&url)
+                    .bearer_auth(self.key.expose())
+                    .json(&body)
+            })
+            .await?;
             let mut data: Vec<(u64, Vec<f32>)> = answer["data"]
                 .as_array()
                 .ok_or_else(|| anyhow!("provider A: no data in the answer"))?
@@ -96,7 +118,11 @@ impl Embedder for ProviderA {
                 .collect();
             data.sort_by_key(|(i, _)| *i);
             if data.len() != batch.len() {
-                bail!("provider A: {} embeddings for {} inputs", data.len(), batch.len());
+                bail!(
+                    "provider A: {} embeddings for {} inputs",
+                    data.len(),
+                    batch.len()
+                );
             }
             out.extend(data.into_iter().map(|(_, v)| v));
         }
@@ -118,7 +144,13 @@ impl ProviderB {
     pub const BATCH: usize = 100;
 
     pub fn new(base: &str, key: Secret, model: &str, dimensions: usize) -> Self {
-        ProviderB { http: client(), base: base.trim_end_matches('/').to_owned(), key, model: model.to_owned(), dimensions }
+        ProviderB {
+            http: client(),
+            base: base.trim_end_matches('/').to_owned(),
+            key,
+            model: model.to_owned(),
+            dimensions,
+        }
     }
 }
 
@@ -133,7 +165,11 @@ impl Embedder for ProviderB {
     }
 
     async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
-        let task = if kind == InputKind::Query { "RETRIEVAL_QUERY" } else { "RETRIEVAL_DOCUMENT" };
+        let task = if kind == InputKind::Query {
+            "RETRIEVAL_QUERY"
+        } else {
+            "RETRIEVAL_DOCUMENT"
+        };
         let model = format!("models/{}", self.model);
         let url = format!("{}/{model}:batchEmbedContents", self.base);
         let mut out = Vec::with_capacity(texts.len());
@@ -143,10 +179,22 @@ impl Embedder for ProviderB {
                 .map(|t| json!({ "model": model, "content": { "parts": [{ "text": t }] }, "taskType": task, "outputDimensionality": self.dimensions }))
                 .collect();
             let body = json!({ "requests": requests });
-            let answer = post_json(|| self.http.post(&url).header("x-goog-api-key", self.key.expose()).json(&body)).await?;
-            let embeddings = answer["embeddings"].as_array().ok_or_else(|| anyhow!("provider B: no embeddings in the answer"))?;
+            let answer = post_json(|| {
+                self.http
+                    .post(&url)
+                    .header("x-goog-api-key", self.key.expose())
+                    .json(&body)
+            })
+            .await?;
+            let embeddings = answer["embeddings"]
+                .as_array()
+                .ok_or_else(|| anyhow!("provider B: no embeddings in the answer"))?;
             if embeddings.len() != batch.len() {
-                bail!("provider B: {} embeddings for {} inputs", embeddings.len(), batch.len());
+                bail!(
+                    "provider B: {} embeddings for {} inputs",
+                    embeddings.len(),
+                    batch.len()
+                );
             }
             out.extend(embeddings.iter().map(|e| floats(&e["values"])));
         }
@@ -156,12 +204,22 @@ impl Embedder for ProviderB {
 }
 
 fn floats(v: &Value) -> Vec<f32> {
-    v.as_array().map(|a| a.iter().filter_map(Value::as_f64).map(|x| x as f32).collect()).unwrap_or_default()
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_f64)
+                .map(|x| x as f32)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn check_dims(vectors: &[Vec<f32>], dims: usize) -> anyhow::Result<()> {
     match vectors.iter().find(|v| v.len() != dims) {
-        Some(v) => bail!("the provider returned {} dimensions, expected {dims}", v.len()),
+        Some(v) => bail!(
+            "the provider returned {} dimensions, expected {dims}",
+            v.len()
+        ),
         None => Ok(()),
     }
 }

@@ -21,7 +21,12 @@ pub struct SearchResult {
 /// Below this many ready chunks an exact scan is faster than the graph and has perfect recall.
 const EXACT_BELOW: i64 = 10_000;
 
-pub async fn search(db: &PgPool, index: &Index, query: &[f32], top_k: i64) -> AppResult<Vec<SearchResult>> {
+pub async fn search(
+    db: &PgPool,
+    index: &Index,
+    query: &[f32],
+    top_k: i64,
+) -> AppResult<Vec<SearchResult>> {
     let vector = format!("{query:?}");
     let dims = index.dimensions;
     let small: bool = sqlx::query_scalar(&format!(
@@ -39,8 +44,12 @@ pub async fn search(db: &PgPool, index: &Index, query: &[f32], top_k: i64) -> Ap
     };
     let mut tx = db.begin().await?;
     // pgvector 0.8: keep scanning the graph until enough rows pass the index filter.
-    sqlx::query("set local hnsw.iterative_scan = strict_order").execute(&mut *tx).await?;
-    sqlx::query("set local hnsw.ef_search = 100").execute(&mut *tx).await?;
+    sqlx::query("set local hnsw.iterative_scan = strict_order")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("set local hnsw.ef_search = 100")
+        .execute(&mut *tx)
+        .await?;
     let results = sqlx::query_as::<_, SearchResult>(&format!(
         "select c.document_id, c.content as chunk_content, (1 - ({distance}))::float8 as score, d.metadata
          from kb_chunks c join kb_documents d on d.id = c.document_id

@@ -35,7 +35,13 @@ pub async fn drain(ctx: &Context) {
         let _enter = span.enter();
         if let Err(e) = process(ctx, &docs).await {
             tracing::warn!(error = %format!("{e:#}"), "embedding failed; will retry");
-            let _ = documents::record_failure(&ctx.db, &docs, &format!("{e:#}"), ctx.settings.embed_max_attempts).await;
+            let _ = documents::record_failure(
+                &ctx.db,
+                &docs,
+                &format!("{e:#}"),
+                ctx.settings.embed_max_attempts,
+            )
+            .await;
         }
     }
 }
@@ -44,10 +50,16 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
     let chunks = documents::pending_chunks(&ctx.db, docs).await?;
     let mut by_model: HashMap<String, Vec<PendingChunk>> = HashMap::new();
     for c in chunks {
-        by_model.entry(c.embedding_model.clone()).or_default().push(c);
+        by_model
+            .entry(c.embedding_model.clone())
+            .or_default()
+            .push(c);
     }
     for (model, mut chunks) in by_model {
-        let embedder = ctx.models.embedder(&model).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let embedder = ctx
+            .models
+            .embedder(&model)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         // Sorting by length keeps each batch's padding small (every input is padded to the longest).
         chunks.sort_by_key(|c| c.content.len());
         for batch in batches(&chunks, ctx.settings.embed_batch_tokens) {
@@ -91,12 +103,18 @@ mod tests {
     use super::*;
 
     fn chunk(len: usize) -> PendingChunk {
-        PendingChunk { id: Uuid::nil(), document_id: Uuid::nil(), content: "x".repeat(len), embedding_model: String::new() }
+        PendingChunk {
+            id: Uuid::nil(),
+            document_id: Uuid::nil(),
+            content: "x".repeat(len),
+            embedding_model: String::new(),
+        }
     }
 
     #[test]
     fn batches_respect_the_padded_token_budget() {
-        let chunks: Vec<PendingChunk> = [40, 40, 40, 400, 800, 800].into_iter().map(chunk).collect();
+        let chunks: Vec<PendingChunk> =
+            [40, 40, 40, 400, 800, 800].into_iter().map(chunk).collect();
         let sizes: Vec<usize> = batches(&chunks, 500).iter().map(|b| b.len()).collect();
         // ~12-token chunks pack together; the 202-token ones would cost 1010 padded tokens with them.
         assert_eq!(sizes, [4, 2]);

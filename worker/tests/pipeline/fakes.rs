@@ -13,8 +13,14 @@ use serde_json::{json, Value};
 /// A unit vector of `dims` from the words of `text` (each word hashed to one dimension).
 pub fn bag_of_words(text: &str, dims: usize) -> Vec<f32> {
     let mut v = vec![0f32; dims];
-    for word in text.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() > 2) {
-        let h = word.bytes().fold(1469598103934665603u64, |h, b| (h ^ u64::from(b)).wrapping_mul(1099511628211));
+    for word in text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+    {
+        let h = word.bytes().fold(1469598103934665603u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(1099511628211)
+        });
         v[(h % dims as u64) as usize] += 1.0;
     }
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
@@ -44,7 +50,9 @@ impl FakeProvider {
             .route("/embeddings", post(provider_a))
             .route("/models/{call}", post(provider_b))
             .with_state(counters.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         tokio::spawn(async move { axum::serve(listener, router).await });
         FakeProvider { url, counters }
@@ -54,17 +62,30 @@ impl FakeProvider {
 fn gate(c: &Counters) -> Option<Response> {
     c.calls.fetch_add(1, Ordering::SeqCst);
     if c.refuse.load(Ordering::SeqCst) {
-        return Some((StatusCode::BAD_REQUEST, Json(json!({"error": "bad model"}))).into_response());
+        return Some(
+            (StatusCode::BAD_REQUEST, Json(json!({"error": "bad model"}))).into_response(),
+        );
     }
     let left = c.throttle_first.load(Ordering::SeqCst);
     if left > 0 {
         c.throttle_first.store(left - 1, Ordering::SeqCst);
-        return Some((StatusCode::TOO_MANY_REQUESTS, [("retry-after", "0")], "slow down").into_response());
+        return Some(
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [("retry-after", "0")],
+                "slow down",
+            )
+                .into_response(),
+        );
     }
     None
 }
 
-async fn provider_a(State(c): State<Arc<Counters>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+async fn provider_a(
+    State(c): State<Arc<Counters>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
     if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer key-a") {
         return StatusCode::UNAUTHORIZED.into_response();
     }
@@ -81,8 +102,15 @@ async fn provider_a(State(c): State<Arc<Counters>>, headers: HeaderMap, Json(bod
     Json(json!({"data": data})).into_response()
 }
 
-async fn provider_b(State(c): State<Arc<Counters>>, Path(call): Path<String>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
-    if headers.get("x-goog-api-key").and_then(|v| v.to_str().ok()) != Some("key-b") || !call.ends_with(":batchEmbedContents") {
+async fn provider_b(
+    State(c): State<Arc<Counters>>,
+    Path(call): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    if headers.get("x-goog-api-key").and_then(|v| v.to_str().ok()) != Some("key-b")
+        || !call.ends_with(":batchEmbedContents")
+    {
         return StatusCode::UNAUTHORIZED.into_response();
     }
     if let Some(r) = gate(&c) {

@@ -7,22 +7,39 @@ use crate::support::*;
 #[tokio::test]
 async fn the_models_list_has_the_catalogue_and_the_bundled_local_model() {
     let app = spawn_app().await;
-    let (status, body) = app.call(Method::GET, "/v1/indexes/models", Auth::None, None).await;
+    let (status, body) = app
+        .call(Method::GET, "/v1/indexes/models", Auth::None, None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     let models = body["data"].as_array().unwrap();
     for (id, dims) in [
-        ("provider-a-4-large", 1024), ("provider-a-4", 1024), ("provider-a-4-lite", 1024), ("provider-a-code-3", 1024),
-        ("provider-b-embedding-001", 3072), ("@edge/base-en-v1.5", 768), ("@edge/large-en-v1.5", 1024), ("@edge/m3", 1024),
+        ("provider-a-4-large", 1024),
+        ("provider-a-4", 1024),
+        ("provider-a-4-lite", 1024),
+        ("provider-a-code-3", 1024),
+        ("provider-b-embedding-001", 3072),
+        ("@edge/base-en-v1.5", 768),
+        ("@edge/large-en-v1.5", 1024),
+        ("@edge/m3", 1024),
     ] {
-        let m = models.iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("{id} missing"));
+        let m = models
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("{id} missing"));
         assert_eq!(m["dimensions"], dims);
         assert!(m["description"].is_string());
         assert!(m["available"].is_boolean());
     }
     let provider = models.iter().find(|m| m["id"] == "provider-a-4").unwrap();
     assert_eq!(provider["available"], false, "no key configured");
-    let local = models.iter().find(|m| m["id"] == LOCAL_MODEL).expect("the bundled model is installed by scripts/setup");
-    assert_eq!((local["dimensions"].as_i64(), local["available"].as_bool()), (Some(384), Some(true)));
+    let local = models
+        .iter()
+        .find(|m| m["id"] == LOCAL_MODEL)
+        .expect("the bundled model is installed by scripts/setup");
+    assert_eq!(
+        (local["dimensions"].as_i64(), local["available"].as_bool()),
+        (Some(384), Some(true))
+    );
 }
 
 #[tokio::test]
@@ -30,33 +47,117 @@ async fn the_first_index_locks_the_projects_model() {
     let app = spawn_app().await;
     let (_, project) = app.owner_with_project("kb-lock").await;
     let k = key(&project);
-    let res = app.send(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "a"}))).await;
-    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "embedding_model_required").await;
-    let res = app.send(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "a", "embedding_model": "no-such-model"}))).await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "a"})),
+        )
+        .await;
+    assert_problem(
+        res,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "embedding_model_required",
+    )
+    .await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "a", "embedding_model": "no-such-model"})),
+        )
+        .await;
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "unknown_model").await;
-    let res = app.send(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "a", "embedding_model": "provider-a-4"}))).await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "a", "embedding_model": "provider-a-4"})),
+        )
+        .await;
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "model_unavailable").await;
 
-    let (status, first) = app.call(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "a", "embedding_model": LOCAL_MODEL, "external_id": "ext-1"}))).await;
+    let (status, first) = app
+        .call(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "a", "embedding_model": LOCAL_MODEL, "external_id": "ext-1"})),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED);
-    assert_eq!((first["name"].as_str(), first["embedding_model"].as_str(), first["dimensions"].as_i64()), (Some("a"), Some(LOCAL_MODEL), Some(384)));
-    assert_eq!((first["external_id"].as_str(), first["document_count"].as_i64(), first["chunk_count"].as_i64()), (Some("ext-1"), Some(0), Some(0)));
+    assert_eq!(
+        (
+            first["name"].as_str(),
+            first["embedding_model"].as_str(),
+            first["dimensions"].as_i64()
+        ),
+        (Some("a"), Some(LOCAL_MODEL), Some(384))
+    );
+    assert_eq!(
+        (
+            first["external_id"].as_str(),
+            first["document_count"].as_i64(),
+            first["chunk_count"].as_i64()
+        ),
+        (Some("ext-1"), Some(0), Some(0))
+    );
     assert_eq!(first["project_id"], project["id"]);
 
-    let res = app.send(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "a", "embedding_model": LOCAL_MODEL}))).await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "a", "embedding_model": LOCAL_MODEL})),
+        )
+        .await;
     assert_problem(res, StatusCode::CONFLICT, "conflict").await;
-    let res = app.send(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "b", "embedding_model": "@edge/m3"}))).await;
+    let res = app
+        .send(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "b", "embedding_model": "@edge/m3"})),
+        )
+        .await;
     assert_problem(res, StatusCode::CONFLICT, "embedding_model_locked").await;
-    let (status, second) = app.call(Method::POST, "/v1/indexes", Auth::Key(k), Some(json!({"name": "b"}))).await;
+    let (status, second) = app
+        .call(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(k),
+            Some(json!({"name": "b"})),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(second["embedding_model"], LOCAL_MODEL);
 
-    let (_, list) = app.call(Method::GET, "/v1/indexes", Auth::Key(k), None).await;
+    let (_, list) = app
+        .call(Method::GET, "/v1/indexes", Auth::Key(k), None)
+        .await;
     assert_eq!(list["data"].as_array().unwrap().len(), 2);
-    let (status, del) = app.call(Method::DELETE, &format!("/v1/indexes/{}", id(&second)), Auth::Key(k), None).await;
+    let (status, del) = app
+        .call(
+            Method::DELETE,
+            &format!("/v1/indexes/{}", id(&second)),
+            Auth::Key(k),
+            None,
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(del, json!({"id": second["id"], "deleted": true}));
-    let res = app.send(Method::DELETE, &format!("/v1/indexes/{}", id(&second)), Auth::Key(k), None).await;
+    let res = app
+        .send(
+            Method::DELETE,
+            &format!("/v1/indexes/{}", id(&second)),
+            Auth::Key(k),
+            None,
+        )
+        .await;
     assert_problem(res, StatusCode::NOT_FOUND, "not_found").await;
 }
 
@@ -68,11 +169,23 @@ async fn another_projects_index_is_not_found() {
     let k = key(&other);
     let i = id(&index);
     for (method, path, body) in [
-        (Method::POST, format!("/v1/indexes/{i}/documents"), Some(json!({"content": "x"}))),
+        (
+            Method::POST,
+            format!("/v1/indexes/{i}/documents"),
+            Some(json!({"content": "x"})),
+        ),
         (Method::GET, format!("/v1/indexes/{i}/documents"), None),
-        (Method::POST, format!("/v1/indexes/{i}/search"), Some(json!({"query": "x"}))),
+        (
+            Method::POST,
+            format!("/v1/indexes/{i}/search"),
+            Some(json!({"query": "x"})),
+        ),
         (Method::DELETE, format!("/v1/indexes/{i}"), None),
-        (Method::GET, "/v1/indexes/not-a-uuid/documents".to_owned(), None),
+        (
+            Method::GET,
+            "/v1/indexes/not-a-uuid/documents".to_owned(),
+            None,
+        ),
     ] {
         let res = app.send(method, &path, Auth::Key(k), body).await;
         assert_problem(res, StatusCode::NOT_FOUND, "not_found").await;
@@ -88,12 +201,37 @@ async fn uploads_are_validated_chunked_and_listed_newest_first() {
     let docs_path = format!("/v1/indexes/{}/documents", id(&index));
 
     let too_big = "a".repeat(102_401);
-    let res = app.send(Method::POST, &docs_path, Auth::Key(&k), Some(json!({"content": too_big}))).await;
+    let res = app
+        .send(
+            Method::POST,
+            &docs_path,
+            Auth::Key(&k),
+            Some(json!({"content": too_big})),
+        )
+        .await;
     assert_problem(res, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
-    let (status, _) = app.call(Method::POST, &docs_path, Auth::Key(&k), Some(json!({"content": "a ".repeat(51_200)}))).await;
-    assert_eq!(status, StatusCode::CREATED, "exactly 102,400 bytes is allowed");
-    for bad in [json!({"content": ""}), json!({}), json!({"content": 5}), json!({"content": "x", "metadata": [1]})] {
-        let res = app.send(Method::POST, &docs_path, Auth::Key(&k), Some(bad)).await;
+    let (status, _) = app
+        .call(
+            Method::POST,
+            &docs_path,
+            Auth::Key(&k),
+            Some(json!({"content": "a ".repeat(51_200)})),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "exactly 102,400 bytes is allowed"
+    );
+    for bad in [
+        json!({"content": ""}),
+        json!({}),
+        json!({"content": 5}),
+        json!({"content": "x", "metadata": [1]}),
+    ] {
+        let res = app
+            .send(Method::POST, &docs_path, Auth::Key(&k), Some(bad))
+            .await;
         assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
     }
 
@@ -107,15 +245,43 @@ async fn uploads_are_validated_chunked_and_listed_newest_first() {
     let short = upload(&app, &k, &index, "One short note.", json!({})).await;
     assert_eq!(short["chunks_created"], 1);
 
-    let (_, page) = app.call(Method::GET, &format!("{docs_path}?page=1&per_page=2"), Auth::Key(&k), None).await;
-    assert_eq!((page["page"].as_i64(), page["per_page"].as_i64(), page["total"].as_i64()), (Some(1), Some(2), Some(3)));
+    let (_, page) = app
+        .call(
+            Method::GET,
+            &format!("{docs_path}?page=1&per_page=2"),
+            Auth::Key(&k),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (
+            page["page"].as_i64(),
+            page["per_page"].as_i64(),
+            page["total"].as_i64()
+        ),
+        (Some(1), Some(2), Some(3))
+    );
     assert_eq!(page["data"][0]["id"], short["id"], "newest first");
-    let (_, page2) = app.call(Method::GET, &format!("{docs_path}?page=2&per_page=2"), Auth::Key(&k), None).await;
+    let (_, page2) = app
+        .call(
+            Method::GET,
+            &format!("{docs_path}?page=2&per_page=2"),
+            Auth::Key(&k),
+            None,
+        )
+        .await;
     assert_eq!(page2["data"].as_array().unwrap().len(), 1);
     let (_, default_page) = app.call(Method::GET, &docs_path, Auth::Key(&k), None).await;
     assert_eq!(default_page["per_page"], 20);
     for q in ["page=0", "per_page=101", "page=x"] {
-        let res = app.send(Method::GET, &format!("{docs_path}?{q}"), Auth::Key(&k), None).await;
+        let res = app
+            .send(
+                Method::GET,
+                &format!("{docs_path}?{q}"),
+                Auth::Key(&k),
+                None,
+            )
+            .await;
         assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
     }
 
@@ -123,7 +289,9 @@ async fn uploads_are_validated_chunked_and_listed_newest_first() {
     let (status, shown) = app.call(Method::GET, &doc_path, Auth::Key(&k), None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(shown["id"], short["id"]);
-    let (status, del) = app.call(Method::DELETE, &doc_path, Auth::Key(&k), None).await;
+    let (status, del) = app
+        .call(Method::DELETE, &doc_path, Auth::Key(&k), None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(del, json!({"id": short["id"], "deleted": true}));
     let res = app.send(Method::GET, &doc_path, Auth::Key(&k), None).await;
@@ -148,38 +316,88 @@ async fn search_ranks_each_topics_document_first_with_the_real_local_model() {
     for d in &docs {
         assert_eq!(wait_done(&app, &k, &index, d).await["status"], "ready");
     }
-    for (topic, query) in [("cats", "my kitten keeps purring"), ("bread", "how do I make a loaf at home"), ("rates", "why did the Fed tighten monetary policy"), ("space", "launching satellites into orbit")] {
+    for (topic, query) in [
+        ("cats", "my kitten keeps purring"),
+        ("bread", "how do I make a loaf at home"),
+        ("rates", "why did the Fed tighten monetary policy"),
+        ("space", "launching satellites into orbit"),
+    ] {
         let results = search(&app, &k, &index, query, 4).await;
         assert_eq!(results.len(), 4);
-        assert_eq!(results[0]["metadata"]["topic"], topic, "{query}: {results:?}");
-        let scores: Vec<f64> = results.iter().map(|r| r["score"].as_f64().unwrap()).collect();
-        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "sorted by similarity: {scores:?}");
+        assert_eq!(
+            results[0]["metadata"]["topic"], topic,
+            "{query}: {results:?}"
+        );
+        let scores: Vec<f64> = results
+            .iter()
+            .map(|r| r["score"].as_f64().unwrap())
+            .collect();
+        assert!(
+            scores.windows(2).all(|w| w[0] >= w[1]),
+            "sorted by similarity: {scores:?}"
+        );
         assert!(results[0]["chunk_content"].as_str().unwrap().len() > 10);
         assert!(results[0]["document_id"].is_string());
     }
     let default_k = search(&app, &k, &index, "cats", 5).await;
     assert_eq!(default_k.len(), 4, "never more than there are chunks");
     let path = format!("/v1/indexes/{}/search", id(&index));
-    let (_, body) = app.call(Method::POST, &path, Auth::Key(&k), Some(json!({"query": "cats"}))).await;
+    let (_, body) = app
+        .call(
+            Method::POST,
+            &path,
+            Auth::Key(&k),
+            Some(json!({"query": "cats"})),
+        )
+        .await;
     assert_eq!(body["results"].as_array().unwrap().len(), 4);
-    for bad in [json!({"query": ""}), json!({"query": "x", "top_k": 0}), json!({"query": "x", "top_k": 21}), json!({"top_k": 3})] {
-        let res = app.send(Method::POST, &path, Auth::Key(&k), Some(bad)).await;
+    for bad in [
+        json!({"query": ""}),
+        json!({"query": "x", "top_k": 0}),
+        json!({"query": "x", "top_k": 21}),
+        json!({"top_k": 3}),
+    ] {
+        let res = app
+            .send(Method::POST, &path, Auth::Key(&k), Some(bad))
+            .await;
         assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
     }
 
     // Deleting a document removes its chunks from search.
-    let (status, _) = app.call(Method::DELETE, &format!("/v1/indexes/{}/documents/{}", id(&index), id(&docs[0])), Auth::Key(&k), None).await;
+    let (status, _) = app
+        .call(
+            Method::DELETE,
+            &format!("/v1/indexes/{}/documents/{}", id(&index), id(&docs[0])),
+            Auth::Key(&k),
+            None,
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     let results = search(&app, &k, &index, "my kitten keeps purring", 5).await;
     assert!(results.iter().all(|r| r["metadata"]["topic"] != "cats"));
-    let (_, list) = app.call(Method::GET, "/v1/indexes", Auth::Key(&k), None).await;
-    assert_eq!((list["data"][0]["document_count"].as_i64(), list["data"][0]["chunk_count"].as_i64()), (Some(3), Some(3)));
+    let (_, list) = app
+        .call(Method::GET, "/v1/indexes", Auth::Key(&k), None)
+        .await;
+    assert_eq!(
+        (
+            list["data"][0]["document_count"].as_i64(),
+            list["data"][0]["chunk_count"].as_i64()
+        ),
+        (Some(3), Some(3))
+    );
 }
 
 #[tokio::test]
 async fn pending_documents_are_not_searched() {
     let app = spawn_app().await;
     let (_, k, index) = project_with_index(&app, "kb-pending", LOCAL_MODEL).await;
-    upload(&app, &k, &index, "Nobody has embedded this yet.", Value::Null).await;
+    upload(
+        &app,
+        &k,
+        &index,
+        "Nobody has embedded this yet.",
+        Value::Null,
+    )
+    .await;
     assert!(search(&app, &k, &index, "embedded", 5).await.is_empty());
 }

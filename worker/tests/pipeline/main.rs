@@ -1,5 +1,8 @@
 //! The knowledge base end to end: the api and real workers against real Postgres and Redis.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
 #[path = "../../../api/tests/api/helpers.rs"]
 mod helpers;
 

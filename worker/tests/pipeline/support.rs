@@ -22,16 +22,25 @@ impl Drop for Worker {
 }
 
 pub fn worker_args(app: &TestApp, extra: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["shipmate-worker", "--database-url", &app.db_url, "--queue-prefix", &app.queue_prefix, "--db-pool", "4"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "shipmate-worker",
+        "--database-url",
+        &app.db_url,
+        "--queue-prefix",
+        &app.queue_prefix,
+        "--db-pool",
+        "4",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
     args
 }
 
 pub fn start_worker(app: &TestApp, extra: &[&str]) -> Worker {
-    let settings = WorkerSettings::try_parse_from(worker_args(app, extra)).expect("worker settings");
+    let settings =
+        WorkerSettings::try_parse_from(worker_args(app, extra)).expect("worker settings");
     let (stop, rx) = watch::channel(false);
     tokio::spawn(shipmate_worker::run(settings, rx));
     Worker { stop }
@@ -41,14 +50,34 @@ pub fn start_worker(app: &TestApp, extra: &[&str]) -> Worker {
 pub async fn project_with_index(app: &TestApp, slug: &str, model: &str) -> (String, String, Value) {
     let (token, project) = app.owner_with_project(slug).await;
     let key = key(&project).to_owned();
-    let (status, index) = app.call(Method::POST, "/v1/indexes", Auth::Key(&key), Some(json!({"name": "docs", "embedding_model": model}))).await;
+    let (status, index) = app
+        .call(
+            Method::POST,
+            "/v1/indexes",
+            Auth::Key(&key),
+            Some(json!({"name": "docs", "embedding_model": model})),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{index}");
     (token, key, index)
 }
 
-pub async fn upload(app: &TestApp, key: &str, index: &Value, content: &str, metadata: Value) -> Value {
+pub async fn upload(
+    app: &TestApp,
+    key: &str,
+    index: &Value,
+    content: &str,
+    metadata: Value,
+) -> Value {
     let path = format!("/v1/indexes/{}/documents", id(index));
-    let (status, doc) = app.call(Method::POST, &path, Auth::Key(key), Some(json!({"content": content, "metadata": metadata}))).await;
+    let (status, doc) = app
+        .call(
+            Method::POST,
+            &path,
+            Auth::Key(key),
+            Some(json!({"content": content, "metadata": metadata})),
+        )
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{doc}");
     doc
 }
@@ -66,9 +95,22 @@ pub async fn wait_done(app: &TestApp, key: &str, index: &Value, doc: &Value) -> 
     }
 }
 
-pub async fn search(app: &TestApp, key: &str, index: &Value, query: &str, top_k: u32) -> Vec<Value> {
+pub async fn search(
+    app: &TestApp,
+    key: &str,
+    index: &Value,
+    query: &str,
+    top_k: u32,
+) -> Vec<Value> {
     let path = format!("/v1/indexes/{}/search", id(index));
-    let (status, body) = app.call(Method::POST, &path, Auth::Key(key), Some(json!({"query": query, "top_k": top_k}))).await;
+    let (status, body) = app
+        .call(
+            Method::POST,
+            &path,
+            Auth::Key(key),
+            Some(json!({"query": query, "top_k": top_k})),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     body["results"].as_array().expect("results").clone()
 }
