@@ -124,7 +124,7 @@ pub async fn callback(
 pub async fn dev_login(
     State(state): State<AppState>,
     JsonBody(mut input): JsonBody,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Response> {
     if !state.settings.dev_login {
         return Err(AppError::not_found("route"));
     }
@@ -134,7 +134,12 @@ pub async fn dev_login(
     let user =
         users::upsert_by_email(&state.db, &email.unwrap_or_default(), name.as_deref()).await?;
     let token = sessions::create(&state.db, &user).await?;
-    Ok(Json(json!({ "token": token, "user": user })))
+    // The dashboard signs in with this too, so the answer also sets the session cookie.
+    let mut res = Json(json!({ "token": token, "user": user })).into_response();
+    if let Ok(v) = session_cookie(&state, &token, SESSION_DAYS * 86_400).parse() {
+        res.headers_mut().insert(SET_COOKIE, v);
+    }
+    Ok(res)
 }
 
 /// The signed-in user.

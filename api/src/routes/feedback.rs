@@ -38,7 +38,8 @@ pub async fn create(
     let new = NewFeedback::parse(input)?;
     Ok((
         StatusCode::CREATED,
-        Json(feedback::create(&state.db, project.id, new).await?),
+        // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
+        Json(feedback::create(&state.db, project.id, new).await?.public()),
     ))
 }
 

@@ -39,7 +39,12 @@ pub async fn create(
     let new = NewTestimonial::parse(input)?;
     Ok((
         StatusCode::CREATED,
-        Json(testimonials::create(&state.db, project.id, new).await?),
+        // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
+        Json(
+            testimonials::create(&state.db, project.id, new)
+                .await?
+                .public(),
+        ),
     ))
 }
 

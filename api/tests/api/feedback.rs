@@ -22,6 +22,10 @@ async fn new_entries_start_in_their_types_first_status() {
     let (_, project) = app.owner_with_project("fb-create").await;
     let bug = submit(&app, &project, json!({"title": "  Crash on save  ", "description": "<b>\"quotes\"</b> & ünïcode", "type": "bug", "submitter_email": "u@example.com"})).await;
     assert_eq!(bug["status"], "new");
+    assert!(
+        bug.get("submitter_email").is_none(),
+        "addresses are for the owner's views only"
+    );
     assert_eq!(bug["title"], "Crash on save");
     assert_eq!(bug["description"], "<b>\"quotes\"</b> & ünïcode");
     assert_eq!(bug["project_id"], project["id"]);

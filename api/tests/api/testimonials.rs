@@ -24,6 +24,10 @@ async fn testimonials_start_pending_and_only_approved_ones_are_listed_by_key() {
     assert_eq!(t1["status"], "pending");
     assert_eq!(t1["author_title"], "CTO");
     assert_eq!(t1["rating"], 5);
+    assert!(
+        t1.get("author_email").is_none(),
+        "addresses are for the owner's views only"
+    );
     let (_, t2) = app.call(Method::POST, "/v1/testimonials", Auth::Key(k), Some(json!({"author_name": "Bob", "author_email": "bob@example.com", "content": "Meh", "rating": 2}))).await;
     let (_, t3) = app.call(Method::POST, "/v1/testimonials/by-project/tm-flow", Auth::None, Some(json!({"author_name": "Cy", "author_email": "cy@example.com", "content": "Nice", "rating": 4}))).await;
     assert_eq!(t3["status"], "pending");
