@@ -29,6 +29,8 @@ pub struct Inner {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Public testimonial form, per client IP.
     pub form_limiter: DefaultKeyedRateLimiter<IpAddr>,
+    /// Analytics ingestion, per project.
+    pub events_limiter: DefaultKeyedRateLimiter<uuid::Uuid>,
     pub models: Registry,
     pub queue: Queue,
     /// Recent query vectors by (model, query): repeated searches skip the model.
@@ -59,10 +61,13 @@ impl AppState {
             .build()?;
         let per_minute =
             NonZeroU32::new(settings.form_rate_per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
+        let events_per_second =
+            NonZeroU32::new(settings.events_rate_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
         Ok(AppState(Arc::new(Inner {
             providers: settings.oauth.providers(),
             trusted_proxies: settings.trusted_proxies()?,
             form_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_minute(per_minute)),
+            events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common),
             queue,
             query_cache: Mutex::new(HashMap::new()),

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub const EMBED_STREAM: &str = "jobs:embed";
+/// One entry per accepted request: an `analytics::events::EventBatch`.
+pub const EVENTS_STREAM: &str = "jobs:events";
 pub const GROUP: &str = "workers";
 
 /// Asks the workers to embed a document's chunks.

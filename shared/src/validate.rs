@@ -25,6 +25,11 @@ impl Input {
         }
     }
 
+    /// The body as it came, for parsers that take the whole shape themselves.
+    pub fn into_value(self) -> Value {
+        Value::Object(self.obj)
+    }
+
     pub fn error(&mut self, field: &str, message: impl Into<String>) {
         self.errors.push(FieldError {
             field: field.into(),

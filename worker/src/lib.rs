@@ -4,15 +4,19 @@ pub mod jobs;
 pub mod settings;
 
 use std::sync::Arc;
+use std::time::Duration;
 
+use shipmate_shared::analytics::enrich::Geo;
+use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::kb::models::Registry;
-use shipmate_shared::queue::{Queue, EMBED_STREAM};
+use shipmate_shared::queue::{Queue, EMBED_STREAM, EVENTS_STREAM};
 use tokio::sync::watch;
 
+use crate::jobs::events::Enricher;
 use crate::settings::WorkerSettings;
 
-/// Runs until `stop` turns true; the batch in hand is finished first.
-pub async fn run(settings: WorkerSettings, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+/// Runs both job loops until `stop` turns true; each finishes the batch in hand first.
+pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     let db = retry("postgres", || {
         shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)
     })
@@ -21,55 +25,110 @@ pub async fn run(settings: WorkerSettings, mut stop: watch::Receiver<bool>) -> a
         Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)
     })
     .await?;
-    let models = Arc::new(Registry::new(&settings.common));
     let consumer = settings
         .consumer
         .clone()
         .unwrap_or_else(|| format!("worker-{}", std::process::id()));
     tracing::info!(%consumer, "shipmate-worker started");
-    let ctx = jobs::embed::Context {
-        db,
-        models,
+    let embed_ctx = jobs::embed::Context {
+        db: db.clone(),
+        models: Arc::new(Registry::new(&settings.common)),
         settings: settings.clone(),
     };
-    loop {
-        if *stop.borrow() {
-            break;
-        }
-        // Wake on a job, or after a second anyway: the claim below also sweeps documents whose job
-        // was lost (Redis restarted) or whose worker died (lease expired).
-        let woken = tokio::select! {
-            r = wait(&queue, &consumer, &settings) => r,
-            _ = stop.changed() => break,
-        };
-        jobs::embed::drain(&ctx).await;
-        if let Some(ids) = woken {
-            if let Err(e) = queue.ack(EMBED_STREAM, &ids).await {
-                tracing::warn!(error = %e, "could not acknowledge jobs; they will be redelivered and find nothing to do");
-            }
-        }
-    }
+    let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
+    let embed = embed_loop(embed_ctx, queue.clone(), consumer.clone(), stop.clone());
+    let events = events_loop(enricher, queue, consumer, settings, stop);
+    tokio::join!(embed, events);
     tracing::info!("shipmate-worker stopped");
     Ok(())
 }
 
-async fn wait(queue: &Queue, consumer: &str, settings: &WorkerSettings) -> Option<Vec<String>> {
-    if let Err(e) = queue.ensure_group(EMBED_STREAM).await {
-        tracing::warn!(error = %e, "redis unavailable; sweeping Postgres only");
-        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-        return None;
+async fn embed_loop(
+    ctx: jobs::embed::Context,
+    queue: Queue,
+    consumer: String,
+    mut stop: watch::Receiver<bool>,
+) {
+    let stale_ms = ctx.settings.embed_lease_secs * 1000;
+    while !*stop.borrow() {
+        // Wake on a job, or after a second anyway: the claim below also sweeps documents whose job
+        // was lost (Redis restarted) or whose worker died (lease expired).
+        let woken = tokio::select! {
+            r = read::<serde_json::Value>(&queue, EMBED_STREAM, &consumer, 512, stale_ms) => r,
+            _ = stop.changed() => break,
+        };
+        jobs::embed::drain(&ctx).await;
+        ack(
+            &queue,
+            EMBED_STREAM,
+            woken.into_iter().map(|(id, _)| id).collect(),
+        )
+        .await;
     }
-    let stale_ms = settings.embed_lease_secs * 1000;
-    match queue
-        .read::<serde_json::Value>(EMBED_STREAM, consumer, 512, 1000, stale_ms)
-        .await
-    {
-        Ok(entries) => Some(entries.into_iter().map(|(id, _)| id).collect()),
-        Err(e) => {
-            tracing::warn!(error = %e, "reading the job stream failed; sweeping Postgres only");
-            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-            None
+}
+
+async fn events_loop(
+    mut enricher: Enricher,
+    queue: Queue,
+    consumer: String,
+    settings: WorkerSettings,
+    mut stop: watch::Receiver<bool>,
+) {
+    let stale_ms = settings.events_stale_secs * 1000;
+    while !*stop.borrow() {
+        let entries = tokio::select! {
+            r = read::<EventBatch>(&queue, EVENTS_STREAM, &consumer, 64, stale_ms) => r,
+            _ = stop.changed() => break,
+        };
+        let mut done = Vec::with_capacity(entries.len());
+        for (id, batch) in entries {
+            match batch {
+                // Unreadable entries can never succeed: drop them rather than retry forever.
+                None => done.push(id),
+                Some(batch) => match enricher.handle(batch).await {
+                    Ok(()) => done.push(id),
+                    // Left unacknowledged: redelivered (to any worker) after `stale_ms`.
+                    Err(e) => {
+                        tracing::warn!(error = %format!("{e:#}"), entry = %id, "storing events failed; will retry")
+                    }
+                },
+            }
         }
+        ack(&queue, EVENTS_STREAM, done).await;
+    }
+}
+
+async fn read<T: for<'de> serde::Deserialize<'de>>(
+    queue: &Queue,
+    stream: &str,
+    consumer: &str,
+    count: usize,
+    stale_ms: u64,
+) -> Vec<(String, Option<T>)> {
+    let result = match queue.ensure_group(stream).await {
+        Ok(()) => {
+            queue
+                .read::<T>(stream, consumer, count, 1000, stale_ms)
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(entries) => entries,
+        Err(e) => {
+            tracing::warn!(error = %e, stream, "redis unavailable; retrying in a second");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Vec::new()
+        }
+    }
+}
+
+async fn ack(queue: &Queue, stream: &str, ids: Vec<String>) {
+    if ids.is_empty() {
+        return;
+    }
+    if let Err(e) = queue.ack(stream, &ids).await {
+        tracing::warn!(error = %e, stream, "could not acknowledge; the entries will be redelivered and replayed as no-ops");
     }
 }
 
@@ -80,13 +139,13 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<T>>,
 {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
     loop {
         match connect().await {
             Ok(v) => return Ok(v),
             Err(e) if std::time::Instant::now() < deadline => {
                 tracing::warn!(error = %e, "{what} not reachable yet; retrying");
-                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                tokio::time::sleep(Duration::from_millis(500)).await;
             }
             Err(e) => return Err(e.context(format!("connecting to {what}"))),
         }

@@ -7,7 +7,7 @@ use shipmate_shared::config::CommonSettings;
 #[command(
     name = "shipmate-worker",
     version,
-    about = "Shipmate background worker: document embedding"
+    about = "Shipmate background worker: document embedding and analytics enrichment"
 )]
 pub struct WorkerSettings {
     #[command(flatten)]
@@ -24,6 +24,9 @@ pub struct WorkerSettings {
     /// Approximate tokens per inference batch (dynamic batching across documents).
     #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]
     pub embed_batch_tokens: usize,
+    /// Seconds before analytics batches a worker took but never acknowledged go to another worker.
+    #[arg(long, env = "SHIPMATE_EVENTS_STALE_SECS", default_value_t = 30)]
+    pub events_stale_secs: u64,
     /// Tries before a document is marked `failed`.
     #[arg(long, env = "SHIPMATE_EMBED_MAX_ATTEMPTS", default_value_t = 5)]
     pub embed_max_attempts: i32,

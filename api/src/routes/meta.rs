@@ -24,6 +24,7 @@ pub fn router() -> Router<AppState> {
         .route("/readyz", get(ready))
         .route("/docs", get(docs))
         .route("/docs.js", get(docs_js))
+        .route("/sdk/sm.js", get(script))
 }
 
 pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
@@ -58,4 +59,47 @@ async fn docs_js() -> impl IntoResponse {
         )],
         include_str!("../../assets/docs.js"),
     )
+}
+
+const SCRIPT: &str = include_str!("../../../sdk/script/sm.js");
+
+/// The browser analytics script: cached for a day, revalidated by its content hash.
+async fn script(headers: axum::http::HeaderMap) -> Response {
+    use axum::http::header;
+    use std::sync::OnceLock;
+    static ETAG: OnceLock<String> = OnceLock::new();
+    let etag = ETAG.get_or_init(|| {
+        use sha2::Digest;
+        format!(
+            "\"{}\"",
+            hex_prefix(&sha2::Sha256::digest(SCRIPT.as_bytes()))
+        )
+    });
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        == Some(etag.as_str())
+    {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag.clone())]).into_response();
+    }
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/javascript; charset=utf-8".to_owned(),
+            ),
+            (
+                header::CACHE_CONTROL,
+                "public, max-age=86400, stale-while-revalidate=604800".to_owned(),
+            ),
+            (header::ETAG, etag.clone()),
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_owned()),
+        ],
+        SCRIPT,
+    )
+        .into_response()
+}
+
+fn hex_prefix(bytes: &[u8]) -> String {
+    bytes.iter().take(12).map(|b| format!("{b:02x}")).collect()
 }

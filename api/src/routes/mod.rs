@@ -1,5 +1,6 @@
 //! The HTTP surface: one module per area, each with its own `router()`.
 
+pub mod analytics;
 pub mod auth;
 pub mod changelog;
 pub mod feedback;
@@ -48,6 +49,7 @@ pub fn api() -> Router<AppState> {
         .merge(testimonials::router())
         .merge(changelog::router())
         .merge(indexes::router())
+        .merge(analytics::router())
         .merge(meta::api_router())
 }
 
@@ -76,6 +78,8 @@ pub async fn method_not_allowed() -> AppError {
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
         indexes::models, indexes::create, indexes::list, indexes::remove, indexes::upload, indexes::list_documents,
         indexes::show_document, indexes::remove_document, indexes::search_index,
+        analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
+        analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
     ),
     modifiers(&Security)
 )]

@@ -78,7 +78,7 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
 
 /// Groups length-sorted chunks so each batch holds about `budget` tokens (padded size counts:
 /// a batch costs its longest member times its size).
-fn batches(chunks: &[PendingChunk], budget: usize) -> Vec<&[PendingChunk]> {
+pub fn batches(chunks: &[PendingChunk], budget: usize) -> Vec<&[PendingChunk]> {
     let mut out = Vec::new();
     let mut start = 0;
     for i in 0..chunks.len() {

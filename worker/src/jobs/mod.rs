@@ -1,1 +1,2 @@
 pub mod embed;
+pub mod events;

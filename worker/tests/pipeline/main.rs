@@ -6,6 +6,7 @@
 #[path = "../../../api/tests/api/helpers.rs"]
 mod helpers;
 
+mod analytics;
 mod fakes;
 mod kb_api;
 mod providers;

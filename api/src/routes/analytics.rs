@@ -1,0 +1,141 @@
+//! Analytics: the event firehose (API key) and the dashboard's aggregates (owner).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use shipmate_shared::analytics::events::{parse_body, EventBatch};
+use shipmate_shared::analytics::reads::{self, Period};
+use shipmate_shared::queue::EVENTS_STREAM;
+use shipmate_shared::{AppError, AppResult};
+
+use super::projects::owned_by_query;
+use crate::extract::{JsonBody, ProjectKey, SessionUser};
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/analytics/events", post(track).get(events))
+        .route("/v1/analytics/overview", get(overview))
+        .route("/v1/analytics/pages", get(pages))
+        .route("/v1/analytics/referrers", get(referrers))
+        .route("/v1/analytics/countries", get(countries))
+        .route("/v1/analytics/devices", get(devices))
+        .route("/v1/analytics/timeseries", get(timeseries))
+        .route("/v1/analytics/utm", get(utm))
+}
+
+/// Accepts one event or `{events: [...]}` (up to 100); answers 202 once they are queued on Redis.
+#[utoipa::path(post, path = "/v1/analytics/events", tag = "analytics", security(("api_key" = [])),
+    request_body(content = serde_json::Value, description = "an event `{name?, url?, referrer?, utm_source?, utm_medium?, utm_campaign?, screen_width?, properties?}` or `{events: [event, ...]}`"),
+    responses((status = 202, description = "`{accepted: N}`"), (status = 422, description = "invalid events"), (status = 429, description = "over the key's rate"), (status = 503, description = "queue unavailable; nothing accepted")))]
+pub async fn track(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ProjectKey(project): ProjectKey,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<Value>)> {
+    let events = parse_body(input.into_value())?;
+    let n = std::num::NonZeroU32::new(events.len() as u32).unwrap_or(std::num::NonZeroU32::MIN);
+    match state.events_limiter.check_key_n(&project.id, n) {
+        Ok(Ok(())) => {}
+        _ => {
+            return Err(AppError::RateLimited {
+                retry_after_secs: 1,
+            })
+        }
+    }
+    let user_agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let batch = EventBatch {
+        project_id: project.id,
+        received_at: chrono::Utc::now(),
+        ip: state.client_ip(peer, &headers).to_string(),
+        user_agent,
+        events,
+    };
+    let accepted = batch.events.len();
+    // One job per request, never one per event; a Redis failure is a 503 and nothing is accepted.
+    state.queue.push(EVENTS_STREAM, &batch).await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": accepted }))))
+}
+
+async fn period_of(
+    state: &AppState,
+    session: &SessionUser,
+    q: &HashMap<String, String>,
+) -> AppResult<(uuid::Uuid, Period)> {
+    let period = Period::parse(q.get("period").map(String::as_str))?;
+    let project = owned_by_query(state, session, q).await?;
+    Ok((project.id, period))
+}
+
+macro_rules! read_endpoint {
+    ($name:ident, $path:literal, $doc:literal, $shape:literal) => {
+        #[doc = $doc]
+        #[utoipa::path(get, path = $path, tag = "analytics", security(("session" = [])),
+            params(("project_id" = String, Query), ("period" = Option<String>, Query, description = "`7d`, `30d` (default) or `90d`")),
+            responses((status = 200, description = $shape), (status = 403, description = "not the owner"), (status = 422, description = "bad period or project_id")))]
+        pub async fn $name(State(state): State<AppState>, session: SessionUser, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<Value>> {
+            let (project_id, period) = period_of(&state, &session, &q).await?;
+            Ok(Json(reads::$name(&state.db, project_id, period).await?))
+        }
+    };
+}
+
+read_endpoint!(
+    overview,
+    "/v1/analytics/overview",
+    "Page views, unique visitors, top page and top referrer.",
+    "`{period, page_views, unique_visitors, top_page, top_referrer}`"
+);
+read_endpoint!(
+    pages,
+    "/v1/analytics/pages",
+    "Views and visitors per page path.",
+    "`{period, data: [{page, views, visitors}]}`"
+);
+read_endpoint!(
+    referrers,
+    "/v1/analytics/referrers",
+    "Views and visitors per external referrer host.",
+    "`{period, data: [{referrer, views, visitors}]}`"
+);
+read_endpoint!(
+    countries,
+    "/v1/analytics/countries",
+    "Views and visitors per country (ISO 3166-1 alpha-2).",
+    "`{period, data: [{country, views, visitors}]}`"
+);
+read_endpoint!(
+    devices,
+    "/v1/analytics/devices",
+    "Views and visitors per device type, browser and OS.",
+    "`{period, data: [{device, views, visitors}], browsers, operating_systems}`"
+);
+read_endpoint!(
+    events,
+    "/v1/analytics/events",
+    "Every event name with its count and visitors.",
+    "`{period, data: [{name, count, visitors}]}`"
+);
+read_endpoint!(
+    timeseries,
+    "/v1/analytics/timeseries",
+    "Page views and visitors per day (per hour for 7d).",
+    "`{period, interval, data: [{date, views, visitors}]}`"
+);
+read_endpoint!(
+    utm,
+    "/v1/analytics/utm",
+    "Views and visitors per UTM source, medium and campaign.",
+    "`{period, sources, mediums, campaigns}`"
+);

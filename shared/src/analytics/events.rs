@@ -1,0 +1,147 @@
+//! Incoming events: validated at the api, queued as one job per request.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use super::MAX_BATCH;
+use crate::error::FieldError;
+use crate::validate::Input;
+use crate::{AppError, AppResult};
+
+/// One event as submitted, with the id that makes a replayed job a no-op.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct IncomingEvent {
+    pub id: Uuid,
+    pub name: String,
+    pub url: Option<String>,
+    pub referrer: Option<String>,
+    pub utm_source: Option<String>,
+    pub utm_medium: Option<String>,
+    pub utm_campaign: Option<String>,
+    pub screen_width: Option<i32>,
+    pub properties: Option<Map<String, Value>>,
+}
+
+/// One request's events with what the api knows of the client. The IP address and user agent
+/// travel to the worker only to derive country, device and the visitor hash; they are never stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EventBatch {
+    pub project_id: Uuid,
+    pub received_at: DateTime<Utc>,
+    pub ip: String,
+    pub user_agent: String,
+    pub events: Vec<IncomingEvent>,
+}
+
+/// Parses one event object or `{"events": [...]}` (1 to 100).
+pub fn parse_body(body: Value) -> AppResult<Vec<IncomingEvent>> {
+    let list = match body {
+        Value::Object(mut m) if m.contains_key("events") => match m.remove("events") {
+            Some(Value::Array(list)) => list,
+            _ => {
+                return Err(AppError::invalid(
+                    "validation_failed",
+                    "events",
+                    "must be an array",
+                ))
+            }
+        },
+        other => vec![other],
+    };
+    if list.is_empty() || list.len() > MAX_BATCH {
+        return Err(AppError::invalid(
+            "validation_failed",
+            "events",
+            format!("must hold 1 to {MAX_BATCH} events"),
+        ));
+    }
+    let mut errors = Vec::new();
+    let mut out = Vec::with_capacity(list.len());
+    let batched = list.len() > 1;
+    for (i, v) in list.into_iter().enumerate() {
+        match parse_event(v) {
+            Ok(e) => out.push(e),
+            Err(AppError::Client { errors: errs, .. }) => {
+                errors.extend(errs.into_iter().map(|e| FieldError {
+                    field: if batched {
+                        format!("events[{i}].{}", e.field)
+                    } else {
+                        e.field
+                    },
+                    message: e.message,
+                }))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(AppError::validation(errors))
+    }
+}
+
+fn parse_event(v: Value) -> AppResult<IncomingEvent> {
+    let mut input = Input::new(v)?;
+    let name = input
+        .opt_string("name", 100)
+        .unwrap_or_else(|| "page_view".into());
+    let url = input.opt_string("url", 2_048);
+    let referrer = input.opt_string("referrer", 2_048);
+    let utm_source = input.opt_string("utm_source", 200);
+    let utm_medium = input.opt_string("utm_medium", 200);
+    let utm_campaign = input.opt_string("utm_campaign", 200);
+    let screen_width = input.opt_int("screen_width", 0, 100_000).map(|w| w as i32);
+    let properties = input.opt_object("properties", 4_096);
+    if let Some(props) = &properties {
+        if props.values().any(|v| v.is_object() || v.is_array()) {
+            input.error(
+                "properties",
+                "must be a flat object (strings, numbers, booleans)",
+            );
+        }
+    }
+    input.finish()?;
+    Ok(IncomingEvent {
+        id: Uuid::now_v7(),
+        name,
+        url,
+        referrer,
+        utm_source,
+        utm_medium,
+        utm_campaign,
+        screen_width,
+        properties,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn single_and_batched_events() {
+        let one = parse_body(json!({"url": "https://a.example/x"})).unwrap();
+        assert_eq!(one[0].name, "page_view");
+        let many = parse_body(json!({"events": [{"name": "signup"}, {"name": "buy", "properties": {"plan": "pro", "n": 2}}]})).unwrap();
+        assert_eq!(many.len(), 2);
+        assert_ne!(many[0].id, many[1].id);
+    }
+
+    #[test]
+    fn bad_events_name_their_position() {
+        let Err(AppError::Client { errors, .. }) =
+            parse_body(json!({"events": [{"name": "ok"}, {"screen_width": "wide"}]}))
+        else {
+            panic!()
+        };
+        assert_eq!(errors[0].field, "events[1].screen_width");
+        assert!(parse_body(json!({"events": []})).is_err());
+        assert!(parse_body(json!({"properties": {"nested": {"a": 1}}})).is_err());
+        let too_many: Vec<Value> = (0..101).map(|_| json!({})).collect();
+        assert!(parse_body(json!({ "events": too_many })).is_err());
+    }
+}

@@ -1,0 +1,9 @@
+//! Cookie-free analytics: events accepted by the api, enriched by workers, aggregated for reads.
+
+pub mod enrich;
+pub mod events;
+pub mod reads;
+pub mod store;
+
+/// Most events one request may carry.
+pub const MAX_BATCH: usize = 100;

@@ -1,0 +1,111 @@
+//! Writing enriched events: one statement per batch, idempotent by event id.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::types::Json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::enrich::Enriched;
+use super::events::IncomingEvent;
+use crate::AppResult;
+
+/// The salt of `day`, made on first use; salts older than two days are deleted.
+pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
+    let fresh: [u8; 32] = rand::random();
+    sqlx::query(
+        "insert into analytics_salts (day, salt) values ($1, $2) on conflict (day) do nothing",
+    )
+    .bind(day)
+    .bind(fresh.as_slice())
+    .execute(db)
+    .await?;
+    sqlx::query("delete from analytics_salts where day < $1::date - 2")
+        .bind(day)
+        .execute(db)
+        .await?;
+    Ok(
+        sqlx::query_scalar("select salt from analytics_salts where day = $1")
+            .bind(day)
+            .fetch_one(db)
+            .await?,
+    )
+}
+
+/// Inserts the batch with one statement; events already stored (a replayed job) are skipped, and
+/// so is everything of a project deleted meanwhile.
+pub async fn insert(
+    db: &PgPool,
+    project_id: Uuid,
+    ts: DateTime<Utc>,
+    rows: &[(IncomingEvent, Enriched)],
+) -> AppResult<u64> {
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let col = |f: fn(&(IncomingEvent, Enriched)) -> Option<String>| {
+        rows.iter().map(f).collect::<Vec<_>>()
+    };
+    let ids: Vec<Uuid> = rows.iter().map(|(e, _)| e.id).collect();
+    let names: Vec<String> = rows.iter().map(|(e, _)| e.name.clone()).collect();
+    let widths: Vec<Option<i32>> = rows.iter().map(|(e, _)| e.screen_width).collect();
+    let devices: Vec<String> = rows.iter().map(|(_, x)| x.device.to_owned()).collect();
+    let browsers: Vec<String> = rows.iter().map(|(_, x)| x.browser.clone()).collect();
+    let oses: Vec<String> = rows.iter().map(|(_, x)| x.os.clone()).collect();
+    let visitors: Vec<i64> = rows.iter().map(|(_, x)| x.visitor).collect();
+    let props: Vec<Option<Json<serde_json::Value>>> = rows
+        .iter()
+        .map(|(e, _)| {
+            e.properties
+                .clone()
+                .map(|p| Json(serde_json::Value::Object(p)))
+        })
+        .collect();
+    let done = sqlx::query(
+        "insert into analytics_events (id, project_id, ts, name, path, referrer_host, utm_source, utm_medium, utm_campaign,
+            screen_width, device, browser, os, country, visitor, properties)
+         select u.id, $1, $2, u.name, u.path, u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign,
+            u.screen_width, u.device, u.browser, u.os, u.country, u.visitor, u.properties
+         from unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[],
+                     $11::text[], $12::text[], $13::text[], $14::text[], $15::int8[], $16::jsonb[])
+            as u(id, name, path, referrer_host, utm_source, utm_medium, utm_campaign, screen_width, device, browser, os, country, visitor, properties)
+         where exists (select 1 from projects where id = $1)
+         on conflict (id) do nothing",
+    )
+    .bind(project_id)
+    .bind(ts)
+    .bind(&ids)
+    .bind(&names)
+    .bind(col(|(_, x)| x.path.clone()))
+    .bind(col(|(_, x)| x.referrer_host.clone()))
+    .bind(col(|(_, x)| x.utm_source.clone()))
+    .bind(col(|(_, x)| x.utm_medium.clone()))
+    .bind(col(|(_, x)| x.utm_campaign.clone()))
+    .bind(&widths)
+    .bind(&devices)
+    .bind(&browsers)
+    .bind(&oses)
+    .bind(col(|(_, x)| x.country.clone()))
+    .bind(&visitors)
+    .bind(&props)
+    .execute(db)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+pub async fn count_dropped(
+    db: &PgPool,
+    project_id: Uuid,
+    day: NaiveDate,
+    bots: i64,
+) -> AppResult<()> {
+    sqlx::query(
+        "insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
+         on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots",
+    )
+    .bind(project_id)
+    .bind(day)
+    .bind(bots)
+    .execute(db)
+    .await?;
+    Ok(())
+}
