@@ -1,0 +1,197 @@
+/**
+ * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, for browsers and Node 18+.
+ *
+ * ```ts
+ * import { Shipmate } from '@shipmate/sdk';
+ * const sm = new Shipmate({ apiKey: 'pk_...', baseUrl: 'https://api.example.com' });
+ * await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+ * ```
+ */
+/**
+ * Any failed call. `status` is the HTTP status (0 when no answer came: `code` is then `timeout` or
+ * `network_error`); `code` is the API's stable snake_case code, e.g. `unauthorized` or `validation_failed`.
+ */
+export class ShipmateError extends Error {
+    constructor(status, problem, retryAfter, options) {
+        const title = problem.title ?? (status ? `HTTP ${status}` : 'Request failed');
+        const detail = problem.detail ?? title;
+        super(detail);
+        this.name = 'ShipmateError';
+        this.status = status;
+        this.code = problem.code ?? (status ? `http_${status}` : 'network_error');
+        this.detail = detail;
+        this.type = problem.type ?? 'about:blank';
+        this.title = title;
+        if (problem.errors)
+            this.errors = problem.errors;
+        if (retryAfter !== undefined)
+            this.retryAfter = retryAfter;
+        if (options && 'cause' in options)
+            this.cause = options.cause;
+    }
+}
+const RETRY_STATUSES = new Set([429, 503]);
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_MAX_MS = 30000;
+const RETRY_AFTER_MAX_MS = 120000;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+function retryAfterSeconds(res) {
+    const raw = res.headers.get('retry-after');
+    if (raw === null)
+        return undefined;
+    const secs = Number(raw.trim());
+    if (Number.isFinite(secs) && secs >= 0)
+        return secs;
+    const at = Date.parse(raw);
+    return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+const seg = (id) => encodeURIComponent(id);
+export class Shipmate {
+    constructor(options) {
+        /** Feedback: bugs, feature requests and general feedback. */
+        this.feedback = {
+            /** `POST /v1/feedback`: the created entry. */
+            submit: (input) => this.request('POST', '/v1/feedback', input),
+        };
+        /** Testimonials: submitted as `pending`; only approved ones are listed. */
+        this.testimonials = {
+            /** `POST /v1/testimonials`: the created testimonial (status `pending`). */
+            submit: (input) => this.request('POST', '/v1/testimonials', input),
+            /** `GET /v1/testimonials`: approved testimonials only. */
+            list: () => this.request('GET', '/v1/testimonials'),
+        };
+        /** Changelog: published entries. */
+        this.changelog = {
+            /** `GET /v1/changelog`: published entries, newest first. */
+            list: () => this.request('GET', '/v1/changelog'),
+        };
+        /** Knowledge base indexes. */
+        this.indexes = {
+            /** `POST /v1/indexes`. */
+            create: (input) => this.request('POST', '/v1/indexes', input),
+            /** `GET /v1/indexes`. */
+            list: () => this.request('GET', '/v1/indexes'),
+            /** `DELETE /v1/indexes/:indexId`: the index and all its documents. */
+            delete: (indexId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}`),
+            /** `GET /v1/indexes/models`: the embedding models and whether each is available. */
+            models: () => this.request('GET', '/v1/indexes/models'),
+        };
+        /** Documents of an index; chunked and embedded by the service after upload. */
+        this.documents = {
+            /** `POST /v1/indexes/:indexId/documents`: the document, `pending` until embedded. */
+            upload: (indexId, input) => this.request('POST', `/v1/indexes/${seg(indexId)}/documents`, input),
+            /** `GET /v1/indexes/:indexId/documents`: a page, newest first. */
+            list: (indexId, query = {}) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined, { page: query.page, per_page: query.per_page }),
+            /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
+            get: (indexId, docId) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+            /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
+            delete: (indexId, docId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+        };
+        /** Analytics events (page views are `page_view`). */
+        this.analytics = {
+            /** `POST /v1/analytics/events` with one event: a name (and properties), or a whole event. */
+            track: (event, properties) => {
+                const body = typeof event === 'string' ? { name: event } : { ...event };
+                if (properties !== undefined)
+                    body.properties = properties;
+                return this.request('POST', '/v1/analytics/events', body);
+            },
+            /** `POST /v1/analytics/events` with up to 100 events at once. */
+            trackBatch: (events) => this.request('POST', '/v1/analytics/events', { events }),
+        };
+        if (!options || !options.apiKey)
+            throw new TypeError('Shipmate: apiKey is required');
+        if (!options.baseUrl)
+            throw new TypeError('Shipmate: baseUrl is required');
+        const f = options.fetch ?? (typeof fetch === 'function' ? fetch : undefined);
+        if (!f)
+            throw new TypeError('Shipmate: no global fetch; pass one in options.fetch (Node 18+ has one)');
+        this.apiKey = options.apiKey;
+        this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+        this.timeoutMs = options.timeoutMs ?? 10000;
+        this.retries = Math.max(0, Math.floor(options.retries ?? 3));
+        // A bare global `fetch` must be called unbound from the window object in some browsers.
+        this.fetchImpl = options.fetch ? options.fetch : (input, init) => f(input, init);
+    }
+    /** `POST /v1/indexes/:indexId/search`: the `top_k` most similar ready chunks. */
+    search(indexId, input) {
+        return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);
+    }
+    /**
+     * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
+     * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
+     */
+    async request(method, path, body, query) {
+        let url = this.baseUrl + path;
+        if (query) {
+            const qs = new URLSearchParams();
+            for (const [k, v] of Object.entries(query))
+                if (v !== undefined)
+                    qs.set(k, String(v));
+            const s = qs.toString();
+            if (s)
+                url += `?${s}`;
+        }
+        const headers = { Accept: 'application/json', 'X-Project-Key': this.apiKey };
+        const payload = body === undefined ? undefined : JSON.stringify(body);
+        if (payload !== undefined)
+            headers['Content-Type'] = 'application/json';
+        for (let attempt = 0;; attempt++) {
+            const last = attempt >= this.retries;
+            const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
+            const controller = new AbortController();
+            let timedOut = false;
+            const timer = setTimeout(() => {
+                timedOut = true;
+                controller.abort();
+            }, this.timeoutMs);
+            let res;
+            let text;
+            try {
+                res = await this.fetchImpl(url, { method, headers, body: payload, signal: controller.signal });
+                text = await res.text();
+            }
+            catch (cause) {
+                if (timedOut) {
+                    throw new ShipmateError(0, {
+                        title: 'Timeout',
+                        code: 'timeout',
+                        detail: `${method} ${path} got no answer within ${this.timeoutMs} ms`,
+                    }, undefined, { cause });
+                }
+                if (last) {
+                    throw new ShipmateError(0, {
+                        title: 'Network error',
+                        code: 'network_error',
+                        detail: `${method} ${path} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+                    }, undefined, { cause });
+                }
+                await sleep(backoff);
+                continue;
+            }
+            finally {
+                clearTimeout(timer);
+            }
+            if (res.ok)
+                return (text ? JSON.parse(text) : null);
+            const retryAfter = retryAfterSeconds(res);
+            if (!last && RETRY_STATUSES.has(res.status)) {
+                await sleep(retryAfter !== undefined ? Math.min(retryAfter * 1000, RETRY_AFTER_MAX_MS) : backoff);
+                continue;
+            }
+            let problem = {};
+            try {
+                const parsed = text ? JSON.parse(text) : {};
+                if (parsed && typeof parsed === 'object')
+                    problem = parsed;
+            }
+            catch {
+                problem = { detail: text.slice(0, 500) || undefined };
+            }
+            if (!problem.title)
+                problem.title = res.statusText || undefined;
+            throw new ShipmateError(res.status, problem, retryAfter);
+        }
+    }
+}
+export default Shipmate;

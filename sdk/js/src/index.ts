@@ -1,0 +1,440 @@
+/**
+ * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, for browsers and Node 18+.
+ *
+ * ```ts
+ * import { Shipmate } from '@shipmate/sdk';
+ * const sm = new Shipmate({ apiKey: 'pk_...', baseUrl: 'https://api.example.com' });
+ * await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+ * ```
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Shapes of the API (see the API contract). Identifiers are UUID strings, timestamps RFC 3339.
+// ---------------------------------------------------------------------------------------------
+
+/** A list answer: `{data: [...]}`. */
+export interface List<T> {
+  data: T[];
+}
+
+/** A page of a paginated list: `{data, page, per_page, total}`. */
+export interface Page<T> extends List<T> {
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+/** The answer of every deletion. */
+export interface Deleted {
+  id: string;
+  deleted: true;
+}
+
+export type FeedbackType = 'bug' | 'feature' | 'feedback';
+export type FeedbackStatus =
+  | 'new' | 'in_progress' | 'done' | 'dismissed'
+  | 'planned' | 'shipped' | 'cancelled';
+
+export interface FeedbackInput {
+  title: string;
+  description?: string;
+  type: FeedbackType;
+  submitter_email?: string;
+}
+
+export interface FeedbackEntry {
+  id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  type: FeedbackType;
+  status: FeedbackStatus;
+  /** Only in the project owner's views. */
+  submitter_email?: string;
+  upvotes: number;
+  downvotes: number;
+  score: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type TestimonialStatus = 'pending' | 'approved' | 'rejected';
+
+export interface TestimonialInput {
+  author_name: string;
+  author_email: string;
+  content: string;
+  /** An integer from 1 to 5. */
+  rating: number;
+  author_title?: string;
+  tweet_url?: string;
+}
+
+export interface Testimonial {
+  id: string;
+  project_id: string;
+  author_name: string;
+  /** Only in the project owner's views. */
+  author_email?: string;
+  author_title: string | null;
+  content: string;
+  rating: number;
+  tweet_url: string | null;
+  status: TestimonialStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ChangelogType = 'feature' | 'improvement' | 'fix' | 'breaking';
+
+export interface ChangelogEntry {
+  id: string;
+  project_id: string;
+  title: string;
+  /** Markdown. */
+  content: string;
+  type: ChangelogType;
+  published: boolean;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IndexInput {
+  name: string;
+  /** Required on the project's first index; locks the project to that model. */
+  embedding_model?: string;
+  external_id?: string;
+}
+
+export interface Index {
+  id: string;
+  project_id: string;
+  name: string;
+  embedding_model: string;
+  dimensions: number;
+  external_id: string | null;
+  document_count: number;
+  chunk_count: number;
+  created_at: string;
+}
+
+export interface EmbeddingModel {
+  id: string;
+  dimensions: number;
+  description: string;
+  /** Whether this deployment can embed with the model right now. */
+  available: boolean;
+}
+
+export type Metadata = Record<string, unknown>;
+
+export interface DocumentInput {
+  /** At most 100 KB. */
+  content: string;
+  metadata?: Metadata;
+}
+
+export type DocumentStatus = 'pending' | 'ready' | 'failed';
+
+export interface Document {
+  id: string;
+  index_id: string;
+  chunks_created: number;
+  /** A document is searchable once `ready`. */
+  status: DocumentStatus;
+  /** Present when `status` is `failed`. */
+  error?: string;
+  metadata: Metadata;
+  created_at: string;
+}
+
+export interface DocumentListQuery {
+  /** From 1. */
+  page?: number;
+  /** 20 by default, at most 100. */
+  per_page?: number;
+}
+
+export interface SearchInput {
+  query: string;
+  /** 1 to 20, default 5. */
+  top_k?: number;
+}
+
+export interface SearchResult {
+  document_id: string;
+  chunk_content: string;
+  /** Cosine similarity: higher is closer. */
+  score: number;
+  metadata: Metadata;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+}
+
+/** A flat object of strings, numbers and booleans (up to 4 KB). */
+export type EventProperties = Record<string, string | number | boolean | null>;
+
+export interface AnalyticsEvent {
+  /** Defaults to `page_view` on the server. */
+  name?: string;
+  url?: string;
+  referrer?: string;
+  utm_source?: string;
+  utm_medium?: string;
+  utm_campaign?: string;
+  screen_width?: number;
+  properties?: EventProperties;
+}
+
+export interface TrackResponse {
+  accepted: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** An RFC 9457 problem details body, as the API sends with every error. */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status?: number;
+  detail?: string;
+  code?: string;
+  errors?: FieldError[];
+}
+
+/**
+ * Any failed call. `status` is the HTTP status (0 when no answer came: `code` is then `timeout` or
+ * `network_error`); `code` is the API's stable snake_case code, e.g. `unauthorized` or `validation_failed`.
+ */
+export class ShipmateError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  readonly type: string;
+  readonly title: string;
+  /** Seconds from a `Retry-After` header, when the API sent one. */
+  readonly retryAfter?: number;
+
+  constructor(status: number, problem: Problem, retryAfter?: number, options?: { cause?: unknown }) {
+    const title = problem.title ?? (status ? `HTTP ${status}` : 'Request failed');
+    const detail = problem.detail ?? title;
+    super(detail);
+    this.name = 'ShipmateError';
+    this.status = status;
+    this.code = problem.code ?? (status ? `http_${status}` : 'network_error');
+    this.detail = detail;
+    this.type = problem.type ?? 'about:blank';
+    this.title = title;
+    if (problem.errors) this.errors = problem.errors;
+    if (retryAfter !== undefined) this.retryAfter = retryAfter;
+    if (options && 'cause' in options) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client
+// ---------------------------------------------------------------------------------------------
+
+export interface ShipmateOptions {
+  /** The project API key (`pk_...`). */
+  apiKey: string;
+  /** The API's base address, e.g. `https://api.example.com`. */
+  baseUrl: string;
+  /** Per attempt; 10,000 ms by default. */
+  timeoutMs?: number;
+  /** Extra attempts after a 429, a 503 or a network error; 3 by default. */
+  retries?: number;
+  /** A `fetch` implementation; the global one by default. */
+  fetch?: typeof fetch;
+}
+
+type Method = 'GET' | 'POST' | 'DELETE';
+type Query = Record<string, string | number | undefined>;
+
+const RETRY_STATUSES = new Set([429, 503]);
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_MAX_MS = 30_000;
+const RETRY_AFTER_MAX_MS = 120_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function retryAfterSeconds(res: Response): number | undefined {
+  const raw = res.headers.get('retry-after');
+  if (raw === null) return undefined;
+  const secs = Number(raw.trim());
+  if (Number.isFinite(secs) && secs >= 0) return secs;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+
+const seg = (id: string) => encodeURIComponent(id);
+
+export class Shipmate {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ShipmateOptions) {
+    if (!options || !options.apiKey) throw new TypeError('Shipmate: apiKey is required');
+    if (!options.baseUrl) throw new TypeError('Shipmate: baseUrl is required');
+    const f = options.fetch ?? (typeof fetch === 'function' ? fetch : undefined);
+    if (!f) throw new TypeError('Shipmate: no global fetch; pass one in options.fetch (Node 18+ has one)');
+    this.apiKey = options.apiKey;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retries = Math.max(0, Math.floor(options.retries ?? 3));
+    // A bare global `fetch` must be called unbound from the window object in some browsers.
+    this.fetchImpl = options.fetch ? options.fetch : (input, init) => f(input, init);
+  }
+
+  /** Feedback: bugs, feature requests and general feedback. */
+  readonly feedback = {
+    /** `POST /v1/feedback`: the created entry. */
+    submit: (input: FeedbackInput): Promise<FeedbackEntry> => this.request('POST', '/v1/feedback', input),
+  };
+
+  /** Testimonials: submitted as `pending`; only approved ones are listed. */
+  readonly testimonials = {
+    /** `POST /v1/testimonials`: the created testimonial (status `pending`). */
+    submit: (input: TestimonialInput): Promise<Testimonial> => this.request('POST', '/v1/testimonials', input),
+    /** `GET /v1/testimonials`: approved testimonials only. */
+    list: (): Promise<List<Testimonial>> => this.request('GET', '/v1/testimonials'),
+  };
+
+  /** Changelog: published entries. */
+  readonly changelog = {
+    /** `GET /v1/changelog`: published entries, newest first. */
+    list: (): Promise<List<ChangelogEntry>> => this.request('GET', '/v1/changelog'),
+  };
+
+  /** Knowledge base indexes. */
+  readonly indexes = {
+    /** `POST /v1/indexes`. */
+    create: (input: IndexInput): Promise<Index> => this.request('POST', '/v1/indexes', input),
+    /** `GET /v1/indexes`. */
+    list: (): Promise<List<Index>> => this.request('GET', '/v1/indexes'),
+    /** `DELETE /v1/indexes/:indexId`: the index and all its documents. */
+    delete: (indexId: string): Promise<Deleted> => this.request('DELETE', `/v1/indexes/${seg(indexId)}`),
+    /** `GET /v1/indexes/models`: the embedding models and whether each is available. */
+    models: (): Promise<List<EmbeddingModel>> => this.request('GET', '/v1/indexes/models'),
+  };
+
+  /** Documents of an index; chunked and embedded by the service after upload. */
+  readonly documents = {
+    /** `POST /v1/indexes/:indexId/documents`: the document, `pending` until embedded. */
+    upload: (indexId: string, input: DocumentInput): Promise<Document> =>
+      this.request('POST', `/v1/indexes/${seg(indexId)}/documents`, input),
+    /** `GET /v1/indexes/:indexId/documents`: a page, newest first. */
+    list: (indexId: string, query: DocumentListQuery = {}): Promise<Page<Document>> =>
+      this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined, { page: query.page, per_page: query.per_page }),
+    /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
+    get: (indexId: string, docId: string): Promise<Document> =>
+      this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+    /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
+    delete: (indexId: string, docId: string): Promise<Deleted> =>
+      this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+  };
+
+  /** Analytics events (page views are `page_view`). */
+  readonly analytics = {
+    /** `POST /v1/analytics/events` with one event: a name (and properties), or a whole event. */
+    track: (event: string | AnalyticsEvent, properties?: EventProperties): Promise<TrackResponse> => {
+      const body: AnalyticsEvent = typeof event === 'string' ? { name: event } : { ...event };
+      if (properties !== undefined) body.properties = properties;
+      return this.request('POST', '/v1/analytics/events', body);
+    },
+    /** `POST /v1/analytics/events` with up to 100 events at once. */
+    trackBatch: (events: AnalyticsEvent[]): Promise<TrackResponse> =>
+      this.request('POST', '/v1/analytics/events', { events }),
+  };
+
+  /** `POST /v1/indexes/:indexId/search`: the `top_k` most similar ready chunks. */
+  search(indexId: string, input: SearchInput): Promise<SearchResponse> {
+    return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);
+  }
+
+  /**
+   * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
+   * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
+   */
+  private async request<T>(method: Method, path: string, body?: unknown, query?: Query): Promise<T> {
+    let url = this.baseUrl + path;
+    if (query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
+      const s = qs.toString();
+      if (s) url += `?${s}`;
+    }
+    const headers: Record<string, string> = { Accept: 'application/json', 'X-Project-Key': this.apiKey };
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (payload !== undefined) headers['Content-Type'] = 'application/json';
+
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt >= this.retries;
+      const backoff = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt);
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.timeoutMs);
+      let res: Response;
+      let text: string;
+      try {
+        res = await this.fetchImpl(url, { method, headers, body: payload, signal: controller.signal });
+        text = await res.text();
+      } catch (cause) {
+        if (timedOut) {
+          throw new ShipmateError(0, {
+            title: 'Timeout',
+            code: 'timeout',
+            detail: `${method} ${path} got no answer within ${this.timeoutMs} ms`,
+          }, undefined, { cause });
+        }
+        if (last) {
+          throw new ShipmateError(0, {
+            title: 'Network error',
+            code: 'network_error',
+            detail: `${method} ${path} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          }, undefined, { cause });
+        }
+        await sleep(backoff);
+        continue;
+      } finally {
+        clearTimeout(timer);
+      }
+
+      if (res.ok) return (text ? JSON.parse(text) : null) as T;
+
+      const retryAfter = retryAfterSeconds(res);
+      if (!last && RETRY_STATUSES.has(res.status)) {
+        await sleep(retryAfter !== undefined ? Math.min(retryAfter * 1000, RETRY_AFTER_MAX_MS) : backoff);
+        continue;
+      }
+      let problem: Problem = {};
+      try {
+        const parsed: unknown = text ? JSON.parse(text) : {};
+        if (parsed && typeof parsed === 'object') problem = parsed as Problem;
+      } catch {
+        problem = { detail: text.slice(0, 500) || undefined };
+      }
+      if (!problem.title) problem.title = res.statusText || undefined;
+      throw new ShipmateError(res.status, problem, retryAfter);
+    }
+  }
+}
+
+export default Shipmate;

@@ -1,0 +1,286 @@
+// Headless Chromium tests of the browser analytics script (/sdk/sm.js) against a running shipmate-api with dev
+// login on and a shipmate-worker beside it (analytics are aggregated by the worker). Run through
+// tests/browser/run.sh, or set SHIPMATE_API_URL and run `node --test`.
+//
+// The test page is served by a small server of this file on 127.0.0.2 (a non-localhost origin, so the script's
+// localhost guard stays out of the way and the API is called cross-origin, preflight and all).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { chromium } from 'playwright-core';
+
+const API = (process.env.SHIPMATE_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+// Headless Chromium says "HeadlessChrome" in its user agent, and the service drops headless browsers as bots.
+const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const EVENTS_URL = `${API}/v1/analytics/events`;
+
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+});
+
+/** Calls the API; with `expect`, fails loudly on any other status. Returns the parsed body. */
+async function api(method, p, { token, key, body, expect } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (key) headers['X-Project-Key'] = key;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(API + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (expect !== undefined && res.status !== expect) {
+    throw new Error(`${method} ${p}: expected ${expect}, got ${res.status}: ${text}`);
+  }
+  return text ? JSON.parse(text) : null;
+}
+
+async function login(email) {
+  const { token } = await api('POST', '/v1/auth/dev-login', { body: { email, name: 'Script Tester' }, expect: 200 });
+  return token;
+}
+
+/** A new owner with a new project whose slug is unique to this run. */
+async function setup(label) {
+  const slug = `${label}-${randomBytes(4).toString('hex')}`;
+  const token = await login(`owner-${slug}@example.com`);
+  const project = await api('POST', '/v1/projects', { token, body: { name: `Acme ${label}`, slug }, expect: 201 });
+  return { slug, token, project, key: project.api_key };
+}
+
+/** The customer's page: the queue stub, an event queued before the script, then the script tag. */
+function landingPage(key, { allowLocalhost = false } = {}) {
+  const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Acme shop</title>
+<script>
+window.sm = window.sm || function(){(window.sm.q = window.sm.q || []).push(arguments)};
+sm('queued_event', {a: 1});
+</script>
+<script defer data-project="${esc(key)}" data-api="${esc(API)}"${allowLocalhost ? ' data-allow-localhost' : ''} src="${esc(API)}/sdk/sm.js"></script>
+</head>
+<body><h1>Acme shop</h1><p>A single-page app.</p></body>
+</html>`;
+}
+
+/** Serves the landing page at every path (a single-page app) on `host`:0. */
+async function startSite(key, { host = '127.0.0.2', allowLocalhost = false } = {}) {
+  const html = landingPage(key, { allowLocalhost });
+  const server = http.createServer((req, res) => {
+    if (req.url === '/favicon.ico') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(html);
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
+  return {
+    origin: `http://${host}:${server.address().port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/**
+ * Runs `fn(page, posts)` in a fresh context; `posts` collects every analytics POST the page makes, with its
+ * response status once known. Fails on page errors.
+ */
+async function withPage(fn, contextOptions = {}, initScript) {
+  const ctx = await browser.newContext({ userAgent: USER_AGENT, ...contextOptions });
+  ctx.setDefaultTimeout(15_000);
+  if (initScript) await ctx.addInitScript(initScript);
+  const page = await ctx.newPage();
+  const problems = [];
+  const posts = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (req) => {
+    if (req.method() === 'POST' && req.url() === EVENTS_URL) {
+      const entry = { body: req.postDataJSON(), headers: req.headers(), status: null };
+      posts.push(entry);
+      req.response().then((res) => { entry.status = res ? res.status() : -1; }, () => { entry.status = -1; });
+    }
+  });
+  page.on('requestfailed', (req) => {
+    if (req.url().startsWith(API)) problems.push(`request failed: ${req.method()} ${req.url()}: ${req.failure()?.errorText}`);
+  });
+  try {
+    await fn(page, posts);
+    assert.deepEqual(problems, [], 'no script errors or failed requests');
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** The navigation of both tests: land, two SPA navigations, a same-URL replaceState, back, a direct event. */
+async function browse(page, origin) {
+  const res = await page.goto(`${origin}/landing?utm_source=newsletter&utm_medium=email`);
+  assert.equal(res.status(), 200);
+  await page.waitForFunction(() => typeof window.sm === 'function' && !Array.isArray(window.sm.q));
+  await page.evaluate(() => history.pushState({}, '', '/pricing'));
+  await page.evaluate(() => history.pushState({}, '', '/docs'));
+  await page.evaluate(() => history.replaceState({}, '', location.href)); // same URL: no second page view
+  await page.evaluate(() => history.back()); // popstate: /pricing
+  await page.waitForFunction(() => location.pathname === '/pricing');
+  await page.evaluate(() => window.sm('direct_event', { b: 2 }));
+}
+
+async function waitFor(check, what, ms) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} not reached within ${ms / 1000} s: ${last?.message ?? last}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const reads = (s, which) => api('GET', `/v1/analytics/${which}?project_id=${s.project.id}`, { token: s.token, expect: 200 });
+const countsOf = (rows, label, count) => Object.fromEntries(rows.map((r) => [r[label], r[count]]));
+
+function assertSorted(rows, count, what) {
+  for (let i = 1; i < rows.length; i++) {
+    assert.ok(rows[i - 1][count] >= rows[i][count], `${what} sorted by ${count}, largest first: ${JSON.stringify(rows)}`);
+  }
+}
+
+test('the API serves the script as published in sdk/script/sm.js', { timeout: 30_000 }, async () => {
+  const res = await fetch(`${API}/sdk/sm.js`);
+  assert.equal(res.status, 200, 'GET /sdk/sm.js');
+  assert.match(res.headers.get('content-type') || '', /javascript/);
+  assert.ok(res.headers.get('etag'), 'an ETag');
+  assert.match(res.headers.get('cache-control') || '', /max-age=\d+/);
+  assert.equal(await res.text(), await readFile(path.join(REPO, 'sdk', 'script', 'sm.js'), 'utf8'));
+});
+
+test('script sends page views, UTM and queued and direct events', { timeout: 90_000 }, async () => {
+  const s = await setup('script');
+  const site = await startSite(s.key);
+  try {
+    await withPage(async (page, posts) => {
+      await browse(page, site.origin);
+      // 4 page views + the queued event + the direct one, each answered 202.
+      await waitFor(() => {
+        assert.equal(posts.length, 6, `analytics POSTs so far: ${JSON.stringify(posts.map((p) => p.body))}`);
+        assert.ok(posts.every((p) => p.status === 202), `statuses ${posts.map((p) => p.status)}`);
+      }, 'six accepted analytics POSTs', 10_000);
+
+      const bodies = posts.map((p) => p.body);
+      assert.deepEqual(bodies.map((b) => b.name), ['page_view', 'queued_event', 'page_view', 'page_view', 'page_view', 'direct_event']);
+      assert.deepEqual(
+        bodies.filter((b) => b.name === 'page_view').map((b) => new URL(b.url).pathname),
+        ['/landing', '/pricing', '/docs', '/pricing'],
+      );
+      const [landing, queued] = bodies;
+      assert.equal(landing.url, `${site.origin}/landing?utm_source=newsletter&utm_medium=email`);
+      assert.equal(landing.utm_source, 'newsletter');
+      assert.equal(landing.utm_medium, 'email');
+      assert.equal(landing.utm_campaign, undefined);
+      assert.equal(typeof landing.screen_width, 'number');
+      assert.ok(landing.screen_width > 0);
+      assert.deepEqual(queued.properties, { a: 1 });
+      assert.deepEqual(bodies[5].properties, { b: 2 });
+      assert.equal(bodies[5].utm_source, undefined, 'no UTM once the URL has none');
+      for (const p of posts) {
+        assert.equal(p.headers['x-project-key'], s.key);
+        assert.match(p.headers['content-type'], /^application\/json/);
+      }
+    });
+
+    await waitFor(async () => {
+      const pages = await reads(s, 'pages');
+      assert.equal(pages.period, '30d');
+      assert.deepEqual(countsOf(pages.data, 'page', 'views'), { '/landing': 1, '/pricing': 2, '/docs': 1 });
+      assert.equal(pages.data[0].page, '/pricing');
+      assertSorted(pages.data, 'views', 'pages');
+      assert.ok(pages.data.every((r) => r.visitors === 1), 'one visitor');
+
+      const events = await reads(s, 'events');
+      assert.deepEqual(countsOf(events.data, 'name', 'count'), { page_view: 4, queued_event: 1, direct_event: 1 });
+      assert.equal(events.data[0].name, 'page_view');
+      assertSorted(events.data, 'count', 'events');
+
+      const utm = await reads(s, 'utm');
+      assert.deepEqual(utm.sources.map((r) => [r.utm_source, r.views, r.visitors]), [['newsletter', 1, 1]]);
+      assert.deepEqual(utm.mediums.map((r) => [r.utm_medium, r.views, r.visitors]), [['email', 1, 1]]);
+      assert.deepEqual(utm.campaigns, []);
+    }, 'the analytics reads', 20_000);
+  } finally {
+    await site.close();
+  }
+});
+
+test('script sends nothing at all under Do Not Track', { timeout: 60_000 }, async () => {
+  const s = await setup('script-dnt');
+  const site = await startSite(s.key);
+  try {
+    await withPage(async (page, posts) => {
+      await browse(page, site.origin);
+      await page.waitForTimeout(3_000);
+      assert.equal(posts.length, 0, 'no analytics requests');
+    }, { extraHTTPHeaders: { DNT: '1' } }, () => {
+      Object.defineProperty(navigator, 'doNotTrack', { get: () => '1' });
+    });
+    const events = await reads(s, 'events');
+    assert.deepEqual(events.data, []);
+    const pages = await reads(s, 'pages');
+    assert.deepEqual(pages.data, []);
+  } finally {
+    await site.close();
+  }
+});
+
+test('script ignores localhost unless the tag has data-allow-localhost', { timeout: 60_000 }, async () => {
+  const s = await setup('script-local');
+  const quiet = await startSite(s.key, { host: '127.0.0.1' });
+  const loud = await startSite(s.key, { host: '127.0.0.1', allowLocalhost: true });
+  try {
+    await withPage(async (page, posts) => {
+      await page.goto(`${quiet.origin}/`);
+      await page.waitForFunction(() => typeof window.sm === 'function' && !Array.isArray(window.sm.q));
+      await page.evaluate(() => window.sm('ignored'));
+      await page.waitForTimeout(1_000);
+      assert.equal(posts.length, 0, 'nothing sent from 127.0.0.1');
+    });
+    await withPage(async (page, posts) => {
+      await page.goto(`${loud.origin}/`);
+      await waitFor(() => {
+        assert.equal(posts.length, 2);
+        assert.ok(posts.every((p) => p.status === 202));
+      }, 'two accepted POSTs', 10_000);
+      assert.deepEqual(posts.map((p) => p.body.name), ['page_view', 'queued_event']);
+    });
+  } finally {
+    await quiet.close();
+    await loud.close();
+  }
+});

@@ -1,0 +1,459 @@
+// Tests of the JavaScript SDK (sdk/js/dist, the committed build) against a running shipmate-api with dev login
+// on and a shipmate-worker beside it. Run through tests/sdk/run.sh, or set SHIPMATE_API_URL and run `node --test`.
+// The retry and timeout tests use small local servers and need no API; without SHIPMATE_API_URL the rest are skipped.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Shipmate, ShipmateError } from '../../sdk/js/dist/index.js';
+
+const API = process.env.SHIPMATE_API_URL ? process.env.SHIPMATE_API_URL.replace(/\/+$/, '') : '';
+const needsApi = API ? {} : { skip: 'SHIPMATE_API_URL is not set' };
+const MODEL = 'all-minilm-l6-v2';
+
+/** Calls the API directly (session endpoints the SDK does not cover); fails on any other status than `expect`. */
+async function api(method, p, { token, body, expect } = {}) {
+  const headers = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(API + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (expect !== undefined && res.status !== expect) {
+    throw new Error(`${method} ${p}: expected ${expect}, got ${res.status}: ${text}`);
+  }
+  return text ? JSON.parse(text) : null;
+}
+
+/** A new owner with a new project (unique slug) and an SDK client on its key. */
+async function setup(label) {
+  const slug = `sdk-${label}-${randomBytes(4).toString('hex')}`;
+  const { token } = await api('POST', '/v1/auth/dev-login', { body: { email: `owner-${slug}@example.com`, name: 'SDK Tester' }, expect: 200 });
+  const project = await api('POST', '/v1/projects', { token, body: { name: `SDK ${label}`, slug }, expect: 201 });
+  assert.match(project.api_key, /^pk_/);
+  const sm = new Shipmate({ apiKey: project.api_key, baseUrl: API });
+  return { slug, token, project, sm };
+}
+
+/** Polls `documents.get` until the document is `ready` (30 s deadline); fails early if it `failed`. */
+async function waitReady(sm, indexId, docId) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const doc = await sm.documents.get(indexId, docId);
+    if (doc.status === 'ready') return doc;
+    assert.notEqual(doc.status, 'failed', `document ${docId} failed: ${doc.error}`);
+    if (Date.now() > deadline) assert.fail(`document ${docId} still ${doc.status} after 30 s (is shipmate-worker running?)`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function withIndex(label, fn) {
+  const s = await setup(label);
+  const index = await s.sm.indexes.create({ name: 'docs', embedding_model: MODEL });
+  return fn(s, index);
+}
+
+/** Expects `promise` to reject with a ShipmateError; returns it. */
+async function rejects(promise) {
+  try {
+    await promise;
+  } catch (e) {
+    assert.ok(e instanceof ShipmateError, `a ShipmateError, got ${e}`);
+    assert.ok(e instanceof Error);
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+/** A local HTTP server answering with `handler`; returns its base URL and a close function. */
+async function localServer(handler) {
+  const server = http.createServer(handler);
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections?.();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Construction (no network)
+// ---------------------------------------------------------------------------------------------
+
+test('the client needs an API key and a base URL', () => {
+  assert.throws(() => new Shipmate({ baseUrl: 'http://x' }), TypeError);
+  assert.throws(() => new Shipmate({ apiKey: 'pk_x' }), TypeError);
+  const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: 'http://example.test///' });
+  assert.equal(sm.baseUrl, 'http://example.test');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Feedback, testimonials, changelog
+// ---------------------------------------------------------------------------------------------
+
+test('feedback.submit creates an entry', needsApi, async () => {
+  const { sm, project } = await setup('fb');
+  const entry = await sm.feedback.submit({
+    title: 'Dark mode',
+    description: 'Easier on the eyes.',
+    type: 'feature',
+    submitter_email: 'ada@example.com',
+  });
+  assert.match(entry.id, /^[0-9a-f-]{36}$/);
+  assert.equal(entry.project_id, project.id);
+  assert.equal(entry.title, 'Dark mode');
+  assert.equal(entry.description, 'Easier on the eyes.');
+  assert.equal(entry.type, 'feature');
+  assert.equal(entry.status, 'planned');
+  assert.equal(entry.upvotes, 0);
+  assert.equal(entry.downvotes, 0);
+  assert.equal(entry.score, 0);
+  assert.ok(!Number.isNaN(Date.parse(entry.created_at)));
+
+  const bug = await sm.feedback.submit({ title: 'Crash on export', type: 'bug' });
+  assert.equal(bug.status, 'new');
+});
+
+test('testimonials.submit creates a pending testimonial', needsApi, async () => {
+  const { sm } = await setup('tsub');
+  const t = await sm.testimonials.submit({
+    author_name: 'Ada Lovelace',
+    author_email: 'ada@example.com',
+    author_title: 'CTO',
+    content: 'Shipmate closed the loop with our users.',
+    rating: 5,
+    tweet_url: 'https://twitter.com/ada/status/1',
+  });
+  assert.match(t.id, /^[0-9a-f-]{36}$/);
+  assert.equal(t.status, 'pending');
+  assert.equal(t.author_name, 'Ada Lovelace');
+  assert.equal(t.author_title, 'CTO');
+  assert.equal(t.rating, 5);
+  assert.equal(t.author_email, undefined, 'the key-side answer never carries the email');
+});
+
+test('testimonials.list returns approved testimonials only', needsApi, async () => {
+  const { sm, token, project } = await setup('tlist');
+  assert.deepEqual((await sm.testimonials.list()).data, []);
+  const approved = await sm.testimonials.submit({ author_name: 'Grace', author_email: 'grace@example.com', content: 'Great.', rating: 4 });
+  await sm.testimonials.submit({ author_name: 'Linus', author_email: 'linus@example.com', content: 'Meh.', rating: 2 });
+  await api('PATCH', `/v1/testimonials/${approved.id}?project_id=${project.id}`, { token, body: { status: 'approved' }, expect: 200 });
+
+  const list = await sm.testimonials.list();
+  assert.ok(Array.isArray(list.data));
+  assert.equal(list.data.length, 1);
+  assert.equal(list.data[0].id, approved.id);
+  assert.equal(list.data[0].status, 'approved');
+  assert.equal(list.data[0].content, 'Great.');
+});
+
+test('changelog.list returns published entries, newest first', needsApi, async () => {
+  const { sm, token, project } = await setup('chlog');
+  const path = `/v1/changelog/dashboard/${project.id}`;
+  const first = await api('POST', path, { token, body: { title: 'Dark mode', content: 'It is **here**.', type: 'feature', published: true }, expect: 201 });
+  await api('POST', path, { token, body: { title: 'Secret draft', content: 'Soon.', type: 'improvement', published: false }, expect: 201 });
+  await new Promise((r) => setTimeout(r, 20));
+  const second = await api('POST', path, { token, body: { title: 'Export fixed', content: 'No more blank page.', type: 'fix', published: true }, expect: 201 });
+
+  const list = await sm.changelog.list();
+  assert.deepEqual(list.data.map((e) => e.id), [second.id, first.id]);
+  const [entry] = list.data;
+  assert.equal(entry.title, 'Export fixed');
+  assert.equal(entry.type, 'fix');
+  assert.equal(entry.published, true);
+  assert.ok(entry.published_at);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Knowledge base
+// ---------------------------------------------------------------------------------------------
+
+test('indexes.models lists the catalogue and the local model', needsApi, async () => {
+  const { sm } = await setup('models');
+  const { data } = await sm.indexes.models();
+  assert.ok(data.length >= 9, 'the eight catalogue models plus the local one');
+  const local = data.find((m) => m.id === MODEL);
+  assert.ok(local, `${MODEL} is listed`);
+  assert.equal(local.dimensions, 384);
+  assert.equal(local.available, true);
+  assert.equal(typeof local.description, 'string');
+  assert.ok(data.some((m) => m.id === 'provider-a-4-large'));
+});
+
+test('indexes.create creates an index locked to the model', needsApi, async () => {
+  const { sm, project } = await setup('icreate');
+  const index = await sm.indexes.create({ name: 'help-center', embedding_model: MODEL, external_id: 'ext-1' });
+  assert.match(index.id, /^[0-9a-f-]{36}$/);
+  assert.equal(index.project_id, project.id);
+  assert.equal(index.name, 'help-center');
+  assert.equal(index.embedding_model, MODEL);
+  assert.equal(index.dimensions, 384);
+  assert.equal(index.external_id, 'ext-1');
+  assert.equal(index.document_count, 0);
+
+  const dup = await rejects(sm.indexes.create({ name: 'help-center' }));
+  assert.equal(dup.status, 409);
+});
+
+test('indexes.list lists the project\'s indexes', needsApi, async () => {
+  const { sm } = await setup('ilist');
+  assert.deepEqual((await sm.indexes.list()).data, []);
+  const a = await sm.indexes.create({ name: 'a', embedding_model: MODEL });
+  const b = await sm.indexes.create({ name: 'b' });
+  const { data } = await sm.indexes.list();
+  assert.deepEqual(data.map((i) => i.id).sort(), [a.id, b.id].sort());
+  assert.ok(data.every((i) => i.embedding_model === MODEL));
+});
+
+test('indexes.delete deletes an index', needsApi, async () => {
+  await withIndex('idel', async ({ sm }, index) => {
+    assert.deepEqual(await sm.indexes.delete(index.id), { id: index.id, deleted: true });
+    assert.deepEqual((await sm.indexes.list()).data, []);
+    const gone = await rejects(sm.indexes.delete(index.id));
+    assert.equal(gone.status, 404);
+    assert.equal(gone.code, 'not_found');
+  });
+});
+
+test('documents.upload stores a document and reports its chunks', needsApi, async () => {
+  await withIndex('dup', async ({ sm }, index) => {
+    const doc = await sm.documents.upload(index.id, { content: 'Refunds are issued within 14 days of purchase.', metadata: { source: 'faq', n: 1 } });
+    assert.match(doc.id, /^[0-9a-f-]{36}$/);
+    assert.equal(doc.index_id, index.id);
+    assert.ok(doc.chunks_created >= 1);
+    assert.ok(['pending', 'ready'].includes(doc.status));
+    assert.deepEqual(doc.metadata, { source: 'faq', n: 1 });
+    assert.ok(!Number.isNaN(Date.parse(doc.created_at)));
+  });
+});
+
+test('documents.list pages through the documents, newest first', needsApi, async () => {
+  await withIndex('dlist', async ({ sm }, index) => {
+    const ids = [];
+    for (const n of [1, 2, 3]) {
+      ids.push((await sm.documents.upload(index.id, { content: `Document number ${n}.` })).id);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const all = await sm.documents.list(index.id);
+    assert.equal(all.page, 1);
+    assert.equal(all.per_page, 20);
+    assert.equal(all.total, 3);
+    assert.deepEqual(all.data.map((d) => d.id), [...ids].reverse());
+
+    const p1 = await sm.documents.list(index.id, { page: 1, per_page: 2 });
+    assert.equal(p1.per_page, 2);
+    assert.equal(p1.total, 3);
+    assert.deepEqual(p1.data.map((d) => d.id), [ids[2], ids[1]]);
+    const p2 = await sm.documents.list(index.id, { page: 2, per_page: 2 });
+    assert.equal(p2.page, 2);
+    assert.deepEqual(p2.data.map((d) => d.id), [ids[0]]);
+  });
+});
+
+test('documents.get shows the document becoming ready', needsApi, async () => {
+  await withIndex('dget', async ({ sm }, index) => {
+    const up = await sm.documents.upload(index.id, { content: 'Our office is open Monday to Friday.', metadata: { lang: 'en' } });
+    const doc = await waitReady(sm, index.id, up.id);
+    assert.equal(doc.id, up.id);
+    assert.equal(doc.index_id, index.id);
+    assert.equal(doc.chunks_created, up.chunks_created);
+    assert.deepEqual(doc.metadata, { lang: 'en' });
+  });
+});
+
+test('documents.delete deletes a document', needsApi, async () => {
+  await withIndex('ddel', async ({ sm }, index) => {
+    const doc = await sm.documents.upload(index.id, { content: 'Temporary text.' });
+    assert.deepEqual(await sm.documents.delete(index.id, doc.id), { id: doc.id, deleted: true });
+    const gone = await rejects(sm.documents.get(index.id, doc.id));
+    assert.equal(gone.status, 404);
+    assert.equal(gone.code, 'not_found');
+    assert.equal((await sm.documents.list(index.id)).total, 0);
+  });
+});
+
+test('search returns the most similar chunks', needsApi, async () => {
+  await withIndex('search', async ({ sm }, index) => {
+    const refunds = await sm.documents.upload(index.id, {
+      content: 'Refund policy: we refund any purchase within 14 days, no questions asked.',
+      metadata: { topic: 'billing' },
+    });
+    const hours = await sm.documents.upload(index.id, {
+      content: 'Support hours: our team answers chat from 9am to 5pm on weekdays.',
+      metadata: { topic: 'support' },
+    });
+    await waitReady(sm, index.id, refunds.id);
+    await waitReady(sm, index.id, hours.id);
+
+    const { results } = await sm.search(index.id, { query: 'Can I get my money back?', top_k: 2 });
+    assert.equal(results.length, 2);
+    assert.equal(results[0].document_id, refunds.id);
+    assert.match(results[0].chunk_content, /refund/i);
+    assert.deepEqual(results[0].metadata, { topic: 'billing' });
+    assert.equal(typeof results[0].score, 'number');
+    assert.ok(results[0].score >= results[1].score, 'sorted by score');
+
+    const one = await sm.search(index.id, { query: 'when is support open' });
+    assert.ok(one.results.length >= 1 && one.results.length <= 5);
+    assert.equal(one.results[0].document_id, hours.id);
+
+    const bad = await rejects(sm.search(index.id, { query: 'x', top_k: 21 }));
+    assert.equal(bad.status, 422);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Analytics
+// ---------------------------------------------------------------------------------------------
+
+test('analytics.track accepts one event by name or as an object', needsApi, async () => {
+  const { sm } = await setup('track');
+  assert.deepEqual(await sm.analytics.track('signup', { plan: 'pro', seats: 3 }), { accepted: 1 });
+  assert.deepEqual(await sm.analytics.track({
+    url: 'https://shop.example/pricing?utm_source=hn',
+    referrer: 'https://news.ycombinator.com/',
+    utm_source: 'hn',
+    screen_width: 1280,
+  }), { accepted: 1 });
+});
+
+test('analytics.trackBatch accepts several events at once', needsApi, async () => {
+  const { sm } = await setup('batch');
+  const events = [
+    { name: 'page_view', url: 'https://shop.example/' },
+    { url: 'https://shop.example/pricing' },
+    { name: 'checkout', properties: { total: 42, currency: 'EUR' } },
+  ];
+  assert.deepEqual(await sm.analytics.trackBatch(events), { accepted: 3 });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------
+
+test('a bad API key is a ShipmateError 401 unauthorized', needsApi, async () => {
+  const sm = new Shipmate({ apiKey: `pk_${'x'.repeat(40)}`, baseUrl: API });
+  const e = await rejects(sm.feedback.submit({ title: 'Hello', type: 'bug' }));
+  assert.equal(e.status, 401);
+  assert.equal(e.code, 'unauthorized');
+  assert.equal(e.name, 'ShipmateError');
+  assert.equal(typeof e.detail, 'string');
+  assert.ok(e.detail.length > 0);
+  assert.equal(e.message, e.detail);
+  const again = await rejects(sm.indexes.list());
+  assert.equal(again.status, 401);
+});
+
+test('invalid feedback is a ShipmateError 422 with field errors', needsApi, async () => {
+  const { sm } = await setup('invalid');
+  const e = await rejects(sm.feedback.submit({ title: '', type: 'complaint', submitter_email: 'nope' }));
+  assert.equal(e.status, 422);
+  assert.equal(e.code, 'validation_failed');
+  assert.ok(Array.isArray(e.errors) && e.errors.length >= 2, 'errors per field');
+  const fields = e.errors.map((x) => x.field);
+  for (const f of ['title', 'type']) assert.ok(fields.includes(f), `an error for ${f}: ${JSON.stringify(e.errors)}`);
+  assert.ok(e.errors.every((x) => typeof x.message === 'string' && x.message));
+});
+
+// ---------------------------------------------------------------------------------------------
+// Retries and timeouts (local servers, no API)
+// ---------------------------------------------------------------------------------------------
+
+test('503 twice then 200: retried with backoff honouring Retry-After', async () => {
+  const seen = [];
+  const srv = await localServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      seen.push({ at: Date.now(), method: req.method, url: req.url, key: req.headers['x-project-key'], type: req.headers['content-type'], body });
+      if (seen.length <= 2) {
+        const headers = { 'Content-Type': 'application/problem+json' };
+        if (seen.length === 1) headers['Retry-After'] = '1';
+        res.writeHead(503, headers);
+        res.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'queue down', code: 'unavailable' }));
+      } else {
+        res.writeHead(202, { 'Content-Type': 'application/json' });
+        res.end('{"accepted":1}');
+      }
+    });
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_retry', baseUrl: srv.url });
+    assert.deepEqual(await sm.analytics.track('signup'), { accepted: 1 });
+    assert.equal(seen.length, 3);
+    assert.ok(seen[1].at - seen[0].at >= 950, `Retry-After: 1 waited ${seen[1].at - seen[0].at} ms`);
+    for (const r of seen) {
+      assert.equal(r.method, 'POST');
+      assert.equal(r.url, '/v1/analytics/events');
+      assert.equal(r.key, 'pk_retry');
+      assert.equal(r.type, 'application/json');
+      assert.deepEqual(JSON.parse(r.body), { name: 'signup' });
+    }
+  } finally {
+    await srv.close();
+  }
+});
+
+test('retries run out: the last 503 or 429 is thrown; other errors are not retried', async () => {
+  let hits = 0;
+  const srv = await localServer((req, res) => {
+    hits++;
+    const status = req.url.startsWith('/v1/testimonials') ? 429 : req.url.startsWith('/v1/changelog') ? 404 : 503;
+    const headers = { 'Content-Type': 'application/problem+json' };
+    if (status === 429) headers['Retry-After'] = '0';
+    res.writeHead(status, headers);
+    res.end(JSON.stringify({ type: 'about:blank', title: 'x', status, detail: `status ${status}`, code: status === 429 ? 'rate_limited' : status === 404 ? 'not_found' : 'unavailable' }));
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url, retries: 2 });
+    const e = await rejects(sm.indexes.list());
+    assert.equal(e.status, 503);
+    assert.equal(e.code, 'unavailable');
+    assert.equal(hits, 3, 'one try and two retries');
+
+    hits = 0;
+    const limited = await rejects(sm.testimonials.list());
+    assert.equal(limited.status, 429);
+    assert.equal(limited.code, 'rate_limited');
+    assert.equal(limited.retryAfter, 0);
+    assert.equal(hits, 3);
+
+    hits = 0;
+    const missing = await rejects(sm.changelog.list());
+    assert.equal(missing.status, 404);
+    assert.equal(hits, 1, 'a 404 is not retried');
+  } finally {
+    await srv.close();
+  }
+});
+
+test('network errors are retried, then thrown as network_error', async () => {
+  const srv = await localServer(() => {});
+  const url = srv.url;
+  await srv.close(); // nothing listens on that port any more
+  const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: url, retries: 1 });
+  const started = Date.now();
+  const e = await rejects(sm.changelog.list());
+  assert.equal(e.status, 0);
+  assert.equal(e.code, 'network_error');
+  assert.ok(Date.now() - started >= 200, 'waited before the retry');
+});
+
+test('a server that never answers times out', async () => {
+  let hits = 0;
+  const srv = await localServer(() => { hits++; /* never answers */ });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url, timeoutMs: 300 });
+    const started = Date.now();
+    const e = await rejects(sm.feedback.submit({ title: 'Hello', type: 'bug' }));
+    const took = Date.now() - started;
+    assert.equal(e.status, 0);
+    assert.equal(e.code, 'timeout');
+    assert.ok(took >= 280 && took < 5_000, `timed out after ${took} ms`);
+    assert.equal(hits, 1, 'a timeout is not retried');
+  } finally {
+    await srv.close();
+  }
+});
