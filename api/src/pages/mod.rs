@@ -4,6 +4,7 @@
 
 mod board;
 mod changelog;
+mod dashboard;
 mod testimonial_form;
 
 use axum::http::{header, HeaderValue, StatusCode};
@@ -21,6 +22,7 @@ pub const CSP: &str =
 
 pub fn router() -> Router<AppState> {
     Router::new()
+        .merge(dashboard::router())
         .route("/f/{slug}", get(board::board))
         .route(
             "/t/{slug}",

@@ -1,0 +1,381 @@
+// Headless Chromium test of the dashboard (/dashboard) against a running shipmate-api with dev login
+// on and a shipmate-worker beside it (document embedding, analytics). Run through
+// tests/browser/run.sh, or set SHIPMATE_API_URL and run `node --test dashboard.test.mjs`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { chromium } from 'playwright-core';
+
+const API = (process.env.SHIPMATE_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHOTS = path.join(REPO, 'target', 'screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+// Analytics drops bots and unknown clients, so seeded events carry an ordinary browser's user agent.
+const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+const DOCUMENT = [
+  'Exporting feedback',
+  '',
+  'Open the dashboard, choose your project and go to Settings. The Export button downloads every feedback',
+  'entry as a CSV file with its title, type, status, votes and the submitter email.',
+  '',
+  'Billing questions go to the billing page; invoices are sent by email at the start of each month.',
+].join('\n');
+
+let browser;
+
+before(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+});
+
+/** Calls the API; with `expect`, fails loudly on any other status. Returns the parsed body. */
+async function api(method, p, { token, key, body, expect, headers: extra } = {}) {
+  const headers = { Accept: 'application/json', ...extra };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (key) headers['X-Project-Key'] = key;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(API + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (expect !== undefined && res.status !== expect) {
+    throw new Error(`${method} ${p}: expected ${expect}, got ${res.status}: ${text}`);
+  }
+  return text ? JSON.parse(text) : null;
+}
+
+async function login(email) {
+  const { token } = await api('POST', '/v1/auth/dev-login', { body: { email }, expect: 200 });
+  return token;
+}
+
+async function shot(page, name, opts = {}) {
+  // The status toast is fixed to the viewport; in a full-page capture it would cover content.
+  await page.evaluate(() => { const t = document.querySelector('#status'); if (t) t.textContent = ''; });
+  await page.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true, ...opts });
+}
+
+async function waitForText(page, selector, text, timeout = 10_000) {
+  await page.waitForFunction(
+    ({ selector, text }) => {
+      const el = document.querySelector(selector);
+      return !!el && el.textContent.trim() === text;
+    },
+    { selector, text },
+    { timeout },
+  );
+}
+
+async function noHorizontalScroll(page, width) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `page scrolls sideways by ${overflow}px at ${width}px`);
+}
+
+/** Opens a section from the side navigation and waits for its heading. */
+async function openSection(page, section, heading) {
+  await page.click(`#sidenav a[href$="/${section}"]`);
+  await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+}
+
+test('an owner runs a project end to end from the dashboard', { timeout: 240_000 }, async () => {
+  const tag = randomBytes(4).toString('hex');
+  const email = `dash-${tag}@example.com`;
+  const slug = `dash-${tag}`;
+  // Someone else already holds this slug, for the 409 check.
+  const rival = await login(`rival-${tag}@example.com`);
+  await api('POST', '/v1/projects', { token: rival, body: { name: 'Taken', slug: `${slug}-taken` }, expect: 201 });
+
+  const ctx = await browser.newContext({ viewport: DESKTOP });
+  ctx.setDefaultTimeout(15_000);
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+
+  try {
+    // Sign-in screen: the dev-login form shows because the probe did not answer 404.
+    const res = await page.goto(`${API}/dashboard`);
+    assert.equal(res.status(), 200);
+    assert.match(res.headers()['content-security-policy'] || '', /script-src 'self'/);
+    await page.locator('#dev-email').waitFor();
+    assert.ok(await page.getByRole('heading', { level: 1, name: 'Sign in to Shipmate' }).isVisible());
+    await shot(page, 'signin');
+    await page.fill('#dev-email', email);
+    await page.click('#dev-login button[type="submit"]');
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+    assert.equal((await page.locator('.account-email').textContent()).trim(), email);
+    const token = await login(email); // the same user, for checks through the API
+
+    // Projects: a 422 and a 409 shown inline, then a project is created.
+    await page.fill('#project-name', 'Acme Dashboard');
+    await page.fill('#project-slug', 'x');
+    await page.click('#create-project button[type="submit"]');
+    await page.locator('#project-slug-err').waitFor({ state: 'visible' });
+    assert.match(await page.locator('#project-slug-err').textContent(), /3 to 48/);
+    assert.equal(await page.getAttribute('#project-slug', 'aria-invalid'), 'true');
+    await page.fill('#project-slug', `${slug}-taken`);
+    await page.click('#create-project button[type="submit"]');
+    await page.waitForFunction(() => /already exists/i.test(document.querySelector('#project-slug-err').textContent));
+    await shot(page, 'projects');
+    await page.fill('#project-slug', slug);
+    await page.click('#create-project button[type="submit"]');
+
+    // Settings: key, snippets, public links.
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    const key = await page.inputValue('#api-key');
+    assert.match(key, /^pk_/);
+    const { data: projects } = await api('GET', '/v1/projects', { token, expect: 200 });
+    const project = projects.find((p) => p.slug === slug);
+    assert.ok(project, 'the project was created');
+    assert.equal(project.api_key, key);
+    const scriptTag = await page.locator('#script-snippet').textContent();
+    assert.ok(scriptTag.includes(`data-project="${key}"`) && scriptTag.includes(`src="${API}/sdk/sm.js"`), scriptTag);
+    assert.match(await page.locator('#sdk-snippet').textContent(), new RegExp(`apiKey: '${key}'`));
+    for (const prefix of ['f', 't', 'c']) {
+      assert.equal(await page.locator(`#public-pages a[href="/${prefix}/${slug}"]`).count(), 1, `link to /${prefix}/${slug}`);
+    }
+    await shot(page, 'settings');
+
+    // Feedback moderation.
+    const fb = await api('POST', '/v1/feedback', {
+      key,
+      body: { title: 'Dark mode please', description: 'Easier on the eyes at night.', type: 'feature', submitter_email: 'fan@example.com' },
+      expect: 201,
+    });
+    await api('POST', '/v1/feedback', { key, body: { title: 'Export button does nothing', type: 'bug' }, expect: 201 });
+    const tm = await api('POST', '/v1/testimonials', {
+      key,
+      body: { author_name: 'Ada Lovelace', author_email: 'ada@example.com', author_title: 'CTO, Engines', content: 'Shipmate closed the loop with our users in an afternoon.', rating: 5 },
+      expect: 201,
+    });
+    await openSection(page, 'feedback', 'Feedback');
+    const entry = page.locator(`[data-feedback="${fb.id}"]`);
+    await entry.waitFor();
+    assert.equal((await entry.locator('[data-email]').textContent()).trim(), 'fan@example.com');
+    assert.deepEqual(
+      await entry.locator('select').evaluate((s) => [...s.options].map((o) => o.value)),
+      ['planned', 'in_progress', 'shipped', 'cancelled'],
+      'a feature request offers the feature statuses only',
+    );
+    await entry.locator('select').selectOption('in_progress');
+    await waitForText(page, `[data-feedback="${fb.id}"] [data-status-badge]`, 'In progress');
+    const owned = await api('GET', `/v1/feedback?project_id=${project.id}`, { token, expect: 200 });
+    assert.equal(owned.data.find((e) => e.id === fb.id).status, 'in_progress');
+    await shot(page, 'feedback');
+
+    // Testimonials.
+    await openSection(page, 'testimonials', 'Testimonials');
+    await page.locator(`[data-testimonial="${tm.id}"]`).waitFor();
+    await waitForText(page, '[data-metric="pending"]', '1');
+    await page.click(`[data-testimonial="${tm.id}"] [data-action="approve"]`);
+    await waitForText(page, '[data-metric="approved"]', '1');
+    await waitForText(page, `[data-testimonial="${tm.id}"] .badge`, 'Approved');
+    const approved = await api('GET', '/v1/testimonials', { key, expect: 200 });
+    assert.ok(approved.data.some((t) => t.id === tm.id), 'the approved testimonial is public');
+    await shot(page, 'testimonials');
+
+    // Changelog: a draft with a live (safe) preview, then published.
+    await openSection(page, 'changelog', 'Changelog');
+    await page.click('#new-entry');
+    await page.fill('#cl-title', 'Dark mode is here');
+    await page.selectOption('#cl-type', 'feature');
+    await page.fill('#cl-content', [
+      '## Highlights',
+      '',
+      '- **Dark** theme everywhere',
+      '- Follows *your* system setting',
+      '',
+      'Read the [docs](https://example.com/docs), not [this](javascript:window.__pwned=1).',
+      '',
+      '<img src=x onerror="window.__pwned=2">',
+    ].join('\n'));
+    await waitForText(page, '#cl-preview strong', 'Dark');
+    assert.equal((await page.locator('#cl-preview h4').textContent()).trim(), 'Highlights');
+    assert.equal(await page.locator('#cl-preview li').count(), 2);
+    assert.equal(await page.locator('#cl-preview a[href="https://example.com/docs"]').count(), 1);
+    assert.equal(await page.locator('#cl-preview a[href^="javascript:"]').count(), 0);
+    assert.equal(await page.locator('#cl-preview img').count(), 0);
+    assert.equal(await page.evaluate(() => typeof window.__pwned), 'undefined');
+    await shot(page, 'changelog-editor');
+    await page.click('#changelog-editor button[type="submit"]');
+    const row = page.locator('[data-entry]', { hasText: 'Dark mode is here' });
+    await row.waitFor();
+    assert.equal((await api('GET', '/v1/changelog', { key, expect: 200 })).data.length, 0, 'a draft is not public');
+    await row.locator('[data-action="toggle-publish"]').click();
+    await page.locator('[data-entry] [data-action="toggle-publish"]', { hasText: 'Unpublish' }).waitFor();
+    const published = await api('GET', '/v1/changelog', { key, expect: 200 });
+    assert.deepEqual(published.data.map((e) => e.title), ['Dark mode is here']);
+    await shot(page, 'changelog');
+
+    // Knowledge base: an index, a document embedded by the worker, a search with scores.
+    await openSection(page, 'knowledge', 'Knowledge base');
+    await page.locator('#create-index').waitFor();
+    const offered = await page.locator('#index-model option').evaluateAll((os) => os.map((o) => o.value));
+    assert.ok(offered.includes('all-minilm-l6-v2'), `all-minilm-l6-v2 is offered (got: ${offered.join(', ') || 'nothing'})`);
+    await page.fill('#index-name', 'Help center');
+    await page.selectOption('#index-model', 'all-minilm-l6-v2');
+    await shot(page, 'knowledge-indexes');
+    await page.click('#create-index button[type="submit"]');
+    await page.getByRole('heading', { level: 1, name: 'Help center' }).waitFor();
+    await page.fill('#doc-content', DOCUMENT);
+    await page.fill('#doc-metadata', '{"source": "faq"}');
+    await page.click('#upload-document button[type="submit"]');
+    await page.locator('#document-table [data-doc-status]').waitFor();
+    await page.waitForFunction(() => {
+      const s = document.querySelector('#document-table [data-doc-status]');
+      return !!s && ['ready', 'failed'].includes(s.textContent.trim());
+    }, null, { timeout: 90_000 });
+    assert.equal((await page.locator('#document-table [data-doc-status]').textContent()).trim(), 'ready', 'the document was embedded');
+    await page.fill('#search-query', 'How do I export my feedback as CSV?');
+    await page.click('#search-form button[type="submit"]');
+    const score = page.locator('#search-results .result [data-score]').first();
+    await score.waitFor();
+    const value = Number((await score.textContent()).trim());
+    assert.ok(Number.isFinite(value) && value > 0 && value <= 1.0001, `score ${value}`);
+    assert.match(await page.locator('#search-results .result-text').first().textContent(), /CSV/);
+    assert.match(await page.locator('#search-results .result .json').first().textContent(), /faq/);
+    await shot(page, 'knowledge');
+
+    // Analytics: three page views, seen once the worker has stored them.
+    const accepted = await api('POST', '/v1/analytics/events', {
+      key,
+      headers: { 'User-Agent': BROWSER_UA },
+      body: {
+        events: ['/', '/pricing', '/docs'].map((p) => ({
+          name: 'page_view',
+          url: `https://acme.example${p}`,
+          referrer: 'https://news.ycombinator.com/item?id=1',
+          screen_width: 1280,
+        })),
+      },
+      expect: 202,
+    });
+    assert.equal(accepted.accepted, 3);
+    await openSection(page, 'analytics', 'Analytics');
+    const views = page.locator('[data-metric="page_views"]');
+    await views.waitFor();
+    const deadline = Date.now() + 20_000;
+    while ((await views.textContent()).trim() !== '3') {
+      if (Date.now() > deadline) assert.fail(`page views did not reach 3 within 20 s (shows ${(await views.textContent()).trim()})`);
+      await page.waitForTimeout(1000);
+      await page.click('#analytics-refresh');
+      await page.waitForFunction(() => !document.querySelector('#analytics-refresh').disabled);
+    }
+    assert.equal(await page.locator('#an-pages tbody tr').count(), 3);
+    await page.locator('#analytics-chart svg path.line-views').waitFor();
+    await shot(page, 'analytics');
+
+    await page.click('[data-period="7d"]');
+    assert.equal(await page.getAttribute('[data-period="7d"]', 'aria-pressed'), 'true');
+    await waitForText(page, '[data-metric="page_views"]', '3');
+
+    // The same screen on a phone: no sideways scrolling, navigation behind a menu button.
+    await page.setViewportSize(PHONE);
+    await page.waitForTimeout(400); // the chart redraws for the new width
+    await noHorizontalScroll(page, PHONE.width);
+    assert.ok(await page.locator('#nav-toggle').isVisible(), 'menu button on a phone');
+    assert.ok(await page.locator('#sidenav').isHidden(), 'navigation collapsed on a phone');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot(page, 'analytics-phone');
+    await page.click('#nav-toggle');
+    assert.equal(await page.getAttribute('#nav-toggle', 'aria-expanded'), 'true');
+    assert.ok(await page.locator('#sidenav a[href$="/feedback"]').isVisible());
+    await page.setViewportSize(DESKTOP);
+
+    // Sign out ends the cookie session.
+    await page.click('#sign-out');
+    await page.locator('#signin-title').waitFor();
+    const me = await page.evaluate(async () => (await fetch('/v1/me', { credentials: 'same-origin' })).status);
+    assert.equal(me, 401);
+
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('on a phone, an owner rotates the API key and deletes the project', { timeout: 90_000 }, async () => {
+  const tag = randomBytes(4).toString('hex');
+  const email = `phone-${tag}@example.com`;
+  const slug = `phone-${tag}`;
+  const ctx = await browser.newContext({ viewport: PHONE });
+  ctx.setDefaultTimeout(15_000);
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+
+  try {
+    // A deep link survives sign-in: the dashboard comes back to the projects screen.
+    await page.goto(`${API}/dashboard/`);
+    await page.fill('#dev-email', email);
+    await page.click('#dev-login button[type="submit"]');
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+    await noHorizontalScroll(page, PHONE.width);
+    await page.fill('#project-name', 'Phone Project');
+    assert.equal(await page.inputValue('#project-slug'), 'phone-project', 'the slug follows the name');
+    await page.fill('#project-slug', slug);
+    await page.click('#create-project button[type="submit"]');
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await noHorizontalScroll(page, PHONE.width);
+    const oldKey = await page.inputValue('#api-key');
+
+    // Cancelling the dialog keeps the key; confirming issues a new one and retires the old.
+    await page.click('#rotate-key');
+    await page.locator('#confirm').waitFor({ state: 'visible' });
+    await page.click('#confirm-cancel');
+    await page.locator('#confirm').waitFor({ state: 'hidden' });
+    assert.equal(await page.inputValue('#api-key'), oldKey);
+    await page.click('#rotate-key');
+    await page.click('#confirm-ok');
+    await page.waitForFunction((old) => {
+      const k = document.querySelector('#api-key');
+      return !!k && k.value !== old && k.value.startsWith('pk_');
+    }, oldKey);
+    const newKey = await page.inputValue('#api-key');
+    await api('GET', '/v1/changelog', { key: oldKey, expect: 401 });
+    await api('GET', '/v1/changelog', { key: newKey, expect: 200 });
+    assert.ok((await page.locator('#script-snippet').textContent()).includes(newKey), 'the snippet shows the new key');
+    await shot(page, 'settings-phone');
+
+    // Reloading a client-side route serves the app again.
+    const res = await page.reload();
+    assert.equal(res.status(), 200);
+    await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+
+    await page.click('#delete-project');
+    await page.click('#confirm-ok');
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor();
+    const token = await login(email);
+    const { data } = await api('GET', '/v1/projects', { token, expect: 200 });
+    assert.equal(data.length, 0, 'the project is gone');
+    await api('GET', '/v1/changelog', { key: newKey, expect: 401 });
+
+    // An unknown project id shows a not-found screen, not a crash.
+    await page.goto(`${API}/dashboard/p/00000000-0000-0000-0000-000000000000/feedback`);
+    await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+  } finally {
+    await ctx.close();
+  }
+});
