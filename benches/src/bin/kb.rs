@@ -1,0 +1,468 @@
+//! Knowledge-base benchmarks, end to end over HTTP with the api and one worker in this process:
+//! upload latency, ingestion throughput against raw ONNX Runtime on the same chunks, freshness
+//! (idle and beside another project's bulk upload), and search latency and recall@10 on 100,000
+//! chunks. Run: `cargo run --release -p shipmate-benches --bin kb` (see benches/README.md).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use futures::StreamExt;
+use rand::Rng;
+use serde_json::{json, Value};
+use shipmate_benches::{ms, percentile, start, Bench};
+use shipmate_shared::kb::documents::PendingChunk;
+use shipmate_shared::kb::embed::InputKind;
+use shipmate_shared::kb::local::{scan, LocalModel};
+use sqlx::PgPool;
+
+const MODEL: &str = "all-minilm-l6-v2";
+
+#[derive(Parser)]
+struct Args {
+    /// Documents in the ingestion corpus (README files of the crates on this machine).
+    #[arg(long, default_value_t = 300)]
+    docs: usize,
+    /// Documents in the other project's bulk upload during the freshness run.
+    #[arg(long, default_value_t = 1000)]
+    bulk_docs: usize,
+    /// Chunks in the search index.
+    #[arg(long, default_value_t = 100_000)]
+    search_chunks: usize,
+    /// Search queries measured.
+    #[arg(long, default_value_t = 200)]
+    queries: usize,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let b = start(&[]).await?;
+    let db = PgPool::connect(&b.db_url).await?;
+    let corpus = load_corpus(args.docs)?;
+    println!(
+        "corpus: {} documents, {} KB of README files",
+        corpus.len(),
+        corpus.iter().map(String::len).sum::<usize>() / 1024
+    );
+
+    // 1. Upload latency for 10 KB documents, no worker running: the request only chunks, stores and enqueues.
+    let (_, key_l) = b.project("bench-latency").await?;
+    let index_l = b
+        .post(
+            &key_l,
+            "/v1/indexes",
+            json!({"name": "l", "embedding_model": MODEL}),
+        )
+        .await?;
+    let ten_kb: Vec<String> = corpus
+        .iter()
+        .filter(|d| d.len() >= 10_240)
+        .map(|d| d[..floor_char(d, 10_240)].to_owned())
+        .collect();
+    let mut upload = Vec::new();
+    for (i, doc) in ten_kb.iter().cycle().take(200).enumerate() {
+        let t = Instant::now();
+        b.post(
+            &key_l,
+            &format!("/v1/indexes/{}/documents", id(&index_l)),
+            json!({"content": doc, "metadata": {"i": i}}),
+        )
+        .await?;
+        upload.push(t.elapsed());
+    }
+    b.http
+        .delete(format!("{}/v1/indexes/{}", b.base, id(&index_l)))
+        .header("X-Project-Key", &key_l)
+        .send()
+        .await?;
+    println!(
+        "upload 10 KB: p50 {} p99 {}",
+        ms(percentile(&mut upload, 50.0)),
+        ms(percentile(&mut upload, 99.0))
+    );
+
+    // 2. Ingestion: corpus over HTTP until every document is ready.
+    let _worker = b.start_worker(&[])?;
+    let (_, key_a) = b.project("bench-a").await?;
+    let index_a = b
+        .post(
+            &key_a,
+            "/v1/indexes",
+            json!({"name": "a", "embedding_model": MODEL}),
+        )
+        .await?;
+    let started = Instant::now();
+    let docs_a = format!("/v1/indexes/{}/documents", id(&index_a));
+    let chunks: i64 = futures::stream::iter(corpus.iter())
+        .map(|doc| b.post(&key_a, &docs_a, json!({"content": doc})))
+        .buffer_unordered(4)
+        .map(|r| {
+            r.map(|d| d["chunks_created"].as_i64().unwrap_or(0))
+                .unwrap_or(0)
+        })
+        .fold(0, |a, n| async move { a + n })
+        .await;
+    wait_all_ready(&db, id(&index_a)).await?;
+    let pipeline = chunks as f64 / started.elapsed().as_secs_f64();
+    println!(
+        "ingestion: {chunks} chunks in {:.1} s = {pipeline:.1} chunks/s end to end",
+        started.elapsed().as_secs_f64()
+    );
+
+    // Raw ONNX Runtime on the same chunks, same batching, same threads.
+    let texts: Vec<String> =
+        sqlx::query_scalar("select content from kb_chunks where index_id = $1::uuid")
+            .bind(id(&index_a))
+            .fetch_all(&db)
+            .await?;
+    let model = local_model()?;
+    let raw = tokio::task::spawn_blocking(move || -> anyhow::Result<f64> {
+        let mut items: Vec<PendingChunk> = texts
+            .into_iter()
+            .map(|content| PendingChunk {
+                id: uuid::Uuid::nil(),
+                document_id: uuid::Uuid::nil(),
+                content,
+                embedding_model: String::new(),
+            })
+            .collect();
+        items.sort_by_key(|c| c.content.len());
+        let t = Instant::now();
+        for batch in shipmate_worker::jobs::embed::batches(&items, 4096) {
+            let texts: Vec<String> = batch.iter().map(|c| c.content.clone()).collect();
+            model.embed_blocking(&texts, InputKind::Document)?;
+        }
+        Ok(items.len() as f64 / t.elapsed().as_secs_f64())
+    })
+    .await??;
+    println!(
+        "raw ONNX Runtime: {raw:.1} chunks/s; pipeline reaches {:.0}%",
+        100.0 * pipeline / raw
+    );
+
+    // 3. Freshness: one document from upload to ready, idle and beside a bulk upload.
+    let (_, key_b) = b.project("bench-b").await?;
+    let index_b = b
+        .post(
+            &key_b,
+            "/v1/indexes",
+            json!({"name": "b", "embedding_model": MODEL}),
+        )
+        .await?;
+    let mut idle = Vec::new();
+    for i in 0..20 {
+        idle.push(
+            freshness(
+                &b,
+                &key_b,
+                id(&index_b),
+                &format!(
+                    "Single document {i}: {}",
+                    &corpus[i % corpus.len()][..floor_char(&corpus[i % corpus.len()], 1_000)]
+                ),
+            )
+            .await?,
+        );
+    }
+    let bulk_docs: Vec<String> = corpus
+        .iter()
+        .cycle()
+        .take(args.bulk_docs)
+        .map(|d| d[..floor_char(d, 2_000)].to_owned())
+        .collect();
+    let bulk = {
+        let (b2, key) = (
+            Bench {
+                base: b.base.clone(),
+                http: b.http.clone(),
+                db_url: b.db_url.clone(),
+                queue_prefix: b.queue_prefix.clone(),
+                token: b.token.clone(),
+            },
+            key_a.clone(),
+        );
+        let path = format!("/v1/indexes/{}/documents", id(&index_a));
+        tokio::spawn(async move {
+            futures::stream::iter(bulk_docs.into_iter())
+                .map(|d| {
+                    let (b2, key, path) = (&b2, &key, &path);
+                    async move { b2.post(key, path, json!({"content": d})).await }
+                })
+                .buffer_unordered(4)
+                .for_each(|_| async {})
+                .await;
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut busy = Vec::new();
+    for i in 0..20 {
+        busy.push(
+            freshness(
+                &b,
+                &key_b,
+                id(&index_b),
+                &format!("Document {i} beside a bulk upload."),
+            )
+            .await?,
+        );
+    }
+    bulk.await?;
+    println!(
+        "freshness p95: idle {}, beside a {}-document bulk upload {}",
+        ms(percentile(&mut idle, 95.0)),
+        args.bulk_docs,
+        ms(percentile(&mut busy, 95.0))
+    );
+    drop(_worker);
+
+    // 4. Search on many chunks: real embeddings from the corpus, each spread with small noise.
+    let (_, key_s) = b.project("bench-s").await?;
+    let index_s = b
+        .post(
+            &key_s,
+            "/v1/indexes",
+            json!({"name": "s", "embedding_model": MODEL}),
+        )
+        .await?;
+    let build = fill_search_index(&db, id(&index_s), id(&index_a), args.search_chunks).await?;
+    println!(
+        "search index: {} chunks, HNSW built in {:.1} s",
+        args.search_chunks,
+        build.as_secs_f64()
+    );
+    let queries: Vec<String> = sqlx::query_scalar("select left(content, 120) from kb_chunks where index_id = $1::uuid order by random() limit $2")
+        .bind(id(&index_a))
+        .bind((args.queries + 10) as i64)
+        .fetch_all(&db)
+        .await?;
+    let model = local_model()?;
+    let (mut latency, mut recall) = (Vec::new(), 0.0);
+    for (i, q) in queries.iter().enumerate() {
+        let t = Instant::now();
+        let res = b
+            .post(
+                &key_s,
+                &format!("/v1/indexes/{}/search", id(&index_s)),
+                json!({"query": q, "top_k": 10}),
+            )
+            .await?;
+        let took = t.elapsed();
+        if i < 10 {
+            continue; // warm-up
+        }
+        latency.push(took);
+        let got: Vec<String> = res["results"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|r| r["chunk_content"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let vector = model
+            .embed_blocking(std::slice::from_ref(q), InputKind::Query)?
+            .pop()
+            .unwrap_or_default();
+        let exact: Vec<String> = sqlx::query_scalar(
+            "select content from kb_chunks where index_id = $1::uuid and ready order by embedding <=> $2::text::vector limit 10",
+        )
+        .bind(id(&index_s))
+        .bind(format!("{vector:?}"))
+        .fetch_all(&db)
+        .await?;
+        recall +=
+            exact.iter().filter(|c| got.contains(c)).count() as f64 / exact.len().max(1) as f64;
+    }
+    let n = latency.len() as f64;
+    println!(
+        "search ({} chunks, top_k 10, query embedding included): p50 {} p99 {}, recall@10 {:.3}",
+        args.search_chunks,
+        ms(percentile(&mut latency, 50.0)),
+        ms(percentile(&mut latency, 99.0)),
+        recall / n
+    );
+    Ok(())
+}
+
+fn id(v: &Value) -> &str {
+    v["id"].as_str().unwrap_or_default()
+}
+
+fn floor_char(s: &str, max: usize) -> usize {
+    let mut i = max.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// README files of the crates in cargo's registry: real documentation prose and Markdown.
+fn load_corpus(n: usize) -> anyhow::Result<Vec<String>> {
+    let home = std::env::var("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
+        });
+    let mut files: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src"))?
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).into_iter().flatten().flatten())
+        .map(|c| c.path().join("README.md"))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let mut out: Vec<String> = files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|t| (2_000..=100_000).contains(&t.len()))
+        .collect();
+    out.dedup();
+    out.truncate(n);
+    anyhow::ensure!(
+        !out.is_empty(),
+        "no README files found under {}",
+        home.display()
+    );
+    Ok(out)
+}
+
+fn local_model() -> anyhow::Result<LocalModel> {
+    let dir = std::env::var("SHIPMATE_MODELS_DIR").unwrap_or_else(|_| "models".into());
+    let (manifest, folder) = scan(std::path::Path::new(&dir))
+        .into_iter()
+        .find(|(m, _)| m.id == MODEL)
+        .ok_or_else(|| anyhow::anyhow!("{MODEL} not installed"))?;
+    LocalModel::load(
+        manifest,
+        &folder,
+        std::env::var("ORT_DYLIB_PATH")
+            .ok()
+            .as_deref()
+            .map(std::path::Path::new),
+    )
+}
+
+async fn wait_all_ready(db: &PgPool, index: &str) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(3_600);
+    loop {
+        let left: i64 = sqlx::query_scalar(
+            "select count(*) from kb_documents where index_id = $1::uuid and status <> 'ready'",
+        )
+        .bind(index)
+        .fetch_one(db)
+        .await?;
+        if left == 0 {
+            return Ok(());
+        }
+        anyhow::ensure!(Instant::now() < deadline, "documents still pending");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Upload to ready for one document.
+async fn freshness(b: &Bench, key: &str, index: &str, content: &str) -> anyhow::Result<Duration> {
+    let t = Instant::now();
+    let doc = b
+        .post(
+            key,
+            &format!("/v1/indexes/{index}/documents"),
+            json!({"content": content}),
+        )
+        .await?;
+    let path = format!("/v1/indexes/{index}/documents/{}", id(&doc));
+    loop {
+        if b.get(key, &path).await?["status"] == "ready" {
+            return Ok(t.elapsed());
+        }
+        anyhow::ensure!(
+            t.elapsed() < Duration::from_secs(120),
+            "document never became ready"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Fills an index with `n` ready chunks near the corpus's real embeddings, then (re)builds the
+/// 384-dimension HNSW index, as a bulk load would. Returns the index build time.
+async fn fill_search_index(
+    db: &PgPool,
+    index: &str,
+    source: &str,
+    n: usize,
+) -> anyhow::Result<Duration> {
+    let bases: Vec<String> = sqlx::query_scalar(
+        "select embedding::text from kb_chunks where index_id = $1::uuid and embedding is not null",
+    )
+    .bind(source)
+    .fetch_all(db)
+    .await?;
+    let bases: Vec<Vec<f32>> = bases
+        .iter()
+        .map(|s| {
+            s.trim_matches(['[', ']'])
+                .split(',')
+                .filter_map(|x| x.parse().ok())
+                .collect()
+        })
+        .collect();
+    anyhow::ensure!(!bases.is_empty(), "no source embeddings");
+    let project: uuid::Uuid =
+        sqlx::query_scalar("select project_id from kb_indexes where id = $1::uuid")
+            .bind(index)
+            .fetch_one(db)
+            .await?;
+    sqlx::query("drop index if exists kb_chunks_hnsw_384")
+        .execute(db)
+        .await?;
+    let mut rng = rand::thread_rng();
+    for start in (0..n).step_by(1_000) {
+        let doc = uuid::Uuid::now_v7();
+        let count = 1_000.min(n - start);
+        sqlx::query("insert into kb_documents (id, index_id, project_id, status, chunks_created) values ($1, $2::uuid, $3, 'ready', $4)")
+            .bind(doc)
+            .bind(index)
+            .bind(project)
+            .bind(count as i32)
+            .execute(db)
+            .await?;
+        let mut ids = Vec::with_capacity(count);
+        let mut contents = Vec::with_capacity(count);
+        let mut vectors = Vec::with_capacity(count);
+        for i in start..start + count {
+            let base = &bases[i % bases.len()];
+            let mut v: Vec<f32> = base
+                .iter()
+                .map(|x| x + rng.gen_range(-0.04..0.04))
+                .collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter_mut().for_each(|x| *x /= norm);
+            ids.push(uuid::Uuid::now_v7());
+            contents.push(format!("synthetic chunk {i}"));
+            vectors.push(format!("{v:?}"));
+        }
+        let ordinals: Vec<i32> = (0..count as i32).collect();
+        sqlx::query(
+            "insert into kb_chunks (id, document_id, index_id, ordinal, content, dims, embedding, ready)
+             select u.id, $2, $3::uuid, u.ordinal, u.content, 384, u.embedding::vector, true
+             from unnest($1::uuid[], $4::int[], $5::text[], $6::text[]) as u(id, ordinal, content, embedding)",
+        )
+        .bind(&ids)
+        .bind(doc)
+        .bind(index)
+        .bind(&ordinals)
+        .bind(&contents)
+        .bind(&vectors)
+        .execute(db)
+        .await?;
+    }
+    let t = Instant::now();
+    let mut conn = db.acquire().await?;
+    sqlx::query("set maintenance_work_mem = '2GB'")
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("create index kb_chunks_hnsw_384 on kb_chunks using hnsw ((embedding::vector(384)) vector_cosine_ops) where dims = 384")
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("analyze kb_chunks").execute(&mut *conn).await?;
+    Ok(t.elapsed())
+}

@@ -1,0 +1,136 @@
+//! Shared pieces of the benchmark programs: an api and a worker started in this process against a
+//! fresh database, a signed-in client, and percentile arithmetic.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use shipmate_api::settings::ApiSettings;
+use shipmate_api::Application;
+use shipmate_worker::settings::WorkerSettings;
+use tokio::sync::watch;
+
+pub struct Bench {
+    pub base: String,
+    pub http: reqwest::Client,
+    pub db_url: String,
+    pub queue_prefix: String,
+    pub token: String,
+}
+
+/// Starts the api on a free port with a fresh database; the worker is started separately so a
+/// benchmark can measure with and without it.
+pub async fn start(extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
+    let _ = dotenvy::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../.env"));
+    let base = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
+    let mut url = url::Url::parse(&base)?;
+    url.set_path(&format!("shipmate_bench_{}", uuid::Uuid::new_v4().simple()));
+    let db_url = url.to_string();
+    let queue_prefix = format!("shipmate-bench-{}", uuid::Uuid::new_v4().simple());
+    let mut args = vec![
+        "shipmate-api",
+        "--database-url",
+        &db_url,
+        "--bind",
+        "127.0.0.1:0",
+        "--dev-login",
+        "1",
+        "--queue-prefix",
+        &queue_prefix,
+    ];
+    args.extend_from_slice(extra_api_flags);
+    let app = Application::build(ApiSettings::from_args(args)?).await?;
+    let base = format!("http://{}", app.addr());
+    tokio::spawn(app.run_until_stopped());
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(64)
+        .build()?;
+    let login: Value = http
+        .post(format!("{base}/v1/auth/dev-login"))
+        .json(&json!({"email": "bench@example.com"}))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let token = login["token"].as_str().unwrap_or_default().to_owned();
+    Ok(Bench {
+        base,
+        http,
+        db_url,
+        queue_prefix,
+        token,
+    })
+}
+
+impl Bench {
+    pub fn start_worker(&self, extra: &[&str]) -> anyhow::Result<watch::Sender<bool>> {
+        let mut args = vec![
+            "shipmate-worker",
+            "--database-url",
+            &self.db_url,
+            "--queue-prefix",
+            &self.queue_prefix,
+        ];
+        args.extend_from_slice(extra);
+        let settings = <WorkerSettings as clap::Parser>::try_parse_from(args)?;
+        let (tx, rx) = watch::channel(false);
+        tokio::spawn(shipmate_worker::run(settings, rx));
+        Ok(tx)
+    }
+
+    /// A new project: (id, api key).
+    pub async fn project(&self, slug: &str) -> anyhow::Result<(String, String)> {
+        let p: Value = self
+            .http
+            .post(format!("{}/v1/projects", self.base))
+            .bearer_auth(&self.token)
+            .json(&json!({"name": slug, "slug": slug}))
+            .send()
+            .await?
+            .json()
+            .await?;
+        Ok((
+            p["id"].as_str().unwrap_or_default().to_owned(),
+            p["api_key"].as_str().unwrap_or_default().to_owned(),
+        ))
+    }
+
+    pub async fn post(&self, key: &str, path: &str, body: Value) -> anyhow::Result<Value> {
+        let res = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("X-Project-Key", key)
+            .json(&body)
+            .send()
+            .await?;
+        let status = res.status();
+        let body: Value = res.json().await?;
+        anyhow::ensure!(status.is_success(), "{path}: {status} {body}");
+        Ok(body)
+    }
+
+    pub async fn get(&self, key: &str, path: &str) -> anyhow::Result<Value> {
+        Ok(self
+            .http
+            .get(format!("{}{path}", self.base))
+            .header("X-Project-Key", key)
+            .send()
+            .await?
+            .json()
+            .await?)
+    }
+}
+
+/// The `p`th percentile (0-100) of `samples`, nearest rank.
+pub fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    if samples.is_empty() {
+        return Duration::ZERO;
+    }
+    samples.sort();
+    let rank = ((p / 100.0) * samples.len() as f64).ceil().max(1.0) as usize;
+    samples[rank.min(samples.len()) - 1]
+}
+
+pub fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}

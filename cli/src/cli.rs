@@ -1,0 +1,296 @@
+//! The command line: every command, flag and its `--help` text.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const ENVIRONMENT: &str = "\
+Environment:
+  SHIPMATE_API_URL     API base URL (default: the one you signed in to, else http://127.0.0.1:8080)
+  SHIPMATE_TOKEN       session token to use instead of the stored one (for scripts and CI)
+  SHIPMATE_PROJECT     default for --project
+  SHIPMATE_CONFIG_DIR  where credentials.json is kept (default: <config dir>/shipmate)
+  SHIPMATE_NO_BROWSER  set to 1 to only print the sign-in URL instead of opening a browser";
+
+/// Shipmate from the terminal: projects, feedback, testimonials, changelog, knowledge base and analytics.
+#[derive(Parser, Debug)]
+#[command(name = "shipmate", version, after_help = ENVIRONMENT)]
+pub struct Cli {
+    /// Base URL of the Shipmate API.
+    #[arg(long, env = "SHIPMATE_API_URL", global = true, value_name = "URL")]
+    pub api_url: Option<String>,
+    /// Print the raw JSON response instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Sign in with an identity provider in your browser and store the session token.
+    Login(LoginArgs),
+    /// Revoke the session and forget the stored token.
+    Logout,
+    /// Show who you are signed in as.
+    Whoami,
+    /// Create, list and inspect projects; rotate their API keys.
+    #[command(subcommand)]
+    Projects(ProjectsCommand),
+    /// List and moderate feedback (bugs, feature requests, general feedback).
+    #[command(subcommand)]
+    Feedback(FeedbackCommand),
+    /// List, approve and reject testimonials.
+    #[command(subcommand)]
+    Testimonials(TestimonialsCommand),
+    /// Write, publish and list changelog entries.
+    #[command(subcommand)]
+    Changelog(ChangelogCommand),
+    /// Manage knowledge base indexes.
+    #[command(subcommand)]
+    Indexes(IndexesCommand),
+    /// Upload documents to a knowledge base index.
+    #[command(subcommand)]
+    Docs(DocsCommand),
+    /// Search a knowledge base index in natural language.
+    Search(SearchArgs),
+    /// Show analytics: overview and top pages.
+    Stats(StatsArgs),
+    /// Print shell completions (e.g. `shipmate completions bash > ~/.local/share/bash-completion/completions/shipmate`).
+    Completions(CompletionsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct LoginArgs {
+    /// Identity provider id (default: the first one the server offers).
+    #[arg(long, value_name = "ID")]
+    pub provider: Option<String>,
+}
+
+/// The project a command works on.
+#[derive(Args, Debug, Clone)]
+pub struct ProjectArg {
+    /// Project id or slug.
+    #[arg(long, env = "SHIPMATE_PROJECT", value_name = "ID_OR_SLUG")]
+    pub project: String,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ProjectsCommand {
+    /// Create a project (you receive its API key).
+    Create {
+        /// Display name.
+        #[arg(long)]
+        name: String,
+        /// Slug used in public paths: 3 to 48 of a-z, 0-9 and -.
+        #[arg(long)]
+        slug: String,
+    },
+    /// List your projects.
+    List,
+    /// Show a project, with its API key.
+    Show {
+        /// Project id or slug.
+        project: String,
+    },
+    /// Issue a new API key; the old one stops working at once.
+    RotateKey {
+        /// Project id or slug.
+        project: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FeedbackCommand {
+    /// List a project's feedback, with submitters' addresses.
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Only entries of this type.
+        #[arg(long = "type", value_name = "TYPE", value_parser = ["bug", "feature", "feedback"])]
+        kind: Option<String>,
+        /// Only entries with this status (e.g. new, in_progress, planned, shipped).
+        #[arg(long)]
+        status: Option<String>,
+    },
+    /// Move an entry to another status.
+    ///
+    /// Bugs and general feedback: new, in_progress, done, dismissed.
+    /// Feature requests: planned, in_progress, shipped, cancelled.
+    SetStatus {
+        /// Feedback entry id.
+        id: String,
+        /// The new status.
+        status: String,
+    },
+    /// Delete an entry and its votes.
+    Delete {
+        /// Feedback entry id.
+        id: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TestimonialsCommand {
+    /// List every testimonial (pending, approved, rejected) with totals.
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Approve a testimonial: it is shown on the project's site.
+    Approve {
+        /// Testimonial id.
+        id: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Reject a testimonial: it is never shown.
+    Reject {
+        /// Testimonial id.
+        id: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ChangelogCommand {
+    /// Write a changelog entry (a draft unless --publish).
+    ///
+    /// The Markdown content comes from --file, or else from $VISUAL / $EDITOR on a temporary file.
+    New {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Title of the entry.
+        #[arg(long)]
+        title: String,
+        /// Category of the change.
+        #[arg(long = "type", value_name = "TYPE", value_parser = ["feature", "improvement", "fix", "breaking"])]
+        kind: String,
+        /// Markdown file with the content.
+        #[arg(long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// Publish at once instead of saving a draft.
+        #[arg(long)]
+        publish: bool,
+    },
+    /// Publish an entry.
+    Publish {
+        /// Changelog entry id.
+        id: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Return an entry to draft.
+    Unpublish {
+        /// Changelog entry id.
+        id: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// List every entry, drafts included.
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum IndexesCommand {
+    /// Create an index. The project's first index locks its embedding model.
+    Create {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Index name, unique within the project.
+        #[arg(long)]
+        name: String,
+        /// Embedding model (required for the project's first index; see GET /v1/indexes/models).
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+    },
+    /// List the project's indexes.
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Delete an index and all its documents.
+    Delete {
+        /// Index id.
+        index: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DocsCommand {
+    /// Upload files, or whole folders recursively (.md, .markdown, .txt, .rst, .html).
+    ///
+    /// Each file becomes one document with metadata {"path": "<path relative to the folder given>"}.
+    /// Files over 102,400 bytes are skipped. Exits 1 if any upload failed.
+    Upload(UploadArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct UploadArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// Index id.
+    #[arg(long, value_name = "INDEX_ID")]
+    pub index: String,
+    /// Uploads in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub concurrency: u16,
+    /// Files and folders to upload.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// Index id.
+    #[arg(long, value_name = "INDEX_ID")]
+    pub index: String,
+    /// What to look for, in natural language.
+    pub query: String,
+    /// Number of results (1 to 20).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=20))]
+    pub top_k: u8,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// Time window.
+    #[arg(long, default_value = "30d", value_parser = ["7d", "30d", "90d"])]
+    pub period: String,
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to generate completions for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,253 @@
+//! The HTTP client: base URL, credentials, and problem+json errors turned into readable ones.
+
+use std::fmt;
+use std::time::Duration;
+
+use reqwest::Method;
+use serde::Deserialize;
+use serde_json::Value;
+
+pub const DEFAULT_API_URL: &str = "http://127.0.0.1:8080";
+
+/// Which credential a request carries.
+#[derive(Clone, Copy, Debug)]
+pub enum Auth<'a> {
+    None,
+    /// `Authorization: Bearer <session token>`.
+    Session,
+    /// `X-Project-Key: <API key>`.
+    Key(&'a str),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("{0}")]
+    Api(Problem),
+    #[error("not signed in to {0}; run `shipmate login` (or set SHIPMATE_TOKEN)")]
+    NotSignedIn(String),
+    #[error("could not reach {url}: {reason}")]
+    Transport { url: String, reason: String },
+    #[error("unexpected answer from {url}: {reason}")]
+    Decode { url: String, reason: String },
+}
+
+/// An RFC 9457 problem detail as the API sends it.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    pub status: u16,
+    /// The stable machine code (`invalid_status`, ...); not printed, kept for matching.
+    #[allow(dead_code)]
+    pub code: String,
+    pub detail: String,
+    pub errors: Vec<FieldError>,
+    /// What the user can do about it, when we know.
+    pub hint: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+struct ProblemBody {
+    code: Option<String>,
+    detail: Option<String>,
+    title: Option<String>,
+    #[serde(default)]
+    errors: Vec<FieldError>,
+}
+
+impl Problem {
+    fn from_response(status: u16, body: &[u8], session: bool) -> Self {
+        let parsed: Option<ProblemBody> = serde_json::from_slice(body).ok();
+        let (code, detail, errors) = match parsed {
+            Some(p) => {
+                let detail = p
+                    .detail
+                    .or(p.title)
+                    .unwrap_or_else(|| format!("the server answered HTTP {status}"));
+                (p.code.unwrap_or_default(), detail, p.errors)
+            }
+            None => {
+                let text = String::from_utf8_lossy(body);
+                let snippet: String = text.trim().chars().take(200).collect();
+                let detail = if snippet.is_empty() {
+                    format!("the server answered HTTP {status}")
+                } else {
+                    format!("the server answered HTTP {status}: {snippet}")
+                };
+                (String::new(), detail, Vec::new())
+            }
+        };
+        let hint = (status == 401 && session).then_some("run `shipmate login` to sign in again");
+        Problem {
+            status,
+            code,
+            detail,
+            errors,
+            hint,
+        }
+    }
+}
+
+/// The detail, then any field message the detail does not already say, then the hint.
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.detail)?;
+        for e in &self.errors {
+            let line = format!("{} {}", e.field, e.message);
+            if !self.detail.contains(&line) {
+                write!(f, "\n  {}: {}", e.field, e.message)?;
+            }
+        }
+        if let Some(hint) = self.hint {
+            write!(f, "\n  ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: Option<String>,
+}
+
+impl Client {
+    pub fn new(base: &str, token: Option<String>) -> anyhow::Result<Self> {
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("shipmate-cli/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(120))
+            .build()?;
+        Ok(Client {
+            http,
+            base: base.trim_end_matches('/').to_owned(),
+            token,
+        })
+    }
+
+    /// The same client carrying another session token.
+    pub fn with_token(&self, token: String) -> Client {
+        Client {
+            http: self.http.clone(),
+            base: self.base.clone(),
+            token: Some(token),
+        }
+    }
+
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    pub async fn get(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+    ) -> Result<Value, ClientError> {
+        self.send(Method::GET, path, auth, query, None).await
+    }
+
+    pub async fn post(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        body: Option<&Value>,
+    ) -> Result<Value, ClientError> {
+        self.send(Method::POST, path, auth, &[], body).await
+    }
+
+    pub async fn patch(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+        body: &Value,
+    ) -> Result<Value, ClientError> {
+        self.send(Method::PATCH, path, auth, query, Some(body))
+            .await
+    }
+
+    pub async fn delete(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+    ) -> Result<Value, ClientError> {
+        self.send(Method::DELETE, path, auth, query, None).await
+    }
+
+    /// Sends one request; a 2xx answer's JSON body (`null` when empty), else the problem.
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> Result<Value, ClientError> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.http.request(method, &url);
+        if !query.is_empty() {
+            req = req.query(query);
+        }
+        req = match auth {
+            Auth::None => req,
+            Auth::Session => {
+                let token = self
+                    .token
+                    .as_deref()
+                    .ok_or_else(|| ClientError::NotSignedIn(self.base.clone()))?;
+                req.bearer_auth(token)
+            }
+            Auth::Key(key) => req.header("X-Project-Key", key),
+        };
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let transport = |e: reqwest::Error| ClientError::Transport {
+            url: self.base.clone(),
+            reason: error_chain(&e),
+        };
+        let res = req.send().await.map_err(transport)?;
+        let status = res.status();
+        let bytes = res.bytes().await.map_err(transport)?;
+        if !status.is_success() {
+            let session = matches!(auth, Auth::Session);
+            return Err(ClientError::Api(Problem::from_response(
+                status.as_u16(),
+                &bytes,
+                session,
+            )));
+        }
+        if bytes.is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+            url,
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// "error sending request: connection refused" rather than only the outermost message.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}

@@ -1,0 +1,181 @@
+//! `shipmate changelog ...`
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context};
+use serde_json::json;
+
+use super::{field, project_id, seg, Ctx};
+use crate::cli::{ChangelogCommand, ProjectArg};
+use crate::client::Auth;
+use crate::output::{items, one_line, print_json, print_table, table, text, when};
+
+pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
+    match command {
+        ChangelogCommand::New {
+            project,
+            title,
+            kind,
+            file,
+            publish,
+        } => {
+            let pid = project_id(&ctx.client, &project.project).await?;
+            let content = match file {
+                Some(path) => std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+                None => from_editor().await?,
+            };
+            if content.trim().is_empty() {
+                bail!("the entry has no content; nothing was saved");
+            }
+            let body =
+                json!({ "title": title, "content": content, "type": kind, "published": publish });
+            let entry = ctx
+                .client
+                .post(
+                    &format!("/v1/changelog/dashboard/{}", seg(&pid)),
+                    Auth::Session,
+                    Some(&body),
+                )
+                .await?;
+            if ctx.json {
+                return print_json(&entry);
+            }
+            let state = if entry["published"] == true {
+                "Published"
+            } else {
+                "Saved draft"
+            };
+            println!(
+                "{state} {}: {}",
+                field(&entry, "id")?,
+                text(&entry["title"])
+            );
+            Ok(())
+        }
+        ChangelogCommand::Publish { id, project } => set_published(ctx, &id, &project, true).await,
+        ChangelogCommand::Unpublish { id, project } => {
+            set_published(ctx, &id, &project, false).await
+        }
+        ChangelogCommand::List { project } => {
+            let pid = project_id(&ctx.client, &project.project).await?;
+            let list = ctx
+                .client
+                .get(
+                    &format!("/v1/changelog/dashboard/{}", seg(&pid)),
+                    Auth::Session,
+                    &[],
+                )
+                .await?;
+            if ctx.json {
+                return print_json(&list);
+            }
+            let mut t = table(&["ID", "TYPE", "STATUS", "TITLE", "PUBLISHED", "CREATED"]);
+            for e in items(&list, "data") {
+                let status = if e["published"] == true {
+                    "published"
+                } else {
+                    "draft"
+                };
+                t.add_row(vec![
+                    text(&e["id"]),
+                    text(&e["type"]),
+                    status.to_owned(),
+                    one_line(&text(&e["title"]), 60),
+                    when(&e["published_at"]),
+                    when(&e["created_at"]),
+                ]);
+            }
+            print_table(&t, "No changelog entries yet.");
+            Ok(())
+        }
+    }
+}
+
+async fn set_published(
+    ctx: &Ctx,
+    id: &str,
+    project: &ProjectArg,
+    published: bool,
+) -> anyhow::Result<()> {
+    let pid = project_id(&ctx.client, &project.project).await?;
+    let entry = ctx
+        .client
+        .patch(
+            &format!("/v1/changelog/dashboard/{}/{}", seg(&pid), seg(id)),
+            Auth::Session,
+            &[],
+            &json!({ "published": published }),
+        )
+        .await?;
+    if ctx.json {
+        return print_json(&entry);
+    }
+    if published {
+        println!("Published {id}: {}", text(&entry["title"]));
+    } else {
+        println!("Returned {id} to draft: {}", text(&entry["title"]));
+    }
+    Ok(())
+}
+
+/// Opens `$VISUAL`, else `$EDITOR`, else `vi` on a private temporary Markdown file; returns
+/// what was saved. The editor value may carry arguments (`code --wait`).
+async fn from_editor() -> anyhow::Result<String> {
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok().filter(|e| !e.trim().is_empty()))
+        .unwrap_or_else(|| "vi".to_owned());
+    let mut words = editor.split_whitespace();
+    let program = words.next().ok_or_else(|| anyhow!("$EDITOR is empty"))?;
+    let path = temp_path();
+    let _cleanup = RemoveOnDrop(path.clone());
+    create_private(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    let status = tokio::process::Command::new(program)
+        .args(words)
+        .arg(&path)
+        .status()
+        .await
+        .with_context(|| {
+            format!("cannot run the editor `{editor}` (set $EDITOR, or use --file)")
+        })?;
+    if !status.success() {
+        bail!("the editor `{editor}` exited with {status}; nothing was saved");
+    }
+    std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn temp_path() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "shipmate-changelog-{}.md",
+        uuid::Uuid::new_v4().simple()
+    ))
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(unix)]
+fn create_private(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map(drop)
+}
+
+#[cfg(not(unix))]
+fn create_private(path: &Path) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map(drop)
+}

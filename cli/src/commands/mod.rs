@@ -1,0 +1,131 @@
+//! One module per area; `run` builds the client and dispatches.
+
+pub mod analytics;
+pub mod changelog;
+pub mod feedback;
+pub mod kb;
+pub mod projects;
+pub mod testimonials;
+
+use anyhow::anyhow;
+use clap::CommandFactory;
+use serde_json::Value;
+
+use crate::cli::{Cli, Command, Shell};
+use crate::client::{Auth, Client, DEFAULT_API_URL};
+use crate::{config, login};
+
+/// What every command needs: the API client and the output mode.
+pub struct Ctx {
+    pub client: Client,
+    pub json: bool,
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    if let Command::Completions(args) = &cli.command {
+        completions(args.shell);
+        return Ok(());
+    }
+    let ctx = Ctx {
+        client: client(cli.api_url.as_deref())?,
+        json: cli.json,
+    };
+    match cli.command {
+        Command::Login(args) => login::login(&ctx, args).await,
+        Command::Logout => login::logout(&ctx).await,
+        Command::Whoami => login::whoami(&ctx).await,
+        Command::Projects(c) => projects::run(&ctx, c).await,
+        Command::Feedback(c) => feedback::run(&ctx, c).await,
+        Command::Testimonials(c) => testimonials::run(&ctx, c).await,
+        Command::Changelog(c) => changelog::run(&ctx, c).await,
+        Command::Indexes(c) => kb::indexes(&ctx, c).await,
+        Command::Docs(c) => kb::docs(&ctx, c).await,
+        Command::Search(args) => kb::search(&ctx, args).await,
+        Command::Stats(args) => analytics::stats(&ctx, args).await,
+        Command::Completions(_) => Ok(()),
+    }
+}
+
+/// The API URL is `--api-url` / `SHIPMATE_API_URL`, else the one signed in to, else the default.
+/// The stored token is only ever sent to the URL it was issued by; `SHIPMATE_TOKEN` wins.
+fn client(api_url: Option<&str>) -> anyhow::Result<Client> {
+    let stored = config::load();
+    let base = api_url
+        .map(str::to_owned)
+        .filter(|u| !u.trim().is_empty())
+        .or_else(|| stored.as_ref().map(|c| c.api_url.clone()))
+        .unwrap_or_else(|| DEFAULT_API_URL.to_owned());
+    let base = base.trim_end_matches('/').to_owned();
+    url::Url::parse(&base).map_err(|e| anyhow!("invalid API URL `{base}`: {e}"))?;
+    let token = std::env::var("SHIPMATE_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| {
+            stored
+                .filter(|c| c.api_url.trim_end_matches('/') == base)
+                .map(|c| c.token)
+        });
+    Client::new(&base, token)
+}
+
+fn completions(shell: Shell) {
+    let shell = match shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+    };
+    clap_complete::generate(
+        shell,
+        &mut Cli::command(),
+        "shipmate",
+        &mut std::io::stdout(),
+    );
+}
+
+/// The project named by id or slug, as `GET /v1/projects/:id` answers it (API key included).
+pub async fn resolve_project(client: &Client, id_or_slug: &str) -> anyhow::Result<Value> {
+    if uuid::Uuid::parse_str(id_or_slug).is_ok() {
+        return Ok(client
+            .get(&format!("/v1/projects/{id_or_slug}"), Auth::Session, &[])
+            .await?);
+    }
+    let list = client.get("/v1/projects", Auth::Session, &[]).await?;
+    list["data"]
+        .as_array()
+        .and_then(|projects| projects.iter().find(|p| p["slug"] == id_or_slug))
+        .cloned()
+        .ok_or_else(|| {
+            anyhow!("you have no project `{id_or_slug}` (give its id or slug; `shipmate projects list` shows them)")
+        })
+}
+
+/// The id of the project named by id or slug (an id is taken as is; the server checks ownership).
+pub async fn project_id(client: &Client, id_or_slug: &str) -> anyhow::Result<String> {
+    if uuid::Uuid::parse_str(id_or_slug).is_ok() {
+        return Ok(id_or_slug.to_owned());
+    }
+    let project = resolve_project(client, id_or_slug).await?;
+    field(&project, "id")
+}
+
+/// A string field the API always sends.
+pub fn field(v: &Value, key: &str) -> anyhow::Result<String> {
+    v[key]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow!("unexpected answer from the server: no `{key}` in {v}"))
+}
+
+/// A user-given id as one path segment: anything but unreserved characters is percent-encoded,
+/// so an argument can never reach another endpoint.
+pub fn seg(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}

@@ -1,0 +1,19 @@
+//! End-to-end tests of the `shipmate` binary: each starts the real api (with a fake identity
+//! provider) on a free port against a fresh database, signs the CLI in through the browser flow,
+//! and runs the binary as a user or a script would.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+#[path = "../../api/tests/api/helpers.rs"]
+mod helpers;
+
+mod fake_idp;
+mod support;
+
+mod auth;
+mod changelog;
+mod knowledge_base;
+mod moderation;
+mod projects;
+mod stats;

@@ -1,0 +1,157 @@
+use serde_json::Value;
+
+use crate::helpers::*;
+use crate::support::*;
+
+const KAYAK: &str =
+    "# Kayaking basics\n\nSit upright in the kayak, hold the paddle with both hands \
+and rotate your torso with each stroke. Keep the blade fully in the water and paddle close to \
+the hull to go straight along the river.\n";
+const GARDEN: &str = "Growing tomatoes: give them full sun, rich compost and deep watering twice \
+a week in summer. Stake the plants early and pinch off side shoots.\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
+    let (app, cli) = signed_in().await;
+    let _worker = start_worker(&app);
+    let project = create_project(&cli, "kb-cli").await;
+    let k = key(&project).to_owned();
+
+    let index = cli
+        .json(&[
+            "indexes",
+            "create",
+            "--project",
+            "kb-cli",
+            "--name",
+            "docs",
+            "--model",
+            LOCAL_MODEL,
+        ])
+        .await;
+    assert_eq!(index["embedding_model"], LOCAL_MODEL);
+    let index_id = id(&index).to_owned();
+    let out = cli.ok(&["indexes", "list", "--project", "kb-cli"]).await;
+    assert!(
+        out.contains("docs") && out.contains(LOCAL_MODEL) && out.contains(&index_id),
+        "{out}"
+    );
+
+    let dir = TempDir::new("docs");
+    dir.write("kayak.md", KAYAK);
+    dir.write("nested/garden.txt", GARDEN);
+    dir.write("big.md", &"lorem ipsum ".repeat(10_000)); // 120,000 bytes: over the limit
+    dir.write("logo.png", "not text"); // not a documentation extension: ignored
+    dir.write(".hidden/secret.md", "hidden folders are skipped");
+    let folder = dir.path().to_str().unwrap();
+
+    let run = cli
+        .run(&[
+            "docs",
+            "upload",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            "--concurrency",
+            "2",
+            folder,
+        ])
+        .await;
+    let stderr = run.stderr.clone();
+    let out = run.ok();
+    assert!(out.starts_with("Uploaded 2 documents ("), "{out}");
+    assert!(out.contains("), 1 skipped, 0 failed"), "{out}");
+    assert!(stderr.contains("warning: skipping big.md"), "{stderr}");
+    assert!(
+        !stderr.contains("logo.png") && !stderr.contains("secret"),
+        "{stderr}"
+    );
+
+    let docs = wait_all_ready(&app, &k, &index_id, 2).await;
+    let mut paths: Vec<_> = docs.keys().cloned().collect();
+    paths.sort();
+    assert_eq!(paths, ["kayak.md", "nested/garden.txt"]);
+
+    let query = "how do I paddle a kayak?";
+    let found = cli
+        .json(&[
+            "search",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            query,
+            "--top-k",
+            "2",
+        ])
+        .await;
+    let results = found["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["metadata"]["path"], "kayak.md");
+    assert_eq!(results[0]["document_id"], docs["kayak.md"]["id"]);
+
+    let out = cli
+        .ok(&["search", "--project", "kb-cli", "--index", &index_id, query])
+        .await;
+    let score = format!("{:.4}", results[0]["score"].as_f64().unwrap());
+    assert!(out.contains(&score), "score {score} with 4 decimals: {out}");
+    let kayak_at = out.find("kayak.md").expect("kayak.md in the results");
+    let garden_at = out
+        .find("nested/garden.txt")
+        .expect("garden in the results");
+    assert!(kayak_at < garden_at, "the kayak guide ranks first: {out}");
+    let kayak_id = docs["kayak.md"]["id"].as_str().unwrap();
+    let first_row = out.lines().find(|l| l.contains(kayak_id)).unwrap();
+    assert!(first_row.trim_start().starts_with("1 "), "rank 1: {out}");
+    assert!(
+        first_row.contains("Kayaking basics"),
+        "chunk text on the same line: {out}"
+    );
+
+    // A failed upload is reported, summed up and makes the exit code 1.
+    let run = cli
+        .run(&[
+            "docs",
+            "upload",
+            "--project",
+            "kb-cli",
+            "--index",
+            &uuid::Uuid::new_v4().to_string(),
+            dir.path().join("kayak.md").to_str().unwrap(),
+        ])
+        .await;
+    assert!(
+        run.stdout
+            .contains("Uploaded 0 documents (0 chunks), 0 skipped, 1 failed"),
+        "{run:#?}"
+    );
+    let err = run.fails(1);
+    assert!(
+        err.contains("failed: kayak.md: ") && err.contains("error: 1 of 1 uploads failed"),
+        "{err}"
+    );
+
+    let summary: Value = {
+        let other = dir.write("more/extra.rst", "Extra notes about rivers and paddles.\n");
+        cli.json(&[
+            "docs",
+            "upload",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            other.to_str().unwrap(),
+        ])
+        .await
+    };
+    assert_eq!(summary["uploaded"], 1);
+    assert_eq!(summary["documents"][0]["path"], "extra.rst");
+
+    let out = cli
+        .ok(&["indexes", "delete", &index_id, "--project", "kb-cli"])
+        .await;
+    assert!(out.contains(&format!("Deleted index {index_id}")), "{out}");
+    let list = cli.json(&["indexes", "list", "--project", "kb-cli"]).await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 0);
+}

@@ -1,0 +1,92 @@
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::helpers::*;
+use crate::support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stats_show_the_overview_and_top_pages() {
+    let (app, cli) = signed_in().await;
+    let _worker = start_worker(&app);
+    let project = create_project(&cli, "st-cli").await;
+
+    let out = cli.ok(&["stats", "--project", "st-cli"]).await;
+    assert!(
+        out.contains("Last 30 days (30d)") && out.contains("Page views"),
+        "{out}"
+    );
+    assert!(out.contains("No page views in this period."), "{out}");
+
+    let res = app
+        .client
+        .post(app.url("/v1/analytics/events"))
+        .header("X-Project-Key", key(&project))
+        .header("User-Agent", CHROME)
+        .json(&json!({"events": [
+            {"url": "https://acme.example/pricing?utm_source=hn", "referrer": "https://news.ycombinator.com/item?id=1"},
+            {"url": "https://acme.example/pricing"},
+            {"url": "https://acme.example/docs"}
+        ]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::ACCEPTED);
+
+    // Events are stored by the worker: wait until the overview counts them.
+    let token = cli.token();
+    let path = format!(
+        "/v1/analytics/overview?project_id={}&period=7d",
+        id(&project)
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, o) = app
+            .call(Method::GET, &path, Auth::Session(&token), None)
+            .await;
+        if o["page_views"] == 3 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "events not counted in time: {o}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let out = cli
+        .ok(&["stats", "--project", "st-cli", "--period", "7d"])
+        .await;
+    assert!(out.contains("Last 7 days (7d)"), "{out}");
+    for expected in [
+        "Page views",
+        "3",
+        "Unique visitors",
+        "Top page",
+        "/pricing",
+        "news.ycombinator.com",
+        "PAGE",
+        "VIEWS",
+        "VISITORS",
+        "/docs",
+    ] {
+        assert!(out.contains(expected), "{expected} missing: {out}");
+    }
+    let pricing_row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("/pricing"))
+        .unwrap();
+    assert_eq!(
+        pricing_row.split_whitespace().collect::<Vec<_>>(),
+        ["/pricing", "2", "1"],
+        "{out}"
+    );
+
+    let both = cli
+        .json(&["stats", "--project", id(&project), "--period", "7d"])
+        .await;
+    assert_eq!(both["overview"]["page_views"], 3);
+    assert_eq!(both["overview"]["top_page"], "/pricing");
+    assert_eq!(
+        both["pages"]["data"][0],
+        json!({"page": "/pricing", "views": 2, "visitors": 1})
+    );
+}
