@@ -8,6 +8,7 @@
 #[path = "../../api/tests/api/helpers.rs"]
 mod helpers;
 
+#[path = "../../api/tests/api/fake_idp.rs"]
 mod fake_idp;
 mod support;
 

@@ -6,6 +6,7 @@
 mod auth;
 mod changelog;
 mod errors;
+mod fake_idp;
 mod feedback;
 mod helpers;
 mod pages;

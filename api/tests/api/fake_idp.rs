@@ -1,5 +1,5 @@
-//! A tiny OpenID Connect provider (as in api/tests/api/auth.rs): authorizes at once as
-//! grace@example.com, checks PKCE at the token endpoint.
+//! A tiny OpenID Connect provider for tests (api and CLI): authorizes at once as
+//! grace@example.com and checks PKCE at the token endpoint.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
