@@ -42,7 +42,7 @@ pub struct ApiSettings {
     pub trusted_proxies: String,
     #[command(flatten)]
     pub oauth: OAuthSettings,
-    /// Public testimonial form: submissions per minute from one IP address.
+    /// Public testimonial form: valid submissions per minute from one IP address to one project.
     #[arg(long, env = "SHIPMATE_FORM_RATE_PER_MINUTE", default_value_t = 10)]
     pub form_rate_per_minute: u32,
     /// Analytics ingestion: events per second for one API key (bursts up to one second's worth).

@@ -27,8 +27,8 @@ pub struct Inner {
     pub http: reqwest::Client,
     pub providers: Vec<Provider>,
     pub trusted_proxies: Vec<ipnet::IpNet>,
-    /// Public testimonial form, per client IP.
-    pub form_limiter: DefaultKeyedRateLimiter<IpAddr>,
+    /// Public testimonial form, per client IP and project.
+    pub form_limiter: DefaultKeyedRateLimiter<(IpAddr, uuid::Uuid)>,
     /// Analytics ingestion, per project.
     pub events_limiter: DefaultKeyedRateLimiter<uuid::Uuid>,
     pub models: Registry,

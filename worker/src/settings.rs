@@ -18,8 +18,9 @@ pub struct WorkerSettings {
     /// Seconds a worker holds claimed documents; a killed worker's documents are retried after it.
     #[arg(long, env = "SHIPMATE_EMBED_LEASE_SECS", default_value_t = 60)]
     pub embed_lease_secs: u64,
-    /// Documents claimed at a time.
-    #[arg(long, env = "SHIPMATE_EMBED_CLAIM", default_value_t = 32)]
+    /// Documents claimed at a time: their chunks are batched together, and each becomes `ready`
+    /// when the claim is done, so a small claim keeps single documents fresh beside bulk uploads.
+    #[arg(long, env = "SHIPMATE_EMBED_CLAIM", default_value_t = 8)]
     pub embed_claim: i64,
     /// Approximate tokens per inference batch (dynamic batching across documents).
     #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]

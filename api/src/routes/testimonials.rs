@@ -59,8 +59,16 @@ pub async fn create_public(
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Testimonial>)> {
+    let project = projects::by_slug(&state.db, &slug).await?;
+    let bot = input
+        .raw(HONEYPOT_FIELD)
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| !s.trim().is_empty());
+    let new = NewTestimonial::parse(input)?;
+    // Counted per address and form, after validation: a flood at one form is stopped, while a
+    // person fixing typos (or an office behind one address using several forms) is not.
     let ip = state.client_ip(peer, &headers);
-    if let Err(not_until) = state.form_limiter.check_key(&ip) {
+    if let Err(not_until) = state.form_limiter.check_key(&(ip, project.id)) {
         let wait = not_until.wait_time_from(governor::clock::Clock::now(
             &governor::clock::DefaultClock::default(),
         ));
@@ -68,12 +76,6 @@ pub async fn create_public(
             retry_after_secs: wait.as_secs().max(1),
         });
     }
-    let project = projects::by_slug(&state.db, &slug).await?;
-    let bot = input
-        .raw(HONEYPOT_FIELD)
-        .and_then(|v| v.as_str())
-        .is_some_and(|s| !s.trim().is_empty());
-    let new = NewTestimonial::parse(input)?;
     if bot {
         // Answer as if accepted, so the bot learns nothing; keep nothing.
         tracing::info!(project_id = %project.id, "testimonial honeypot tripped; dropped");

@@ -26,7 +26,7 @@ struct Args {
     /// Documents in the other project's bulk upload during the freshness run.
     #[arg(long, default_value_t = 1000)]
     bulk_docs: usize,
-    /// Chunks in the search index.
+    /// Chunks in the search index (0 skips the search run).
     #[arg(long, default_value_t = 100_000)]
     search_chunks: usize,
     /// Search queries measured.
@@ -217,6 +217,9 @@ async fn main() -> anyhow::Result<()> {
     drop(_worker);
 
     // 4. Search on many chunks: real embeddings from the corpus, each spread with small noise.
+    if args.search_chunks == 0 {
+        return Ok(());
+    }
     let (_, key_s) = b.project("bench-s").await?;
     let index_s = b
         .post(

@@ -10,19 +10,41 @@ const OVERLAP_TOKENS: usize = 32;
 const CHARS_PER_TOKEN: usize = 4;
 
 /// Splits `content` for a model that reads at most `max_tokens` (special tokens included).
+///
+/// Chunks are sized by characters first (about four to a token), then each is measured once in
+/// the model's tokens and split again only if it does not fit. Sizing every candidate in tokens
+/// (text-splitter's tokenizer sizer) re-encodes the text many times and cost ~50 ms per 10 KB
+/// upload; this costs one encode per chunk.
 pub fn chunk(content: &str, tokenizer: Option<&Tokenizer>, max_tokens: usize) -> Vec<String> {
     let size = TARGET_TOKENS.min(max_tokens.saturating_sub(2)).max(16);
     let overlap = OVERLAP_TOKENS.min(size / 4);
     let markdown = looks_like_markdown(content);
-    let chunks: Vec<String> = match tokenizer {
-        Some(t) => split(content, config(size, overlap).with_sizer(t), markdown),
-        None => split(
-            content,
-            config(size * CHARS_PER_TOKEN, overlap * CHARS_PER_TOKEN),
-            markdown,
-        ),
+    let rough = split(
+        content,
+        config(size * CHARS_PER_TOKEN, overlap * CHARS_PER_TOKEN),
+        markdown,
+    );
+    let fitted: Vec<String> = match tokenizer {
+        None => rough,
+        Some(t) => {
+            let limit = max_tokens.saturating_sub(2).max(16);
+            rough
+                .into_iter()
+                .flat_map(|c| {
+                    let fits = t
+                        .encode(c.as_str(), false)
+                        .map(|e| e.get_ids().len() <= limit)
+                        .unwrap_or(true);
+                    if fits {
+                        vec![c]
+                    } else {
+                        split(&c, config(size, overlap).with_sizer(t), markdown)
+                    }
+                })
+                .collect()
+        }
     };
-    chunks
+    fitted
         .into_iter()
         .filter(|c| !c.trim().is_empty())
         .collect()
