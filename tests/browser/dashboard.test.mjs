@@ -1,23 +1,14 @@
 // Headless Chromium test of the dashboard (/dashboard) against a running shipmate-api with dev login
 // on and a shipmate-worker beside it (document embedding, analytics). Run through
 // tests/browser/run.sh, or set SHIPMATE_API_URL and run `node --test dashboard.test.mjs`.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { chromium } from 'playwright-core';
 
-const API = (process.env.SHIPMATE_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = path.join(REPO, 'target', 'screenshots');
+import { API, SHOTS, PHONE, useBrowser, api, login } from './support.mjs';
+
 const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
 // Analytics drops bots and unknown clients, so seeded events carry an ordinary browser's user agent.
 const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
@@ -30,39 +21,8 @@ const DOCUMENT = [
   'Billing questions go to the billing page; invoices are sent by email at the start of each month.',
 ].join('\n');
 
-let browser;
+const browser = useBrowser();
 
-before(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
-
-/** Calls the API; with `expect`, fails loudly on any other status. Returns the parsed body. */
-async function api(method, p, { token, key, body, expect, headers: extra } = {}) {
-  const headers = { Accept: 'application/json', ...extra };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (key) headers['X-Project-Key'] = key;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(API + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (expect !== undefined && res.status !== expect) {
-    throw new Error(`${method} ${p}: expected ${expect}, got ${res.status}: ${text}`);
-  }
-  return text ? JSON.parse(text) : null;
-}
-
-async function login(email) {
-  const { token } = await api('POST', '/v1/auth/dev-login', { body: { email }, expect: 200 });
-  return token;
-}
 
 async function shot(page, name, opts = {}) {
   // The status toast is fixed to the viewport; in a full-page capture it would cover content.
@@ -100,7 +60,7 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
   const rival = await login(`rival-${tag}@example.com`);
   await api('POST', '/v1/projects', { token: rival, body: { name: 'Taken', slug: `${slug}-taken` }, expect: 201 });
 
-  const ctx = await browser.newContext({ viewport: DESKTOP });
+  const ctx = await browser().newContext({ viewport: DESKTOP });
   ctx.setDefaultTimeout(15_000);
   const page = await ctx.newPage();
   const problems = [];
@@ -315,7 +275,7 @@ test('on a phone, an owner rotates the API key and deletes the project', { timeo
   const tag = randomBytes(4).toString('hex');
   const email = `phone-${tag}@example.com`;
   const slug = `phone-${tag}`;
-  const ctx = await browser.newContext({ viewport: PHONE });
+  const ctx = await browser().newContext({ viewport: PHONE });
   ctx.setDefaultTimeout(15_000);
   const page = await ctx.newPage();
   const problems = [];

@@ -1,63 +1,12 @@
 // Headless Chromium tests of the public pages (/f, /t, /c) against a running shipmate-api with
 // dev login on. Run through tests/browser/run.sh, or set SHIPMATE_API_URL and run `node --test`.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import { chromium } from 'playwright-core';
+import { API, SHOTS, PHONE, useBrowser, api, login, setup } from './support.mjs';
 
-const API = (process.env.SHIPMATE_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SHOTS = path.join(REPO, 'target', 'screenshots');
-const PHONE = { width: 390, height: 844 };
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-let browser;
-
-before(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
-
-/** Calls the API; with `expect`, fails loudly on any other status. Returns the parsed body. */
-async function api(method, p, { token, key, body, expect } = {}) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (key) headers['X-Project-Key'] = key;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(API + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (expect !== undefined && res.status !== expect) {
-    throw new Error(`${method} ${p}: expected ${expect}, got ${res.status}: ${text}`);
-  }
-  return text ? JSON.parse(text) : null;
-}
-
-async function login(email) {
-  const { token } = await api('POST', '/v1/auth/dev-login', { body: { email, name: 'Browser Tester' }, expect: 200 });
-  return token;
-}
-
-/** A new owner with a new project whose slug is unique to this run. */
-async function setup(label) {
-  const slug = `${label}-${randomBytes(4).toString('hex')}`;
-  const token = await login(`owner-${slug}@example.com`);
-  const project = await api('POST', '/v1/projects', { token, body: { name: `Acme ${label}`, slug }, expect: 201 });
-  return { slug, token, project, key: project.api_key };
-}
+const browser = useBrowser();
 
 function feedback(s, body) {
   return api('POST', '/v1/feedback', { key: s.key, body, expect: 201 });
@@ -65,7 +14,7 @@ function feedback(s, body) {
 
 /** Runs `fn` with a fresh phone-sized page; fails on script errors and CSP violations. */
 async function withPage(fn, { session } = {}) {
-  const ctx = await browser.newContext({ viewport: PHONE });
+  const ctx = await browser().newContext({ viewport: PHONE });
   ctx.setDefaultTimeout(15_000);
   if (session) await ctx.addCookies([{ name: 'shipmate_session', value: session, url: API }]);
   const page = await ctx.newPage();

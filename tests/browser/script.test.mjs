@@ -4,65 +4,19 @@
 //
 // The test page is served by a small server of this file on 127.0.0.2 (a non-localhost origin, so the script's
 // localhost guard stays out of the way and the API is called cross-origin, preflight and all).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import { chromium } from 'playwright-core';
 
-const API = (process.env.SHIPMATE_API_URL || 'http://127.0.0.1:8080').replace(/\/+$/, '');
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
+import { API, REPO, useBrowser, api, setup } from './support.mjs';
+
 // Headless Chromium says "HeadlessChrome" in its user agent, and the service drops headless browsers as bots.
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const EVENTS_URL = `${API}/v1/analytics/events`;
 
-let browser;
-
-before(async () => {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
-});
-
-after(async () => {
-  if (browser) await browser.close();
-});
-
-/** Calls the API; with `expect`, fails loudly on any other status. Returns the parsed body. */
-async function api(method, p, { token, key, body, expect } = {}) {
-  const headers = { Accept: 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  if (key) headers['X-Project-Key'] = key;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(API + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (expect !== undefined && res.status !== expect) {
-    throw new Error(`${method} ${p}: expected ${expect}, got ${res.status}: ${text}`);
-  }
-  return text ? JSON.parse(text) : null;
-}
-
-async function login(email) {
-  const { token } = await api('POST', '/v1/auth/dev-login', { body: { email, name: 'Script Tester' }, expect: 200 });
-  return token;
-}
-
-/** A new owner with a new project whose slug is unique to this run. */
-async function setup(label) {
-  const slug = `${label}-${randomBytes(4).toString('hex')}`;
-  const token = await login(`owner-${slug}@example.com`);
-  const project = await api('POST', '/v1/projects', { token, body: { name: `Acme ${label}`, slug }, expect: 201 });
-  return { slug, token, project, key: project.api_key };
-}
+const browser = useBrowser();
 
 /** The customer's page: the queue stub, an event queued before the script, then the script tag. */
 function landingPage(key, { allowLocalhost = false } = {}) {
@@ -112,7 +66,7 @@ async function startSite(key, { host = '127.0.0.2', allowLocalhost = false } = {
  * response status once known. Fails on page errors.
  */
 async function withPage(fn, contextOptions = {}, initScript) {
-  const ctx = await browser.newContext({ userAgent: USER_AGENT, ...contextOptions });
+  const ctx = await browser().newContext({ userAgent: USER_AGENT, ...contextOptions });
   ctx.setDefaultTimeout(15_000);
   if (initScript) await ctx.addInitScript(initScript);
   const page = await ctx.newPage();
