@@ -18,10 +18,13 @@ pub struct WorkerSettings {
     /// Seconds a worker holds claimed documents; a killed worker's documents are retried after it.
     #[arg(long, env = "SHIPMATE_EMBED_LEASE_SECS", default_value_t = 60)]
     pub embed_lease_secs: u64,
-    /// Documents claimed at a time: their chunks are batched together, and each becomes `ready`
-    /// when the claim is done, so a small claim keeps single documents fresh beside bulk uploads.
-    #[arg(long, env = "SHIPMATE_EMBED_CLAIM", default_value_t = 8)]
+    /// Most documents claimed at a time (their chunks are batched together).
+    #[arg(long, env = "SHIPMATE_EMBED_CLAIM", default_value_t = 64)]
     pub embed_claim: i64,
+    /// About how many chunks a claim takes: it bounds how long a document uploaded meanwhile waits
+    /// for the worker (each document becomes `ready` as soon as its own chunks are written).
+    #[arg(long, env = "SHIPMATE_EMBED_CLAIM_CHUNKS", default_value_t = 128)]
+    pub embed_claim_chunks: i64,
     /// Approximate tokens per inference batch (dynamic batching across documents).
     #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]
     pub embed_batch_tokens: usize,

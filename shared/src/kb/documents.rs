@@ -6,7 +6,7 @@ use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::indexes::Index;
+use super::indexes::IndexRef;
 use crate::{AppError, AppResult};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -28,7 +28,7 @@ const COLUMNS: &str = "id, index_id, chunks_created, status, error, metadata, cr
 /// Stores the document and its chunks as `pending` in one transaction.
 pub async fn create(
     db: &PgPool,
-    index: &Index,
+    index: &IndexRef,
     metadata: serde_json::Value,
     chunks: Vec<String>,
 ) -> AppResult<Document> {
@@ -109,16 +109,28 @@ pub async fn delete(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
-/// Claims up to `limit` pending documents for `lease_secs`, taking projects in turn (each project's
-/// oldest first), so one project's bulk upload cannot starve another's single document.
-pub async fn claim(db: &PgPool, limit: i64, lease_secs: i64) -> AppResult<Vec<Uuid>> {
+/// Claims pending documents for `lease_secs`: up to `limit` of them and about `chunk_budget` chunks
+/// (always at least one document), taking projects in turn (each project's oldest first), so one
+/// project's bulk upload cannot starve another's single document. The chunk budget bounds how long
+/// a claim takes, hence how long a newly uploaded document waits and how much work a lease covers.
+pub async fn claim(
+    db: &PgPool,
+    limit: i64,
+    chunk_budget: i64,
+    lease_secs: i64,
+) -> AppResult<Vec<Uuid>> {
     Ok(sqlx::query_scalar(
         "with ranked as (
-            select id, created_at, row_number() over (partition by project_id order by created_at) as turn
+            select id, created_at, chunks_created,
+                   row_number() over (partition by project_id order by created_at) as turn
             from kb_documents
             where status = 'pending' and (lease_until is null or lease_until < now())
+         ), ordered as (
+            select id, turn, created_at,
+                   sum(chunks_created) over (order by turn, created_at rows unbounded preceding) - chunks_created as before
+            from ranked
          ), pick as (
-            select id from ranked order by turn, created_at limit $1
+            select id from ordered where before < $3 order by turn, created_at limit $1
          )
          update kb_documents d set lease_until = now() + make_interval(secs => $2), attempts = attempts + 1
          from pick
@@ -127,6 +139,7 @@ pub async fn claim(db: &PgPool, limit: i64, lease_secs: i64) -> AppResult<Vec<Uu
     )
     .bind(limit)
     .bind(lease_secs as f64)
+    .bind(chunk_budget)
     .fetch_all(db)
     .await?)
 }

@@ -22,6 +22,16 @@ pub struct Index {
     pub created_at: DateTime<Utc>,
 }
 
+/// What uploads and searches need of an index, read without counting its documents and chunks
+/// (the counts are for listings; on a large index they cost more than the search itself).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct IndexRef {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub embedding_model: String,
+    pub dimensions: i32,
+}
+
 const SELECT: &str = "select i.id, i.project_id, i.name, i.embedding_model, i.dimensions, i.external_id, i.created_at,
     (select count(*) from kb_documents d where d.index_id = i.id) as document_count,
     (select count(*) from kb_chunks c where c.index_id = i.id) as chunk_count
@@ -114,6 +124,18 @@ pub async fn get(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Index> {
         .fetch_optional(db)
         .await?
         .ok_or_else(|| AppError::not_found("index"))
+}
+
+/// The index, if it belongs to the project (another project's index is a 404), without counts.
+pub async fn find(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<IndexRef> {
+    sqlx::query_as::<_, IndexRef>(
+        "select id, project_id, embedding_model, dimensions from kb_indexes where project_id = $1 and id = $2",
+    )
+    .bind(project_id)
+    .bind(id)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("index"))
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {

@@ -22,7 +22,14 @@ pub struct Context {
 pub async fn drain(ctx: &Context) {
     loop {
         let lease = ctx.settings.embed_lease_secs as i64;
-        let docs = match documents::claim(&ctx.db, ctx.settings.embed_claim, lease).await {
+        let docs = match documents::claim(
+            &ctx.db,
+            ctx.settings.embed_claim,
+            ctx.settings.embed_claim_chunks,
+            lease,
+        )
+        .await
+        {
             Ok(d) if d.is_empty() => return,
             Ok(d) => d,
             Err(e) => {
@@ -48,13 +55,18 @@ pub async fn drain(ctx: &Context) {
 
 async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
     let chunks = documents::pending_chunks(&ctx.db, docs).await?;
+    // Chunks left per document: a document is marked ready as soon as its last batch is written,
+    // not when the whole claim is, so large claims (full batches) still give fresh documents.
+    let mut left: HashMap<Uuid, usize> = HashMap::new();
     let mut by_model: HashMap<String, Vec<PendingChunk>> = HashMap::new();
     for c in chunks {
+        *left.entry(c.document_id).or_default() += 1;
         by_model
             .entry(c.embedding_model.clone())
             .or_default()
             .push(c);
     }
+    let mut written: Option<Written> = None;
     for (model, mut chunks) in by_model {
         let embedder = ctx
             .models
@@ -64,15 +76,51 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
         chunks.sort_by_key(|c| c.content.len());
         for batch in batches(&chunks, ctx.settings.embed_batch_tokens) {
             let texts: Vec<String> = batch.iter().map(|c| c.content.clone()).collect();
-            let ids: Vec<Uuid> = batch.iter().map(|c| c.id).collect();
             let started = std::time::Instant::now();
-            let vectors = embedder.embed(texts, InputKind::Document).await?;
-            tracing::debug!(model = %model, size = ids.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
-            documents::store_embeddings(&ctx.db, &ids, vectors).await?;
+            // The previous batch is written while this one is inferred: the model never waits on Postgres.
+            let (vectors, stored) = tokio::join!(
+                embedder.embed(texts, InputKind::Document),
+                write(ctx, written.take())
+            );
+            stored?;
+            let vectors = vectors?;
+            tracing::debug!(model = %model, size = batch.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
+            let mut done = Vec::new();
+            for c in batch {
+                if let Some(n) = left.get_mut(&c.document_id) {
+                    *n -= 1;
+                    if *n == 0 {
+                        done.push(c.document_id);
+                    }
+                }
+            }
+            written = Some(Written {
+                ids: batch.iter().map(|c| c.id).collect(),
+                vectors,
+                done,
+            });
         }
     }
-    let ready = documents::finish(&ctx.db, docs).await?;
-    tracing::info!(ready, "documents embedded");
+    write(ctx, written).await?;
+    // Documents without pending chunks (a retried claim whose vectors were all written) finish here.
+    documents::finish(&ctx.db, docs).await?;
+    Ok(())
+}
+
+/// One embedded batch on its way to Postgres, with the documents it completes.
+struct Written {
+    ids: Vec<Uuid>,
+    vectors: Vec<Vec<f32>>,
+    done: Vec<Uuid>,
+}
+
+async fn write(ctx: &Context, batch: Option<Written>) -> anyhow::Result<()> {
+    let Some(batch) = batch else { return Ok(()) };
+    documents::store_embeddings(&ctx.db, &batch.ids, batch.vectors).await?;
+    if !batch.done.is_empty() {
+        let ready = documents::finish(&ctx.db, &batch.done).await?;
+        tracing::info!(ready, "documents embedded");
+    }
     Ok(())
 }
 
