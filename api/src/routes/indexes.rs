@@ -8,7 +8,7 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use shipmate_shared::kb::documents::{self, Document};
-use shipmate_shared::kb::indexes::{self, Index};
+use shipmate_shared::kb::indexes::{self, Index, IndexRef};
 use shipmate_shared::kb::search::{self, SearchResult};
 use shipmate_shared::kb::{chunking, MAX_DOCUMENT_BYTES};
 use shipmate_shared::queue::{EmbedJob, EMBED_STREAM};
@@ -90,8 +90,8 @@ pub async fn remove(
     Ok(deleted(id))
 }
 
-async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> AppResult<Index> {
-    indexes::get(&state.db, project_id, parse_id(index_id, "index")?).await
+async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> AppResult<IndexRef> {
+    indexes::find(&state.db, project_id, parse_id(index_id, "index")?).await
 }
 
 /// Uploads a document: chunks it (so `chunks_created` is real), stores it `pending`, and queues
@@ -229,9 +229,13 @@ pub async fn search_index(
     let query = input.string("query", 1, 2_000);
     let top_k = input.opt_int("top_k", 1, 20).unwrap_or(5);
     input.finish()?;
-    let vector = state
-        .embed_query(&index.embedding_model, &query.unwrap_or_default())
-        .await?;
-    let results: Vec<SearchResult> = search::search(&state.db, &index, &vector, top_k).await?;
+    let query = query.unwrap_or_default();
+    // The exact-or-graph check runs while the model embeds the query.
+    let (vector, small) = tokio::join!(
+        state.embed_query(&index.embedding_model, &query),
+        search::is_small(&state.db, &index)
+    );
+    let results: Vec<SearchResult> =
+        search::search(&state.db, &index, &vector?, top_k, small?).await?;
     Ok(Json(json!({ "results": results })))
 }

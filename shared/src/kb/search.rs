@@ -5,7 +5,7 @@ use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::indexes::Index;
+use super::indexes::IndexRef;
 use crate::AppResult;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -21,20 +21,26 @@ pub struct SearchResult {
 /// Below this many ready chunks an exact scan is faster than the graph and has perfect recall.
 const EXACT_BELOW: i64 = 10_000;
 
-pub async fn search(
-    db: &PgPool,
-    index: &Index,
-    query: &[f32],
-    top_k: i64,
-) -> AppResult<Vec<SearchResult>> {
-    let vector = format!("{query:?}");
-    let dims = index.dimensions;
-    let small: bool = sqlx::query_scalar(&format!(
+/// Whether the index is small enough for an exact scan (checked beside the query embedding).
+pub async fn is_small(db: &PgPool, index: &IndexRef) -> AppResult<bool> {
+    Ok(sqlx::query_scalar(&format!(
         "select count(*) < {EXACT_BELOW} from (select 1 from kb_chunks where index_id = $1 and ready limit {EXACT_BELOW}) s"
     ))
     .bind(index.id)
     .fetch_one(db)
-    .await?;
+    .await?)
+}
+
+/// The `top_k` ready chunks closest to `query`: an exact scan when `small`, else the graph.
+pub async fn search(
+    db: &PgPool,
+    index: &IndexRef,
+    query: &[f32],
+    top_k: i64,
+    small: bool,
+) -> AppResult<Vec<SearchResult>> {
+    let vector = format!("{query:?}");
+    let dims = index.dimensions;
     let distance = if small {
         "c.embedding <=> $1::text::vector".to_owned()
     } else if dims > 2000 {
@@ -43,13 +49,13 @@ pub async fn search(
         format!("c.embedding::vector({dims}) <=> $1::text::vector({dims})")
     };
     let mut tx = db.begin().await?;
-    // pgvector 0.8: keep scanning the graph until enough rows pass the index filter.
-    sqlx::query("set local hnsw.iterative_scan = strict_order")
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query("set local hnsw.ef_search = 100")
-        .execute(&mut *tx)
-        .await?;
+    // pgvector 0.8: keep scanning the graph until enough rows pass the index filter; a wider
+    // candidate list than the default 40 buys recall@10 >= 0.95 for a few milliseconds.
+    sqlx::query(
+        "select set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', '200', true)",
+    )
+    .execute(&mut *tx)
+    .await?;
     let results = sqlx::query_as::<_, SearchResult>(&format!(
         "select c.document_id, c.content as chunk_content, (1 - ({distance}))::float8 as score, d.metadata
          from kb_chunks c join kb_documents d on d.id = c.document_id
