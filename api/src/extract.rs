@@ -1,12 +1,13 @@
 //! Extractors that carry parsing and authentication: a handler's signature says who may call it.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
 use axum::http::{header, Method, StatusCode};
 use axum_extra::extract::CookieJar;
+use shipmate_shared::api_keys;
 use shipmate_shared::auth::{sessions, User};
-use shipmate_shared::projects::{self, Project};
+use shipmate_shared::projects::Project;
 use shipmate_shared::validate::Input;
 use shipmate_shared::AppError;
 
@@ -61,7 +62,8 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
-/// The project whose key is in `X-Project-Key`.
+/// The project whose key is in `X-Project-Key`. A scoped key is checked here against the route's
+/// scope and its allowed origins, so handlers only ever see keys that may call them.
 pub struct ProjectKey(pub Project);
 
 impl FromRequestParts<AppState> for ProjectKey {
@@ -77,10 +79,20 @@ impl FromRequestParts<AppState> for ProjectKey {
             .to_str()
             .map_err(|_| AppError::unauthorized("unknown API key"))?
             .trim();
-        projects::by_api_key(&state.db, key)
+        let (project, access) = api_keys::resolve(&state.db, key)
             .await?
-            .map(ProjectKey)
-            .ok_or_else(|| AppError::unauthorized("unknown API key"))
+            .ok_or_else(|| AppError::unauthorized("unknown or revoked API key"))?;
+        let route = parts
+            .extensions
+            .get::<MatchedPath>()
+            .map(|m| m.as_str())
+            .unwrap_or_default();
+        let origin = parts
+            .headers
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok());
+        access.check(parts.method.as_str(), route, origin)?;
+        Ok(ProjectKey(project))
     }
 }
 

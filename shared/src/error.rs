@@ -7,7 +7,7 @@ use serde::Serialize;
 pub type AppResult<T> = Result<T, AppError>;
 
 /// A field-level validation message, as listed in the problem body's `errors`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 pub struct FieldError {
     pub field: String,
     pub message: String,
@@ -148,8 +148,9 @@ pub fn on_constraint(
     }
 }
 
-#[derive(Serialize)]
-struct Problem<'a> {
+/// The RFC 9457 problem body of every error (also the OpenAPI document's `Problem` schema).
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Problem<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     title: &'a str,

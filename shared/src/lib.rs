@@ -4,6 +4,7 @@
 //! functions; every repository function takes the tenant (`project_id`) and uses it in its `where`.
 
 pub mod analytics;
+pub mod api_keys;
 pub mod auth;
 pub mod changelog;
 pub mod config;

@@ -77,19 +77,6 @@ pub async fn by_slug(db: &PgPool, slug: &str) -> AppResult<Project> {
         .ok_or_else(|| AppError::not_found("project"))
 }
 
-/// The project an API key belongs to; the lookup is an index probe on the unique key.
-pub async fn by_api_key(db: &PgPool, key: &str) -> AppResult<Option<Project>> {
-    if !key.starts_with("pk_") {
-        return Ok(None);
-    }
-    Ok(sqlx::query_as::<_, Project>(&format!(
-        "select {COLUMNS} from projects where api_key = $1"
-    ))
-    .bind(key)
-    .fetch_optional(db)
-    .await?)
-}
-
 /// Replaces the key; the old one stops working at once.
 pub async fn rotate_key(db: &PgPool, id: Uuid) -> AppResult<Project> {
     Ok(sqlx::query_as::<_, Project>(&format!(

@@ -194,6 +194,43 @@ impl Input {
         }
     }
 
+    /// A field holding a list of distinct strings that each pass `valid` (at most 20).
+    pub fn string_list(
+        &mut self,
+        field: &str,
+        required: bool,
+        valid: impl Fn(&str) -> bool,
+        message: &str,
+    ) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        match self.raw(field).cloned() {
+            None if required => self.error(field, "is required"),
+            None => {}
+            Some(Value::Array(items)) => {
+                for item in items {
+                    match item.as_str().map(str::trim) {
+                        Some(s) if valid(s) => {
+                            if !out.iter().any(|o| o == s) {
+                                out.push(s.to_owned());
+                            }
+                        }
+                        _ => {
+                            self.error(field, message);
+                            return Vec::new();
+                        }
+                    }
+                }
+                if required && out.is_empty() {
+                    self.error(field, "must name at least one");
+                } else if out.len() > 20 {
+                    self.error(field, "must have at most 20 entries");
+                }
+            }
+            Some(_) => self.error(field, "must be an array of strings"),
+        }
+        out
+    }
+
     /// Ends parsing: every problem found so far becomes one 422.
     pub fn finish(self) -> Result<(), AppError> {
         if self.errors.is_empty() {

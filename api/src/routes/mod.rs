@@ -1,6 +1,7 @@
 //! The HTTP surface: one module per area, each with its own `router()`.
 
 pub mod analytics;
+pub mod api_keys;
 pub mod auth;
 pub mod changelog;
 pub mod feedback;
@@ -45,6 +46,7 @@ pub fn api() -> Router<AppState> {
     Router::new()
         .merge(auth::router())
         .merge(projects::router())
+        .merge(api_keys::router())
         .merge(feedback::router())
         .merge(testimonials::router())
         .merge(changelog::router())
@@ -71,6 +73,7 @@ pub async fn method_not_allowed() -> AppError {
     paths(
         auth::providers, auth::start, auth::callback, auth::dev_login, auth::me, auth::logout,
         projects::create, projects::list, projects::show, projects::rotate, projects::delete,
+        api_keys::create, api_keys::list, api_keys::revoke,
         feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
         feedback::upvote, feedback::downvote, feedback::withdraw,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
@@ -81,7 +84,8 @@ pub async fn method_not_allowed() -> AppError {
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
         analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
     ),
-    modifiers(&Security)
+    components(schemas(shipmate_shared::error::Problem, shipmate_shared::error::FieldError)),
+    modifiers(&Security, &Problems)
 )]
 pub struct ApiDoc;
 
@@ -103,5 +107,66 @@ impl Modify for Security {
                     .build(),
             ),
         );
+    }
+}
+
+/// Every operation can answer the contract's errors (a body that is not JSON, a missing or wrong
+/// credential, a dependency down, ...): document them all, each as a `Problem`, so clients and
+/// schema-driven fuzzers know every status the API may send.
+struct Problems;
+
+impl Modify for Problems {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        const ERRORS: [(&str, &str); 11] = [
+            ("400", "malformed JSON"),
+            (
+                "401",
+                "credential missing, unknown, revoked or of the wrong scheme",
+            ),
+            ("403", "not allowed for this caller"),
+            ("404", "no such resource"),
+            ("405", "method not allowed"),
+            ("409", "conflict"),
+            ("413", "payload too large"),
+            ("415", "the body is not JSON"),
+            ("422", "validation failed"),
+            ("429", "rate limited (see Retry-After)"),
+            ("503", "a dependency is unavailable; nothing was accepted"),
+        ];
+        for item in openapi.paths.paths.values_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.post,
+                &mut item.patch,
+                &mut item.put,
+                &mut item.delete,
+            ];
+            for op in operations.into_iter().flatten() {
+                for (status, default) in ERRORS {
+                    let description = op
+                        .responses
+                        .responses
+                        .get(status)
+                        .and_then(|r| match r {
+                            utoipa::openapi::RefOr::T(r) => Some(r.description.clone()),
+                            utoipa::openapi::RefOr::Ref(_) => None,
+                        })
+                        .unwrap_or_else(|| default.to_owned());
+                    let response = ResponseBuilder::new()
+                        .description(description)
+                        .content(
+                            "application/problem+json",
+                            ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("Problem")))
+                                .build(),
+                        )
+                        .build();
+                    op.responses
+                        .responses
+                        .insert(status.to_owned(), response.into());
+                }
+            }
+        }
     }
 }

@@ -4,11 +4,13 @@
 #![allow(clippy::unwrap_used)]
 
 mod auth;
+mod authz;
 mod changelog;
 mod errors;
 mod fake_idp;
 mod feedback;
 mod helpers;
+mod keys;
 mod pages;
 mod projects;
 mod testimonials;

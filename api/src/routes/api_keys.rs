@@ -1,0 +1,88 @@
+//! Scoped API keys of a project (owner only): create, list, revoke.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{delete, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+use shipmate_shared::api_keys::{self, ApiKey, SCOPES};
+use shipmate_shared::validate::parse_id;
+use shipmate_shared::AppResult;
+
+use super::projects::{deleted, owned};
+use crate::extract::{JsonBody, SessionUser};
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/projects/{project_id}/api-keys", post(create).get(list))
+        .route(
+            "/v1/projects/{project_id}/api-keys/{key_id}",
+            delete(revoke),
+        )
+}
+
+/// Creates a key limited to `scopes` (and, if given, to `allowed_origins`). The key is in this
+/// answer only: it is stored as a hash.
+#[utoipa::path(post, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])),
+    request_body(content = serde_json::Value, description = "`{name, scopes: [analytics:write | feedback:write | testimonials:read | testimonials:write | changelog:read | kb:read | kb:write], allowed_origins?: [\"https://example.com\"]}`"),
+    responses((status = 201, body = ApiKey), (status = 403, description = "not the owner"), (status = 404, description = "no such project"), (status = 422, description = "invalid name, scope or origin")))]
+pub async fn create(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<(StatusCode, Json<ApiKey>)> {
+    let project = owned(&state, &session, &id).await?;
+    let name = input.string("name", 1, 100);
+    let scopes = input.string_list(
+        "scopes",
+        true,
+        |s| SCOPES.contains(&s),
+        &format!("must each be one of {}", SCOPES.join(", ")),
+    );
+    let origins = input.string_list(
+        "allowed_origins",
+        false,
+        api_keys::is_origin,
+        "must each be an origin such as https://example.com (scheme, host and port only)",
+    );
+    input.finish()?;
+    let key = api_keys::create(
+        &state.db,
+        project.id,
+        &name.unwrap_or_default(),
+        &scopes,
+        &origins,
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(key)))
+}
+
+/// The project's scoped keys (without the keys themselves).
+#[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])),
+    responses((status = 200, description = "`{data: [api key]}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
+pub async fn list(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+) -> AppResult<Json<Value>> {
+    let project = owned(&state, &session, &id).await?;
+    let data = api_keys::list(&state.db, project.id).await?;
+    Ok(Json(json!({ "data": data })))
+}
+
+/// Revokes a scoped key: it answers 401 from then on. (The project's own key is replaced with
+/// `POST /v1/projects/{project_id}/api-key/rotate`.)
+#[utoipa::path(delete, path = "/v1/projects/{project_id}/api-keys/{key_id}", tag = "projects", security(("session" = [])),
+    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project or key")))]
+pub async fn revoke(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path((id, key_id)): Path<(String, String)>,
+) -> AppResult<Json<Value>> {
+    let project = owned(&state, &session, &id).await?;
+    let key_id = parse_id(&key_id, "API key")?;
+    api_keys::revoke(&state.db, project.id, key_id).await?;
+    Ok(deleted(key_id))
+}

@@ -1,0 +1,412 @@
+//! The authorization matrix: every endpoint against five callers (no credential, the wrong
+//! scheme, another project's key, a signed-in non-owner, the owner) gives the contract's status.
+//! Rows run in order and the owner's call comes last in each, so destructive rows sit at the end.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+
+/// Who may call an endpoint, and so what each of the five callers gets.
+#[derive(Clone, Copy, Debug)]
+enum Access {
+    /// API key, resource of the key's project: another project's key gets 404.
+    KeyResource,
+    /// API key, the key's own collection: another project's key works on its own project.
+    KeyCollection,
+    /// Session of the project's owner: a non-owner gets 403.
+    Owner,
+    /// Any session.
+    Session,
+    /// No credential needed.
+    Public,
+}
+
+impl Access {
+    /// Expected statuses for: none, wrong scheme, other key, non-owner session, owner (0 = any 2xx).
+    fn expected(self) -> [u16; 5] {
+        match self {
+            Access::KeyResource => [401, 401, 404, 401, 0],
+            Access::KeyCollection => [401, 401, 0, 401, 0],
+            Access::Owner => [401, 401, 401, 403, 0],
+            Access::Session => [401, 401, 401, 0, 0],
+            Access::Public => [0, 0, 0, 0, 0],
+        }
+    }
+
+    fn is_key(self) -> bool {
+        matches!(self, Access::KeyResource | Access::KeyCollection)
+    }
+}
+
+struct Fixture {
+    owner: String,
+    key: String,
+    other_key: String,
+    stranger: String,
+}
+
+impl Fixture {
+    /// The five callers of a row, in `Access::expected` order.
+    fn callers(&self, access: Access) -> [(&'static str, Auth<'_>); 5] {
+        let (wrong, owner) = if access.is_key() {
+            (Auth::Session(&self.owner), Auth::Key(&self.key))
+        } else {
+            (Auth::Key(&self.key), Auth::Session(&self.owner))
+        };
+        [
+            ("no credential", Auth::None),
+            ("wrong scheme", wrong),
+            ("another project's key", Auth::Key(&self.other_key)),
+            // Where a key belongs, the signed-in stranger sends only their token.
+            ("non-owner session", Auth::Session(&self.stranger)),
+            ("owner", owner),
+        ]
+    }
+}
+
+async fn post(app: &TestApp, path: &str, auth: Auth<'_>, body: Value) -> Value {
+    let (status, v) = app.call(Method::POST, path, auth, Some(body)).await;
+    assert!(status.is_success(), "{path}: {status} {v}");
+    v
+}
+
+#[tokio::test]
+async fn every_endpoint_answers_each_caller_as_the_contract_says() {
+    let app = spawn_app().await;
+    let (owner, project) = app.owner_with_project("authz-a").await;
+    let (_, other) = app.owner_with_project("authz-b").await;
+    let stranger = app.login("stranger@example.com").await;
+    let f = Fixture {
+        owner: owner.clone(),
+        key: key(&project).to_owned(),
+        other_key: key(&other).to_owned(),
+        stranger,
+    };
+    let (pid, slug) = (id(&project).to_owned(), "authz-a");
+    let k = Auth::Key(&f.key);
+    let s = Auth::Session(&owner);
+    let entry = post(
+        &app,
+        "/v1/feedback",
+        k,
+        json!({"title": "Dark mode", "type": "feature"}),
+    )
+    .await;
+    let testimonial = post(
+        &app,
+        "/v1/testimonials",
+        k,
+        json!({"author_name": "Ada", "author_email": "ada@example.com", "content": "Great", "rating": 5}),
+    )
+    .await;
+    let change = post(
+        &app,
+        &format!("/v1/changelog/dashboard/{pid}"),
+        s,
+        json!({"title": "T", "content": "C", "type": "fix"}),
+    )
+    .await;
+    let index = post(
+        &app,
+        "/v1/indexes",
+        k,
+        json!({"name": "docs", "embedding_model": "all-minilm-l6-v2"}),
+    )
+    .await;
+    let doc = post(
+        &app,
+        &format!("/v1/indexes/{}/documents", id(&index)),
+        k,
+        json!({"content": "Shipmate answers every caller as the contract says."}),
+    )
+    .await;
+    let scoped = post(
+        &app,
+        &format!("/v1/projects/{pid}/api-keys"),
+        s,
+        json!({"name": "script tag", "scopes": ["analytics:write"]}),
+    )
+    .await;
+    let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
+    let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
+
+    use Access::*;
+    let event = json!({"name": "pageview", "url": "https://example.com/"});
+    let rows: Vec<(Method, String, Access, Option<Value>)> = vec![
+        (Method::GET, "/v1/auth/providers".into(), Public, None),
+        (Method::GET, "/v1/indexes/models".into(), Public, None),
+        (
+            Method::POST,
+            "/v1/auth/dev-login".into(),
+            Public,
+            Some(json!({"email": "someone@example.com"})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/feedback/by-project/{slug}"),
+            Public,
+            None,
+        ),
+        (Method::GET, "/v1/me".into(), Session, None),
+        (Method::GET, "/v1/projects".into(), Session, None),
+        (
+            Method::POST,
+            "/v1/projects".into(),
+            Session,
+            Some(json!({"name": "N", "slug": "authz-new-{caller}"})),
+        ),
+        (Method::GET, format!("/v1/projects/{pid}"), Owner, None),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}/api-keys"),
+            Owner,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/api-keys"),
+            Owner,
+            Some(json!({"name": "ro", "scopes": ["kb:read"]})),
+        ),
+        (
+            Method::POST,
+            "/v1/feedback".into(),
+            KeyCollection,
+            Some(json!({"title": "Idea", "type": "feedback"})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/feedback?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/feedback/{fid}"),
+            Owner,
+            Some(json!({"status": "in_progress"})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/feedback/{fid}/upvote"),
+            Session,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/feedback/{fid}/downvote"),
+            Session,
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/feedback/{fid}/vote"),
+            Session,
+            None,
+        ),
+        (
+            Method::POST,
+            "/v1/testimonials".into(),
+            KeyCollection,
+            Some(
+                json!({"author_name": "Bo", "author_email": "bo@example.com", "content": "Nice", "rating": 4}),
+            ),
+        ),
+        (Method::GET, "/v1/testimonials".into(), KeyCollection, None),
+        (
+            Method::GET,
+            format!("/v1/testimonials/all?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/testimonials/{tid}?project_id={pid}"),
+            Owner,
+            Some(json!({"status": "approved"})),
+        ),
+        (Method::GET, "/v1/changelog".into(), KeyCollection, None),
+        (
+            Method::GET,
+            format!("/v1/changelog/dashboard/{pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/changelog/dashboard/{pid}"),
+            Owner,
+            Some(json!({"title": "T2", "content": "C", "type": "feature"})),
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/changelog/dashboard/{pid}/{cid}"),
+            Owner,
+            Some(json!({"published": true})),
+        ),
+        (
+            Method::POST,
+            "/v1/analytics/events".into(),
+            KeyCollection,
+            Some(event),
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/overview?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/pages?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/referrers?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/countries?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/devices?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/events?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/timeseries?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/analytics/utm?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (Method::GET, "/v1/indexes".into(), KeyCollection, None),
+        (
+            Method::POST,
+            "/v1/indexes".into(),
+            KeyCollection,
+            Some(json!({"name": "more", "embedding_model": "all-minilm-l6-v2"})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/indexes/{iid}/documents"),
+            KeyResource,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/indexes/{iid}/documents"),
+            KeyResource,
+            Some(json!({"content": "More text."})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/indexes/{iid}/documents/{did}"),
+            KeyResource,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/indexes/{iid}/search"),
+            KeyResource,
+            Some(json!({"query": "contract"})),
+        ),
+        // Destructive rows from here on.
+        (
+            Method::DELETE,
+            format!("/v1/indexes/{iid}/documents/{did}"),
+            KeyResource,
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/indexes/{iid}"),
+            KeyResource,
+            None,
+        ),
+        (Method::DELETE, format!("/v1/feedback/{fid}"), Owner, None),
+        (
+            Method::DELETE,
+            format!("/v1/testimonials/{tid}?project_id={pid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/changelog/dashboard/{pid}/{cid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/projects/{pid}/api-keys/{kid}"),
+            Owner,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/api-key/rotate"),
+            Owner,
+            None,
+        ),
+        (Method::DELETE, format!("/v1/projects/{pid}"), Owner, None),
+        (Method::POST, "/v1/auth/logout".into(), Session, None),
+    ];
+    let endpoints = rows.len();
+    let mut checked = 0;
+    for (method, path, access, body) in rows {
+        for (n, ((who, auth), want)) in f
+            .callers(access)
+            .into_iter()
+            .zip(access.expected())
+            .enumerate()
+        {
+            // `{caller}` in a body keeps creations by different callers apart (slugs are unique).
+            let body = body.as_ref().map(|b| {
+                serde_json::from_str::<Value>(&b.to_string().replace("{caller}", &n.to_string()))
+                    .unwrap()
+            });
+            let res = app.send(method.clone(), &path, auth, body).await;
+            let status = res.status();
+            let text = res.text().await.unwrap_or_default();
+            let ok = if want == 0 {
+                status.is_success()
+            } else {
+                status == StatusCode::from_u16(want).unwrap()
+            };
+            assert!(
+                ok,
+                "{method} {path} as {who}: got {status}, want {}: {text}",
+                if want == 0 {
+                    "2xx".to_string()
+                } else {
+                    want.to_string()
+                }
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, endpoints * 5);
+    println!(
+        "authorization matrix: {endpoints} endpoints x 5 callers = {checked} requests checked"
+    );
+}

@@ -1,0 +1,260 @@
+//! Scoped API keys: least privilege beyond the spec. The project's own `pk_` key sits in a script
+//! tag yet may delete documents; an owner can add keys limited to some scopes (say, analytics only
+//! for the script tag, or search only) and to some browser origins, and revoke them at any time.
+
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::projects::Project;
+use crate::tokens::{hash_token, new_api_key};
+use crate::{AppError, AppResult};
+
+/// Every scope a key can hold; the project's own key holds them all.
+pub const SCOPES: &[&str] = &[
+    "analytics:write",
+    "feedback:write",
+    "testimonials:read",
+    "testimonials:write",
+    "changelog:read",
+    "kb:read",
+    "kb:write",
+];
+
+/// The scope an API-key route needs, by method and route template. A route missing here is
+/// refused to every scoped key (fail closed), so a new endpoint cannot leak to them by accident.
+pub fn required_scope(method: &str, route: &str) -> Option<&'static str> {
+    Some(match (method, route) {
+        ("POST", "/v1/analytics/events") => "analytics:write",
+        ("POST", "/v1/feedback") => "feedback:write",
+        ("GET", "/v1/testimonials") => "testimonials:read",
+        ("POST", "/v1/testimonials") => "testimonials:write",
+        ("GET", "/v1/changelog") => "changelog:read",
+        ("GET", "/v1/indexes")
+        | ("GET", "/v1/indexes/{index_id}/documents")
+        | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}")
+        | ("POST", "/v1/indexes/{index_id}/search") => "kb:read",
+        ("POST", "/v1/indexes")
+        | ("DELETE", "/v1/indexes/{index_id}")
+        | ("POST", "/v1/indexes/{index_id}/documents")
+        | ("DELETE", "/v1/indexes/{index_id}/documents/{doc_id}") => "kb:write",
+        _ => return None,
+    })
+}
+
+/// What a presented key may do: everything (the project's own key) or a scoped key's limits.
+#[derive(Debug, Clone)]
+pub enum Access {
+    Full,
+    Scoped {
+        scopes: Vec<String>,
+        allowed_origins: Vec<String>,
+    },
+}
+
+impl Access {
+    /// Refuses a scoped key outside its scopes (403 `insufficient_scope`) or, when it names
+    /// origins, a request from any other origin (403 `origin_not_allowed`; a request without an
+    /// `Origin` header counts as another origin: such a key is meant for browsers).
+    pub fn check(&self, method: &str, route: &str, origin: Option<&str>) -> AppResult<()> {
+        let Access::Scoped {
+            scopes,
+            allowed_origins,
+        } = self
+        else {
+            return Ok(());
+        };
+        match required_scope(method, route) {
+            Some(needed) if scopes.iter().any(|s| s == needed) => {}
+            needed => {
+                return Err(AppError::client(
+                    StatusCode::FORBIDDEN,
+                    "insufficient_scope",
+                    format!(
+                        "this API key may not call {method} {route}{}",
+                        needed
+                            .map(|s| format!(" (it needs the {s} scope)"))
+                            .unwrap_or_default()
+                    ),
+                ))
+            }
+        }
+        if !allowed_origins.is_empty()
+            && !origin.is_some_and(|o| allowed_origins.iter().any(|a| a == o))
+        {
+            return Err(AppError::client(
+                StatusCode::FORBIDDEN,
+                "origin_not_allowed",
+                "this API key only works from its allowed origins",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    #[sqlx(flatten)]
+    project: Project,
+    scopes: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+}
+
+/// The project a key belongs to and what the key may do there; `None` for an unknown or revoked key.
+pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Access)>> {
+    if !key.starts_with("pk_") {
+        return Ok(None);
+    }
+    let row: Option<KeyRow> = sqlx::query_as(
+        "select id, name, slug, api_key, owner_id, created_at,
+                null::text[] as scopes, null::text[] as allowed_origins
+         from projects where api_key = $1
+         union all
+         select p.id, p.name, p.slug, p.api_key, p.owner_id, p.created_at, k.scopes, k.allowed_origins
+         from api_keys k join projects p on p.id = k.project_id where k.key_hash = $2
+         limit 1",
+    )
+    .bind(key)
+    .bind(hash_token(key))
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|r| {
+        let access = match r.scopes {
+            None => Access::Full,
+            Some(scopes) => Access::Scoped {
+                scopes,
+                allowed_origins: r.allowed_origins.unwrap_or_default(),
+            },
+        };
+        (r.project, access)
+    }))
+}
+
+/// A scoped key as its owner sees it; `key` only in the creation answer.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct ApiKey {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub name: String,
+    /// The key's first characters, to tell keys apart.
+    pub key_prefix: String,
+    pub scopes: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[sqlx(skip)]
+    pub key: Option<String>,
+}
+
+const COLUMNS: &str = "id, project_id, name, key_prefix, scopes, allowed_origins, created_at";
+
+/// Is `s` a browser origin: `http(s)://host[:port]`, nothing after it?
+pub fn is_origin(s: &str) -> bool {
+    url::Url::parse(s).is_ok_and(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.host_str().is_some()
+            && u.origin().ascii_serialization() == s
+    })
+}
+
+pub async fn create(
+    db: &PgPool,
+    project_id: Uuid,
+    name: &str,
+    scopes: &[String],
+    allowed_origins: &[String],
+) -> AppResult<ApiKey> {
+    let key = new_api_key();
+    let mut created = sqlx::query_as::<_, ApiKey>(&format!(
+        "insert into api_keys (id, project_id, name, key_hash, key_prefix, scopes, allowed_origins)
+         values ($1, $2, $3, $4, $5, $6, $7) returning {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(project_id)
+    .bind(name)
+    .bind(hash_token(&key))
+    .bind(&key[..10])
+    .bind(scopes)
+    .bind(allowed_origins)
+    .fetch_one(db)
+    .await?;
+    created.key = Some(key);
+    Ok(created)
+}
+
+pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<ApiKey>> {
+    Ok(sqlx::query_as::<_, ApiKey>(&format!(
+        "select {COLUMNS} from api_keys where project_id = $1 order by created_at"
+    ))
+    .bind(project_id)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Revokes a key: it answers 401 from the next request on.
+pub async fn revoke(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
+    let gone = sqlx::query("delete from api_keys where id = $1 and project_id = $2")
+        .bind(id)
+        .bind(project_id)
+        .execute(db)
+        .await?
+        .rows_affected();
+    if gone == 0 {
+        return Err(AppError::not_found("API key"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scoped(scopes: &[&str], origins: &[&str]) -> Access {
+        Access::Scoped {
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            allowed_origins: origins.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn scoped_keys_reach_only_their_routes_and_origins() {
+        let analytics = scoped(&["analytics:write"], &["https://example.com"]);
+        assert!(analytics
+            .check("POST", "/v1/analytics/events", Some("https://example.com"))
+            .is_ok());
+        assert!(analytics
+            .check("POST", "/v1/analytics/events", Some("https://evil.test"))
+            .is_err());
+        assert!(analytics
+            .check("POST", "/v1/analytics/events", None)
+            .is_err());
+        assert!(analytics
+            .check(
+                "DELETE",
+                "/v1/indexes/{index_id}",
+                Some("https://example.com")
+            )
+            .is_err());
+        let search = scoped(&["kb:read"], &[]);
+        assert!(search
+            .check("POST", "/v1/indexes/{index_id}/search", None)
+            .is_ok());
+        assert!(search
+            .check("POST", "/v1/indexes/{index_id}/documents", None)
+            .is_err());
+        assert!(search.check("GET", "/v1/unlisted", None).is_err());
+        assert!(Access::Full.check("GET", "/v1/unlisted", None).is_ok());
+    }
+
+    #[test]
+    fn origins_are_scheme_host_and_port_only() {
+        assert!(is_origin("https://example.com"));
+        assert!(is_origin("http://127.0.0.1:3000"));
+        assert!(!is_origin("https://example.com/"));
+        assert!(!is_origin("https://example.com/app"));
+        assert!(!is_origin("ftp://example.com"));
+        assert!(!is_origin("example.com"));
+    }
+}
