@@ -21,10 +21,14 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)
     })
     .await?;
-    let queue = retry("redis", || {
-        Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)
-    })
-    .await?;
+    // One connection per loop: a blocking XREADGROUP holds its (multiplexed) connection, so on a
+    // shared one each loop would first wait out the other's block, up to a second per wake-up.
+    let connect = || {
+        retry("redis", || {
+            Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)
+        })
+    };
+    let (embed_queue, events_queue) = (connect().await?, connect().await?);
     let consumer = settings
         .consumer
         .clone()
@@ -36,8 +40,8 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         settings: settings.clone(),
     };
     let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
-    let embed = embed_loop(embed_ctx, queue.clone(), consumer.clone(), stop.clone());
-    let events = events_loop(enricher, queue, consumer, settings, stop);
+    let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
+    let events = events_loop(enricher, events_queue, consumer, settings, stop);
     tokio::join!(embed, events);
     tracing::info!("shipmate-worker stopped");
     Ok(())
@@ -57,7 +61,7 @@ async fn embed_loop(
             r = read::<serde_json::Value>(&queue, EMBED_STREAM, &consumer, 512, stale_ms) => r,
             _ = stop.changed() => break,
         };
-        jobs::embed::drain(&ctx).await;
+        jobs::embed::drain(&ctx, &stop).await;
         ack(
             &queue,
             EMBED_STREAM,

@@ -8,6 +8,7 @@ use shipmate_shared::kb::documents::{self, PendingChunk};
 use shipmate_shared::kb::embed::InputKind;
 use shipmate_shared::kb::models::Registry;
 use sqlx::PgPool;
+use tokio::sync::watch;
 use uuid::Uuid;
 
 use crate::settings::WorkerSettings;
@@ -18,9 +19,10 @@ pub struct Context {
     pub settings: WorkerSettings,
 }
 
-/// Processes claimed documents until none is pending.
-pub async fn drain(ctx: &Context) {
-    loop {
+/// Processes claimed documents until none is pending or the worker is told to stop (a claim in
+/// hand is finished first; the rest stay pending for the next worker).
+pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
+    while !*stop.borrow() {
         let lease = ctx.settings.embed_lease_secs as i64;
         let docs = match documents::claim(
             &ctx.db,
