@@ -79,23 +79,34 @@ async fn events_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = settings.events_stale_secs * 1000;
+    let mut upkeep_due = std::time::Instant::now();
     while !*stop.borrow() {
+        if std::time::Instant::now() >= upkeep_due {
+            if let Err(e) = enricher.upkeep().await {
+                tracing::warn!(error = %format!("{e:#}"), "analytics upkeep failed; will retry");
+            }
+            upkeep_due = std::time::Instant::now() + Duration::from_secs(60);
+        }
         let entries = tokio::select! {
             r = read::<EventBatch>(&queue, EVENTS_STREAM, &consumer, 64, stale_ms) => r,
             _ = stop.changed() => break,
         };
-        let mut done = Vec::with_capacity(entries.len());
+        // Unreadable entries can never succeed: they are dropped rather than retried forever.
+        let (mut done, mut taken, mut batches) = (Vec::new(), Vec::new(), Vec::new());
         for (id, batch) in entries {
             match batch {
-                // Unreadable entries can never succeed: drop them rather than retry forever.
+                Some(b) => {
+                    taken.push(id);
+                    batches.push(b);
+                }
                 None => done.push(id),
-                Some(batch) => match enricher.handle(batch).await {
-                    Ok(()) => done.push(id),
-                    // Left unacknowledged: redelivered (to any worker) after `stale_ms`.
-                    Err(e) => {
-                        tracing::warn!(error = %format!("{e:#}"), entry = %id, "storing events failed; will retry")
-                    }
-                },
+            }
+        }
+        match enricher.handle(batches).await {
+            Ok(()) => done.extend(taken),
+            // Left unacknowledged: redelivered (to any worker) after `stale_ms`.
+            Err(e) => {
+                tracing::warn!(error = %format!("{e:#}"), entries = taken.len(), "storing events failed; will retry")
             }
         }
         ack(&queue, EVENTS_STREAM, done).await;

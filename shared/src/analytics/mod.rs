@@ -3,6 +3,7 @@
 pub mod enrich;
 pub mod events;
 pub mod reads;
+pub mod rollup;
 pub mod store;
 
 /// Most events one request may carry.

@@ -1,12 +1,13 @@
 //! The dashboard's aggregates over a period. Visitors are counted per day (the visitor hash
 //! changes with the daily salt), so a period's unique visitors are the sum of daily ones.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 use serde_json::{json, Value};
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use super::rollup;
 use crate::{AppError, AppResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,17 +40,34 @@ impl Period {
         }
     }
 
-    pub fn since(self) -> DateTime<Utc> {
-        let days = match self {
+    fn days(self) -> i64 {
+        match self {
             Period::Days7 => 7,
             Period::Days30 => 30,
             Period::Days90 => 90,
-        };
-        Utc::now() - Duration::days(days)
+        }
     }
 }
 
-const VISITORS: &str = "count(distinct (date_trunc('day', ts), visitor))";
+/// Where a read looks: daily summaries for `[start, cutoff)`, raw events from `cutoff` on (today,
+/// and any closed day not summarised yet). Days are UTC days; the first day counts whole.
+struct Window {
+    start: NaiveDate,
+    cutoff: NaiveDate,
+}
+
+impl Window {
+    async fn of(db: &PgPool, period: Period) -> AppResult<Self> {
+        let start = (Utc::now() - Duration::days(period.days())).date_naive();
+        let rolled = rollup::rolled_through(db).await?;
+        let cutoff = rolled.map_or(start, |d| (d + Duration::days(1)).max(start));
+        Ok(Window { start, cutoff })
+    }
+
+    fn raw_from(&self) -> DateTime<Utc> {
+        rollup::bounds(self.cutoff).0
+    }
+}
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Row {
@@ -58,26 +76,36 @@ pub struct Row {
     pub visitors: i64,
 }
 
-/// Page views grouped by one column (from a fixed list), largest first.
+/// Views and visitors per value of one dimension, largest first: summaries for closed days plus
+/// today's raw events, each day's visitors counted on their own (the daily salt).
 async fn breakdown(
     db: &PgPool,
     project_id: Uuid,
     period: Period,
+    dim: &'static str,
     column: &'static str,
     page_views_only: bool,
 ) -> AppResult<Vec<Row>> {
+    let window = Window::of(db, period).await?;
     let only = if page_views_only {
         "and name = 'page_view'"
     } else {
         ""
     };
     Ok(sqlx::query_as::<_, Row>(&format!(
-        "select {column} as key, count(*) as views, {VISITORS} as visitors
-         from analytics_events where project_id = $1 and ts >= $2 and {column} is not null {only}
-         group by {column} order by views desc, visitors desc, key limit 100"
+        "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
+            select value as key, views, visitors from analytics_daily
+            where project_id = $1 and dim = '{dim}' and day >= $2 and day < $3
+            union all
+            select {column}, count(*), count(distinct visitor) from analytics_events
+            where project_id = $1 and ts >= $4 and {column} is not null {only}
+            group by {column}, (ts at time zone 'UTC')::date
+         ) x group by key order by views desc, visitors desc, key limit 100"
     ))
     .bind(project_id)
-    .bind(period.since())
+    .bind(window.start)
+    .bind(window.cutoff)
+    .bind(window.raw_from())
     .fetch_all(db)
     .await?)
 }
@@ -89,20 +117,28 @@ fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
 }
 
 pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let (page_views, unique_visitors): (i64, i64) = sqlx::query_as(&format!(
-        "select count(*) filter (where name = 'page_view'), {VISITORS}
-         from analytics_events where project_id = $1 and ts >= $2"
-    ))
+    let window = Window::of(db, period).await?;
+    let (page_views, unique_visitors): (i64, i64) = sqlx::query_as(
+        "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
+            select views, visitors from analytics_daily
+            where project_id = $1 and dim = 'total' and day >= $2 and day < $3
+            union all
+            select count(*) filter (where name = 'page_view'), count(distinct visitor) from analytics_events
+            where project_id = $1 and ts >= $4 group by (ts at time zone 'UTC')::date
+         ) x",
+    )
     .bind(project_id)
-    .bind(period.since())
+    .bind(window.start)
+    .bind(window.cutoff)
+    .bind(window.raw_from())
     .fetch_one(db)
     .await?;
-    let top_page = breakdown(db, project_id, period, "path", true)
+    let top_page = breakdown(db, project_id, period, "page", "path", true)
         .await?
         .into_iter()
         .next()
         .map(|r| r.key);
-    let top_referrer = breakdown(db, project_id, period, "referrer_host", true)
+    let top_referrer = breakdown(db, project_id, period, "referrer", "referrer_host", true)
         .await?
         .into_iter()
         .next()
@@ -115,43 +151,43 @@ pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResul
 
 pub async fn pages(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "path", true).await?, "page") }),
+        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "page", "path", true).await?, "page") }),
     )
 }
 
 pub async fn referrers(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "referrer_host", true).await?, "referrer") }),
+        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "referrer", "referrer_host", true).await?, "referrer") }),
     )
 }
 
 pub async fn countries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "country", true).await?, "country") }),
+        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "country", "country", true).await?, "country") }),
     )
 }
 
 pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(json!({
         "period": period.label(),
-        "data": rows(breakdown(db, project_id, period, "device", true).await?, "device"),
-        "browsers": rows(breakdown(db, project_id, period, "browser", true).await?, "browser"),
-        "operating_systems": rows(breakdown(db, project_id, period, "os", true).await?, "os"),
+        "data": rows(breakdown(db, project_id, period, "device", "device", true).await?, "device"),
+        "browsers": rows(breakdown(db, project_id, period, "browser", "browser", true).await?, "browser"),
+        "operating_systems": rows(breakdown(db, project_id, period, "os", "os", true).await?, "os"),
     }))
 }
 
 pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(json!({
         "period": period.label(),
-        "sources": rows(breakdown(db, project_id, period, "utm_source", true).await?, "utm_source"),
-        "mediums": rows(breakdown(db, project_id, period, "utm_medium", true).await?, "utm_medium"),
-        "campaigns": rows(breakdown(db, project_id, period, "utm_campaign", true).await?, "utm_campaign"),
+        "sources": rows(breakdown(db, project_id, period, "utm_source", "utm_source", true).await?, "utm_source"),
+        "mediums": rows(breakdown(db, project_id, period, "utm_medium", "utm_medium", true).await?, "utm_medium"),
+        "campaigns": rows(breakdown(db, project_id, period, "utm_campaign", "utm_campaign", true).await?, "utm_campaign"),
     }))
 }
 
 /// Every event name, `page_view` included, with its count and visitors.
 pub async fn events(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let data: Vec<Value> = breakdown(db, project_id, period, "name", false)
+    let data: Vec<Value> = breakdown(db, project_id, period, "event", "name", false)
         .await?
         .into_iter()
         .map(|r| json!({ "name": r.key, "count": r.views, "visitors": r.visitors }))
@@ -166,18 +202,32 @@ pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppRes
     } else {
         "day"
     };
+    let window = Window::of(db, period).await?;
+    // A summary row's bucket: its day, plus its hour for hourly series.
+    let (dim, offset) = if unit == "hour" {
+        ("hour", "make_interval(hours => value::int)")
+    } else {
+        ("total", "interval '0'")
+    };
     let points: Vec<(DateTime<Utc>, i64, i64)> = sqlx::query_as(&format!(
         "with buckets as (
-            select generate_series(date_trunc('{unit}', $2::timestamptz), date_trunc('{unit}', now()), interval '1 {unit}') as bucket
+            select generate_series(date_trunc('{unit}', $5::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket
+         ), points as (
+            select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from analytics_daily
+            where project_id = $1 and dim = '{dim}' and day >= $2 and day < $3
+            union all
+            select date_trunc('{unit}', ts, 'UTC'), count(*) filter (where name = 'page_view'), count(distinct visitor)
+            from analytics_events where project_id = $1 and ts >= $4 group by 1
          )
-         select b.bucket, count(e.*) filter (where e.name = 'page_view'),
-                count(distinct (date_trunc('day', e.ts), e.visitor)) filter (where e.id is not null)
-         from buckets b left join analytics_events e
-           on e.project_id = $1 and e.ts >= $2 and date_trunc('{unit}', e.ts) = b.bucket
+         select b.bucket, coalesce(sum(p.views), 0)::int8, coalesce(sum(p.visitors), 0)::int8
+         from buckets b left join points p on p.bucket = b.bucket
          group by b.bucket order by b.bucket"
     ))
     .bind(project_id)
-    .bind(period.since())
+    .bind(window.start)
+    .bind(window.cutoff)
+    .bind(window.raw_from())
+    .bind(rollup::bounds(window.start).0)
     .fetch_all(db)
     .await?;
     let data: Vec<Value> = points

@@ -31,60 +31,65 @@ pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
     )
 }
 
-/// Inserts the batch with one statement; events already stored (a replayed job) are skipped, and
-/// so is everything of a project deleted meanwhile.
-pub async fn insert(
-    db: &PgPool,
-    project_id: Uuid,
-    ts: DateTime<Utc>,
-    rows: &[(IncomingEvent, Enriched)],
-) -> AppResult<u64> {
+/// One event ready to store, with its request's project and arrival time.
+pub struct Stored {
+    pub project_id: Uuid,
+    pub ts: DateTime<Utc>,
+    pub event: IncomingEvent,
+    pub enriched: Enriched,
+}
+
+/// Inserts events of any number of requests with one statement; events already stored (a
+/// replayed job) are skipped, and so is everything of a project deleted meanwhile.
+pub async fn insert(db: &PgPool, rows: &[Stored]) -> AppResult<u64> {
     if rows.is_empty() {
         return Ok(0);
     }
-    let col = |f: fn(&(IncomingEvent, Enriched)) -> Option<String>| {
-        rows.iter().map(f).collect::<Vec<_>>()
-    };
-    let ids: Vec<Uuid> = rows.iter().map(|(e, _)| e.id).collect();
-    let names: Vec<String> = rows.iter().map(|(e, _)| e.name.clone()).collect();
-    let widths: Vec<Option<i32>> = rows.iter().map(|(e, _)| e.screen_width).collect();
-    let devices: Vec<String> = rows.iter().map(|(_, x)| x.device.to_owned()).collect();
-    let browsers: Vec<String> = rows.iter().map(|(_, x)| x.browser.clone()).collect();
-    let oses: Vec<String> = rows.iter().map(|(_, x)| x.os.clone()).collect();
-    let visitors: Vec<i64> = rows.iter().map(|(_, x)| x.visitor).collect();
+    let col = |f: fn(&Stored) -> Option<String>| rows.iter().map(f).collect::<Vec<_>>();
+    let projects: Vec<Uuid> = rows.iter().map(|r| r.project_id).collect();
+    let times: Vec<DateTime<Utc>> = rows.iter().map(|r| r.ts).collect();
+    let ids: Vec<Uuid> = rows.iter().map(|r| r.event.id).collect();
+    let names: Vec<String> = rows.iter().map(|r| r.event.name.clone()).collect();
+    let widths: Vec<Option<i32>> = rows.iter().map(|r| r.event.screen_width).collect();
+    let devices: Vec<String> = rows.iter().map(|r| r.enriched.device.to_owned()).collect();
+    let browsers: Vec<String> = rows.iter().map(|r| r.enriched.browser.clone()).collect();
+    let oses: Vec<String> = rows.iter().map(|r| r.enriched.os.clone()).collect();
+    let visitors: Vec<i64> = rows.iter().map(|r| r.enriched.visitor).collect();
     let props: Vec<Option<Json<serde_json::Value>>> = rows
         .iter()
-        .map(|(e, _)| {
-            e.properties
+        .map(|r| {
+            r.event
+                .properties
                 .clone()
                 .map(|p| Json(serde_json::Value::Object(p)))
         })
         .collect();
     let done = sqlx::query(
-        "insert into analytics_events (id, project_id, ts, name, path, referrer_host, utm_source, utm_medium, utm_campaign,
+        "insert into analytics_events (project_id, ts, id, name, path, referrer_host, utm_source, utm_medium, utm_campaign,
             screen_width, device, browser, os, country, visitor, properties)
-         select u.id, $1, $2, u.name, u.path, u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign,
+         select u.project_id, u.ts, u.id, u.name, u.path, u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign,
             u.screen_width, u.device, u.browser, u.os, u.country, u.visitor, u.properties
-         from unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::int[],
-                     $11::text[], $12::text[], $13::text[], $14::text[], $15::int8[], $16::jsonb[])
-            as u(id, name, path, referrer_host, utm_source, utm_medium, utm_campaign, screen_width, device, browser, os, country, visitor, properties)
-         where exists (select 1 from projects where id = $1)
-         on conflict (id) do nothing",
+         from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::text[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int8[], $16::jsonb[])
+            as u(project_id, ts, id, name, path, referrer_host, utm_source, utm_medium, utm_campaign, screen_width, device,
+                 browser, os, country, visitor, properties)
+         join projects p on p.id = u.project_id
+         on conflict (project_id, ts, id) do nothing",
     )
-    .bind(project_id)
-    .bind(ts)
+    .bind(&projects)
+    .bind(&times)
     .bind(&ids)
     .bind(&names)
-    .bind(col(|(_, x)| x.path.clone()))
-    .bind(col(|(_, x)| x.referrer_host.clone()))
-    .bind(col(|(_, x)| x.utm_source.clone()))
-    .bind(col(|(_, x)| x.utm_medium.clone()))
-    .bind(col(|(_, x)| x.utm_campaign.clone()))
+    .bind(col(|r| r.enriched.path.clone()))
+    .bind(col(|r| r.enriched.referrer_host.clone()))
+    .bind(col(|r| r.enriched.utm_source.clone()))
+    .bind(col(|r| r.enriched.utm_medium.clone()))
+    .bind(col(|r| r.enriched.utm_campaign.clone()))
     .bind(&widths)
     .bind(&devices)
     .bind(&browsers)
     .bind(&oses)
-    .bind(col(|(_, x)| x.country.clone()))
+    .bind(col(|r| r.enriched.country.clone()))
     .bind(&visitors)
     .bind(&props)
     .execute(db)

@@ -1,19 +1,22 @@
-//! Analytics enrichment: each queued request becomes one multi-row insert. Delivery is at least
+//! Analytics enrichment: the requests of one queue read become one multi-row insert. Delivery is at least
 //! once (a batch is acknowledged only after its insert commits); event ids make replays no-ops.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
 
-use chrono::NaiveDate;
+use chrono::{Duration, NaiveDate, Utc};
 use shipmate_shared::analytics::enrich::{self, Geo};
 use shipmate_shared::analytics::events::EventBatch;
-use shipmate_shared::analytics::store;
+use shipmate_shared::analytics::rollup;
+use shipmate_shared::analytics::store::{self, Stored};
 use sqlx::PgPool;
 
 pub struct Enricher {
     pub db: PgPool,
     pub geo: Geo,
     salts: HashMap<NaiveDate, Vec<u8>>,
+    /// The latest summarised day, as of the last upkeep.
+    rolled: Option<NaiveDate>,
 }
 
 impl Enricher {
@@ -22,6 +25,7 @@ impl Enricher {
             db,
             geo,
             salts: HashMap::new(),
+            rolled: None,
         }
     }
 
@@ -39,31 +43,62 @@ impl Enricher {
         Ok(salt)
     }
 
-    /// Enriches and stores one request's events; bots are only counted.
-    pub async fn handle(&mut self, batch: EventBatch) -> anyhow::Result<()> {
-        let day = enrich::day_of(batch.received_at);
-        let Some(ua) = enrich::user_agent(&batch.user_agent) else {
-            store::count_dropped(&self.db, batch.project_id, day, batch.events.len() as i64)
+    /// Enriches the requests of one read and stores their events with one insert (few, large
+    /// statements keep up with the firehose); bots are only counted.
+    pub async fn handle(&mut self, batches: Vec<EventBatch>) -> anyhow::Result<()> {
+        let mut rows = Vec::new();
+        let mut days = BTreeSet::new();
+        for batch in batches {
+            let day = enrich::day_of(batch.received_at);
+            let Some(ua) = enrich::user_agent(&batch.user_agent) else {
+                store::count_dropped(&self.db, batch.project_id, day, batch.events.len() as i64)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                continue;
+            };
+            days.insert(day);
+            let country = batch
+                .ip
+                .parse::<IpAddr>()
+                .ok()
+                .and_then(|ip| self.geo.country(ip));
+            let salt = self.salt(day).await?;
+            let visitor =
+                enrich::visitor_hash(&salt, batch.project_id, &batch.ip, &batch.user_agent);
+            rows.extend(batch.events.into_iter().map(|event| Stored {
+                project_id: batch.project_id,
+                ts: batch.received_at,
+                enriched: enrich::enrich(&event, ua.clone(), country.clone(), visitor),
+                event,
+            }));
+        }
+        store::insert(&self.db, &rows)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        // Events for a day already summarised (late ones) must show in the reads.
+        if days.iter().any(|d| self.rolled.is_some_and(|r| *d <= r)) {
+            let days: Vec<NaiveDate> = days.into_iter().collect();
+            rollup::reroll_closed(&self.db, &days)
                 .await
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            return Ok(());
-        };
-        let country = batch
-            .ip
-            .parse::<IpAddr>()
-            .ok()
-            .and_then(|ip| self.geo.country(ip));
-        let salt = self.salt(day).await?;
-        let visitor = enrich::visitor_hash(&salt, batch.project_id, &batch.ip, &batch.user_agent);
-        let rows: Vec<_> = batch
-            .events
-            .into_iter()
-            .map(|e| {
-                let enriched = enrich::enrich(&e, ua.clone(), country.clone(), visitor);
-                (e, enriched)
-            })
-            .collect();
-        store::insert(&self.db, batch.project_id, batch.received_at, &rows)
+        }
+        Ok(())
+    }
+
+    /// Storage upkeep, about once a minute: partitions for yesterday to tomorrow, and summaries
+    /// of the days closed since (five minutes after midnight, for events still queued).
+    pub async fn upkeep(&mut self) -> anyhow::Result<()> {
+        let today = Utc::now().date_naive();
+        rollup::ensure_partitions(&self.db, today - Duration::days(1), 3)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let rolled = rollup::roll_due(&self.db, Duration::minutes(5))
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if !rolled.is_empty() {
+            tracing::info!(days = rolled.len(), "analytics summaries rolled up");
+        }
+        self.rolled = rollup::rolled_through(&self.db)
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(())

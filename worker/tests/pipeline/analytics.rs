@@ -43,6 +43,26 @@ async fn read(app: &TestApp, token: &str, what: &str, project: &Value, period: &
     body
 }
 
+/// Every read for every period.
+async fn every_read(app: &TestApp, token: &str, project: &Value) -> Vec<Value> {
+    let mut all = Vec::new();
+    for what in [
+        "overview",
+        "pages",
+        "referrers",
+        "countries",
+        "devices",
+        "events",
+        "timeseries",
+        "utm",
+    ] {
+        for period in ["7d", "30d", "90d"] {
+            all.push(read(app, token, what, project, period).await);
+        }
+    }
+    all
+}
+
 /// Polls the overview until `page_views` reaches `n` (deadline 20 s).
 async fn wait_page_views(app: &TestApp, token: &str, project: &Value, n: i64) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -175,6 +195,27 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     .await
     .unwrap();
     assert_eq!(stored_ip, 0, "no IP address is stored");
+
+    // The worker made today's partition: the events live there, not in the default one.
+    let in_default: i64 = sqlx::query_scalar("select count(*) from analytics_events_default")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(in_default, 0);
+    // Summaries give exactly what the raw events give: roll today up (the worker only rolls
+    // closed days) and every read for every period must be unchanged.
+    let raw = every_read(&app, &token, &project).await;
+    let today = chrono::Utc::now().date_naive();
+    shipmate_shared::analytics::rollup::roll_day(&pool, today)
+        .await
+        .unwrap();
+    let summaries: i64 = sqlx::query_scalar("select count(*) from analytics_daily where day = $1")
+        .bind(today)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(summaries > 10, "{summaries} summary rows");
+    assert_eq!(every_read(&app, &token, &project).await, raw);
 }
 
 #[tokio::test]

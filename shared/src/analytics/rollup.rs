@@ -1,0 +1,144 @@
+//! Storage upkeep done by the workers: a partition per day for the raw events, and daily summaries
+//! for every closed day, so reads over 90 days touch at most one day of raw events.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use sqlx::PgPool;
+
+use crate::AppResult;
+
+/// A UTC day's bounds as timestamps.
+pub fn bounds(day: NaiveDate) -> (DateTime<Utc>, DateTime<Utc>) {
+    let start = day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
+    (start, start + Duration::days(1))
+}
+
+/// Creates the daily partitions for `days` days from `from`, if missing. A day whose events
+/// already sit in the default partition keeps them there (the partition cannot be created).
+pub async fn ensure_partitions(db: &PgPool, from: NaiveDate, days: i64) -> AppResult<()> {
+    for day in (0..days).filter_map(|d| from.checked_add_signed(Duration::days(d))) {
+        let (start, end) = bounds(day);
+        let sql = format!(
+            "create table if not exists analytics_events_{} partition of analytics_events for values from ('{}') to ('{}')",
+            day.format("%Y%m%d"),
+            start.to_rfc3339(),
+            end.to_rfc3339()
+        );
+        match sqlx::query(&sql).execute(db).await {
+            Ok(_) => {}
+            // Another worker created it first (42P07, 23505), or rows for the day are already in
+            // the default partition (23514): both leave a working table.
+            Err(sqlx::Error::Database(e))
+                if matches!(e.code().as_deref(), Some("42P07" | "23505" | "23514")) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Recomputes one day's summaries for every project, atomically.
+pub async fn roll_day(db: &PgPool, day: NaiveDate) -> AppResult<()> {
+    let (start, end) = bounds(day);
+    let mut tx = db.begin().await?;
+    // Two workers rolling the same day would insert the same keys: take turns.
+    sqlx::query("select pg_advisory_xact_lock(7431, $1)")
+        .bind(chrono::Datelike::num_days_from_ce(&day))
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query("delete from analytics_daily where day = $1")
+        .bind(day)
+        .execute(&mut *tx)
+        .await?;
+    // Totals, hours and event names, over every event.
+    sqlx::query(
+        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select project_id, $1,
+                case when grouping(name) = 0 then 'event' when grouping(hour) = 0 then 'hour' else 'total' end,
+                coalesce(name, hour, ''),
+                case when grouping(name) = 0 then count(*) else count(*) filter (where name = 'page_view') end,
+                count(distinct visitor)
+         from (select project_id, name, visitor, to_char(ts at time zone 'UTC', 'HH24') as hour
+               from analytics_events where ts >= $2 and ts < $3) e
+         group by grouping sets ((project_id), (project_id, hour), (project_id, name))",
+    )
+    .bind(day)
+    .bind(start)
+    .bind(end)
+    .execute(&mut *tx)
+    .await?;
+    // Breakdowns, over page views.
+    sqlx::query(
+        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select project_id, $1, dim, value, views, visitors from (
+            select project_id,
+                   case when grouping(path) = 0 then 'page' when grouping(referrer_host) = 0 then 'referrer'
+                        when grouping(country) = 0 then 'country' when grouping(device) = 0 then 'device'
+                        when grouping(browser) = 0 then 'browser' when grouping(os) = 0 then 'os'
+                        when grouping(utm_source) = 0 then 'utm_source' when grouping(utm_medium) = 0 then 'utm_medium'
+                        else 'utm_campaign' end as dim,
+                   coalesce(path, referrer_host, country, device, browser, os, utm_source, utm_medium, utm_campaign) as value,
+                   count(*) as views, count(distinct visitor) as visitors
+            from analytics_events where ts >= $2 and ts < $3 and name = 'page_view'
+            group by grouping sets ((project_id, path), (project_id, referrer_host), (project_id, country),
+                                    (project_id, device), (project_id, browser), (project_id, os),
+                                    (project_id, utm_source), (project_id, utm_medium), (project_id, utm_campaign))
+         ) s where value is not null",
+    )
+    .bind(day)
+    .bind(start)
+    .bind(end)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "insert into analytics_rollups (day) values ($1) on conflict (day) do update set rolled_at = now()",
+    )
+    .bind(day)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The latest day whose summaries are complete (reads use summaries up to it).
+pub async fn rolled_through(db: &PgPool) -> AppResult<Option<NaiveDate>> {
+    Ok(sqlx::query_scalar("select max(day) from analytics_rollups")
+        .fetch_one(db)
+        .await?)
+}
+
+/// Rolls every closed day not rolled yet, in order, once `grace` has passed after its end (events
+/// accepted just before midnight may still be in the queue). Returns the days rolled.
+pub async fn roll_due(db: &PgPool, grace: Duration) -> AppResult<Vec<NaiveDate>> {
+    let last_closed = (Utc::now() - grace).date_naive() - Duration::days(1);
+    let first = match rolled_through(db).await? {
+        Some(d) => d + Duration::days(1),
+        None => match sqlx::query_scalar::<_, Option<DateTime<Utc>>>(
+            "select min(ts) from analytics_events",
+        )
+        .fetch_one(db)
+        .await?
+        {
+            Some(ts) => ts.date_naive(),
+            None => return Ok(Vec::new()),
+        },
+    };
+    let mut rolled = Vec::new();
+    let mut day = first;
+    while day <= last_closed {
+        roll_day(db, day).await?;
+        rolled.push(day);
+        day += Duration::days(1);
+    }
+    Ok(rolled)
+}
+
+/// Rolls again any of `days` that already has summaries: events that arrived late for a closed
+/// day (a long queue, a worker down across midnight) must show in the reads.
+pub async fn reroll_closed(db: &PgPool, days: &[NaiveDate]) -> AppResult<()> {
+    let Some(through) = rolled_through(db).await? else {
+        return Ok(());
+    };
+    for day in days.iter().filter(|d| **d <= through) {
+        roll_day(db, *day).await?;
+    }
+    Ok(())
+}
