@@ -32,10 +32,15 @@ pub struct Queue {
 impl Queue {
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<Self> {
         let client = redis::Client::open(url)?;
+        // Every command waits for a reconnection in progress, so it must stay short. redis-rs
+        // waits 1-2 s before the first retry and multiplies that by `factor` (default 100,
+        // capped at 60 s) before the next (redis-rs#1556): with 2 retries, a Redis restart
+        // stalled the api and the workers for one to two minutes. One retry bounds a reconnection
+        // at about 2 s (6 s when connections time out); the next command starts another.
         let config = redis::aio::ConnectionManagerConfig::new()
             .set_connection_timeout(std::time::Duration::from_secs(2))
             .set_response_timeout(std::time::Duration::from_secs(5))
-            .set_number_of_retries(2);
+            .set_number_of_retries(1);
         let conn = ConnectionManager::new_with_config(client, config).await?;
         Ok(Queue {
             conn,
