@@ -5,7 +5,6 @@ use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
 use axum::http::{header, Method, StatusCode};
 use axum_extra::extract::CookieJar;
-use shipmate_shared::api_keys;
 use shipmate_shared::auth::{sessions, User};
 use shipmate_shared::projects::Project;
 use shipmate_shared::validate::Input;
@@ -79,7 +78,8 @@ impl FromRequestParts<AppState> for ProjectKey {
             .to_str()
             .map_err(|_| AppError::unauthorized("unknown API key"))?
             .trim();
-        let (project, access) = api_keys::resolve(&state.db, key)
+        let (project, access) = state
+            .resolve_key(key)
             .await?
             .ok_or_else(|| AppError::unauthorized("unknown or revoked API key"))?;
         let route = parts

@@ -3,12 +3,15 @@ use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota};
+use shipmate_shared::api_keys::{self, Access};
 use shipmate_shared::auth::oauth::Provider;
 use shipmate_shared::kb::embed::InputKind;
 use shipmate_shared::kb::models::Registry;
+use shipmate_shared::projects::Project;
 use shipmate_shared::queue::Queue;
 use shipmate_shared::{AppError, AppResult};
 use sqlx::PgPool;
@@ -35,7 +38,14 @@ pub struct Inner {
     pub queue: Queue,
     /// Recent query vectors by (model, query): repeated searches skip the model.
     query_cache: Mutex<HashMap<QueryKey, Arc<Vec<f32>>>>,
+    /// API keys resolved in the last `KEY_CACHE_TTL`: the ingestion hot path skips Postgres (and
+    /// keeps accepting events for that long when Postgres is down). Rotating, revoking or deleting
+    /// clears it on this instance; other instances notice within the TTL.
+    key_cache: Mutex<HashMap<String, (Instant, Project, Access)>>,
 }
+
+const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
+const KEY_CACHE_SIZE: usize = 10_000;
 
 const QUERY_CACHE_SIZE: usize = 1_024;
 
@@ -71,11 +81,41 @@ impl AppState {
             models: Registry::new(&settings.common),
             queue,
             query_cache: Mutex::new(HashMap::new()),
+            key_cache: Mutex::new(HashMap::new()),
             db,
             settings,
             public_url: public_url.trim_end_matches('/').to_owned(),
             http,
         })))
+    }
+
+    /// The project of an API key and what the key may do, from the cache or Postgres.
+    pub async fn resolve_key(&self, key: &str) -> AppResult<Option<(Project, Access)>> {
+        if let Some((_, project, access)) = self.key_cache.lock().ok().and_then(|c| {
+            c.get(key)
+                .filter(|(at, ..)| at.elapsed() < KEY_CACHE_TTL)
+                .cloned()
+        }) {
+            return Ok(Some((project, access)));
+        }
+        let found = api_keys::resolve(&self.db, key).await?;
+        if let (Some((project, access)), Ok(mut cache)) = (&found, self.key_cache.lock()) {
+            if cache.len() >= KEY_CACHE_SIZE {
+                cache.clear();
+            }
+            cache.insert(
+                key.to_owned(),
+                (Instant::now(), project.clone(), access.clone()),
+            );
+        }
+        Ok(found)
+    }
+
+    /// After a key changed (rotated, revoked, its project deleted): resolve every key afresh.
+    pub fn forget_keys(&self) {
+        if let Ok(mut cache) = self.key_cache.lock() {
+            cache.clear();
+        }
     }
 
     /// The query's vector, from the cache or the model.

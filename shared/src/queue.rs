@@ -8,6 +8,7 @@ use redis::aio::ConnectionManager;
 use redis::streams::{StreamReadOptions, StreamReadReply};
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 pub const EMBED_STREAM: &str = "jobs:embed";
@@ -25,6 +26,8 @@ pub struct EmbedJob {
 #[derive(Clone)]
 pub struct Queue {
     conn: ConnectionManager,
+    /// Appends go through one task that groups them into pipelines (group commit).
+    appends: mpsc::Sender<Append>,
     /// Namespaces the stream keys, so deployments (or parallel tests) can share one Redis.
     prefix: String,
 }
@@ -42,8 +45,11 @@ impl Queue {
             .set_response_timeout(std::time::Duration::from_secs(5))
             .set_number_of_retries(1);
         let conn = ConnectionManager::new_with_config(client, config).await?;
+        let (appends, rx) = mpsc::channel(8_192);
+        tokio::spawn(group_commit(conn.clone(), rx));
         Ok(Queue {
             conn,
+            appends,
             prefix: prefix.to_owned(),
         })
     }
@@ -61,22 +67,22 @@ impl Queue {
     }
 
     /// Appends one job; the stream is capped so acknowledged history cannot grow without bound.
+    /// Appends a job; returns once Redis has it (with AOF, once it is on disk as Redis is set to).
     pub async fn push<T: Serialize>(&self, stream: &str, job: &T) -> redis::RedisResult<()> {
         let payload = serde_json::to_string(job).map_err(|e| {
             redis::RedisError::from((redis::ErrorKind::TypeError, "job", e.to_string()))
         })?;
-        let mut c = self.conn.clone();
-        let _: String = redis::cmd("XADD")
-            .arg(self.key(stream))
-            .arg("MAXLEN")
-            .arg("~")
-            .arg(1_000_000)
-            .arg("*")
-            .arg("job")
-            .arg(payload)
-            .query_async(&mut c)
-            .await?;
-        Ok(())
+        let (done, answer) = oneshot::channel();
+        let closed = || redis::RedisError::from((redis::ErrorKind::IoError, "queue task stopped"));
+        self.appends
+            .send(Append {
+                key: self.key(stream),
+                payload,
+                done,
+            })
+            .await
+            .map_err(|_| closed())?;
+        answer.await.map_err(|_| closed())?
     }
 
     /// Creates the consumer group (and the stream) when missing.
@@ -173,4 +179,50 @@ fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<(String
             Some((id, job))
         })
         .collect()
+}
+
+struct Append {
+    key: String,
+    payload: String,
+    done: oneshot::Sender<redis::RedisResult<()>>,
+}
+
+/// Group commit: appends that arrive while a round trip is in flight leave together in the next
+/// one, as a pipeline of XADDs, so concurrent single-event requests share Redis round trips (and,
+/// with `appendfsync always`, fsyncs) instead of paying one each.
+async fn group_commit(conn: ConnectionManager, mut rx: mpsc::Receiver<Append>) {
+    while let Some(first) = rx.recv().await {
+        let mut group = vec![first];
+        while group.len() < 1_024 {
+            match rx.try_recv() {
+                Ok(a) => group.push(a),
+                Err(_) => break,
+            }
+        }
+        let mut pipe = redis::pipe();
+        for a in &group {
+            pipe.cmd("XADD")
+                .arg(&a.key)
+                .arg("MAXLEN")
+                .arg("~")
+                .arg(1_000_000)
+                .arg("*")
+                .arg("job")
+                .arg(&a.payload);
+        }
+        let mut c = conn.clone();
+        let result: redis::RedisResult<Vec<String>> = pipe.query_async(&mut c).await;
+        for a in group {
+            let answer = match &result {
+                Ok(_) => Ok(()),
+                Err(e) => Err(redis::RedisError::from((
+                    redis::ErrorKind::IoError,
+                    "appending to the queue failed",
+                    e.to_string(),
+                ))),
+            };
+            // The request may have gone (client hung up); its job is queued all the same.
+            let _ = a.done.send(answer);
+        }
+    }
 }

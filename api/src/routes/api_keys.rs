@@ -84,5 +84,6 @@ pub async fn revoke(
     let project = owned(&state, &session, &id).await?;
     let key_id = parse_id(&key_id, "API key")?;
     api_keys::revoke(&state.db, project.id, key_id).await?;
+    state.forget_keys();
     Ok(deleted(key_id))
 }

@@ -78,7 +78,9 @@ pub async fn rotate(
     Path(id): Path<String>,
 ) -> AppResult<Json<Project>> {
     let project = owned(&state, &session, &id).await?;
-    Ok(Json(projects::rotate_key(&state.db, project.id).await?))
+    let rotated = projects::rotate_key(&state.db, project.id).await?;
+    state.forget_keys();
+    Ok(Json(rotated))
 }
 
 /// Deletes the project and everything in it.
@@ -91,6 +93,7 @@ pub async fn delete(
 ) -> AppResult<Json<serde_json::Value>> {
     let project = owned(&state, &session, &id).await?;
     projects::delete(&state.db, project.id).await?;
+    state.forget_keys();
     Ok(deleted(project.id))
 }
 
