@@ -14,6 +14,7 @@ use shipmate_shared::queue::EVENTS_STREAM;
 use shipmate_shared::{AppError, AppResult};
 
 use super::projects::owned_by_query;
+use super::schemas::Accepted;
 use crate::extract::{JsonBody, ProjectKey, SessionUser};
 use crate::state::AppState;
 
@@ -32,7 +33,7 @@ pub fn router() -> Router<AppState> {
 /// Accepts one event or `{events: [...]}` (up to 100); answers 202 once they are queued on Redis.
 #[utoipa::path(post, path = "/v1/analytics/events", tag = "analytics", security(("api_key" = [])),
     request_body(content = serde_json::Value, description = "an event `{name?, url?, referrer?, utm_source?, utm_medium?, utm_campaign?, screen_width?, properties?}` or `{events: [event, ...]}`"),
-    responses((status = 202, description = "`{accepted: N}`"), (status = 422, description = "invalid events"), (status = 429, description = "over the key's rate"), (status = 503, description = "queue unavailable; nothing accepted")))]
+    responses((status = 202, body = Accepted), (status = 422, description = "invalid events"), (status = 429, description = "over the key's rate"), (status = 503, description = "queue unavailable; nothing accepted")))]
 pub async fn track(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,

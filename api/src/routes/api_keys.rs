@@ -10,6 +10,7 @@ use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
 use super::projects::{deleted, owned};
+use super::schemas::{ApiKeyList, Deleted};
 use crate::extract::{JsonBody, SessionUser};
 use crate::state::AppState;
 
@@ -61,7 +62,7 @@ pub async fn create(
 
 /// The project's scoped keys (without the keys themselves).
 #[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])),
-    responses((status = 200, description = "`{data: [api key]}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
+    responses((status = 200, body = ApiKeyList), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
 pub async fn list(
     State(state): State<AppState>,
     session: SessionUser,
@@ -75,7 +76,7 @@ pub async fn list(
 /// Revokes a scoped key: it answers 401 from then on. (The project's own key is replaced with
 /// `POST /v1/projects/{project_id}/api-key/rotate`.)
 #[utoipa::path(delete, path = "/v1/projects/{project_id}/api-keys/{key_id}", tag = "projects", security(("session" = [])),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project or key")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such project or key")))]
 pub async fn revoke(
     State(state): State<AppState>,
     session: SessionUser,

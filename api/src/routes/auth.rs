@@ -13,6 +13,7 @@ use shipmate_shared::auth::oauth::{self, Destination, ProviderInfo};
 use shipmate_shared::auth::{sessions, users, User, SESSION_DAYS};
 use shipmate_shared::{AppError, AppResult};
 
+use super::schemas::ProviderList;
 use crate::extract::{JsonBody, SessionUser, SESSION_COOKIE};
 use crate::state::AppState;
 
@@ -27,7 +28,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Identity providers configured on this deployment.
-#[utoipa::path(get, path = "/v1/auth/providers", tag = "auth", responses((status = 200, description = "`{data: [{id, name}]}`")))]
+#[utoipa::path(get, path = "/v1/auth/providers", tag = "auth", responses((status = 200, body = ProviderList)))]
 pub async fn providers(State(state): State<AppState>) -> Json<serde_json::Value> {
     let data: Vec<ProviderInfo> = state.providers.iter().map(|p| p.info()).collect();
     Json(json!({ "data": data }))

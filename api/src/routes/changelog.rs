@@ -11,6 +11,7 @@ use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
 use super::projects::{deleted, owned};
+use super::schemas::{Deleted, EntryList};
 use crate::extract::{JsonBody, ProjectKey, SessionUser};
 use crate::state::AppState;
 
@@ -29,7 +30,7 @@ pub fn router() -> Router<AppState> {
 
 /// Published entries, newest `published_at` first.
 #[utoipa::path(get, path = "/v1/changelog", tag = "changelog", security(("api_key" = [])),
-    responses((status = 200, description = "`{data: [entry]}`"), (status = 401, description = "bad API key")))]
+    responses((status = 200, body = EntryList), (status = 401, description = "bad API key")))]
 pub async fn list_published(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,
@@ -40,7 +41,7 @@ pub async fn list_published(
 
 /// Every entry, drafts included (owner only).
 #[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])),
-    responses((status = 200, description = "`{data: [entry]}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
+    responses((status = 200, body = EntryList), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
 pub async fn list_all(
     State(state): State<AppState>,
     session: SessionUser,
@@ -87,7 +88,7 @@ pub async fn update(
 }
 
 #[utoipa::path(delete, path = "/v1/changelog/dashboard/{project_id}/{id}", tag = "changelog", security(("session" = [])),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
 pub async fn remove(
     State(state): State<AppState>,
     session: SessionUser,

@@ -13,6 +13,7 @@ use shipmate_shared::{projects, AppError, AppResult};
 use uuid::Uuid;
 
 use super::projects::{deleted, owned_by_query};
+use super::schemas::{Deleted, FeedbackList};
 use crate::extract::{JsonBody, ProjectKey, SessionUser};
 use crate::state::AppState;
 
@@ -46,7 +47,7 @@ pub async fn create(
 /// The project's board: entries with vote counts, never submitters' addresses.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
     params(("slug" = String, Path), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query, description = "`top` (default) or `new`")),
-    responses((status = 200, description = "`{data: [entry]}`"), (status = 404, description = "unknown slug")))]
+    responses((status = 200, body = FeedbackList), (status = 404, description = "unknown slug")))]
 pub async fn list_public(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -65,7 +66,7 @@ pub async fn list_public(
 /// Every entry of a project, with submitters' addresses (owner only).
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
     params(("project_id" = String, Query), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query)),
-    responses((status = 200, description = "`{data: [entry]}`"), (status = 403, description = "not the owner")))]
+    responses((status = 200, body = FeedbackList), (status = 403, description = "not the owner")))]
 pub async fn list_owner(
     State(state): State<AppState>,
     session: SessionUser,
@@ -132,7 +133,7 @@ pub async fn update(
 
 /// Deletes an entry and its votes (owner only).
 #[utoipa::path(delete, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
 pub async fn remove(
     State(state): State<AppState>,
     session: SessionUser,

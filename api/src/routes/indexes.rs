@@ -16,6 +16,7 @@ use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
 
 use super::projects::deleted;
+use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
 use crate::extract::{JsonBody, ProjectKey};
 use crate::state::AppState;
 
@@ -36,7 +37,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The embedding models: the catalogue and local models, with whether each can be used now.
-#[utoipa::path(get, path = "/v1/indexes/models", tag = "knowledge base", responses((status = 200, description = "`{data: [{id, dimensions, description, available}]}`")))]
+#[utoipa::path(get, path = "/v1/indexes/models", tag = "knowledge base", responses((status = 200, body = ModelList)))]
 pub async fn models(State(state): State<AppState>) -> Json<Value> {
     Json(json!({ "data": state.models.list() }))
 }
@@ -67,7 +68,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(index)))
 }
 
-#[utoipa::path(get, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])), responses((status = 200, description = "`{data: [index]}`")))]
+#[utoipa::path(get, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])), responses((status = 200, body = IndexList)))]
 pub async fn list(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,
@@ -79,7 +80,7 @@ pub async fn list(
 
 /// Deletes the index with its documents and chunks.
 #[utoipa::path(delete, path = "/v1/indexes/{index_id}", tag = "knowledge base", security(("api_key" = [])),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 404, description = "no such index in this project")))]
+    responses((status = 200, body = Deleted), (status = 404, description = "no such index in this project")))]
 pub async fn remove(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,
@@ -151,7 +152,7 @@ pub async fn upload(
 /// A page of the index's documents, newest first.
 #[utoipa::path(get, path = "/v1/indexes/{index_id}/documents", tag = "knowledge base", security(("api_key" = [])),
     params(("index_id" = String, Path), ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query)),
-    responses((status = 200, description = "`{data, page, per_page, total}`"), (status = 404, description = "no such index")))]
+    responses((status = 200, body = DocumentPage), (status = 404, description = "no such index")))]
 pub async fn list_documents(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,
@@ -203,7 +204,7 @@ pub async fn show_document(
 
 /// Deletes the document and all its chunks.
 #[utoipa::path(delete, path = "/v1/indexes/{index_id}/documents/{doc_id}", tag = "knowledge base", security(("api_key" = [])),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 404, description = "no such document")))]
+    responses((status = 200, body = Deleted), (status = 404, description = "no such document")))]
 pub async fn remove_document(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,
@@ -218,7 +219,7 @@ pub async fn remove_document(
 /// Embeds the query with the index's model and returns the `top_k` closest ready chunks.
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/search", tag = "knowledge base", security(("api_key" = [])),
     request_body(content = serde_json::Value, description = "`{query, top_k? (1-20, default 5)}`"),
-    responses((status = 200, description = "`{results: [{document_id, chunk_content, score, metadata}]}`"), (status = 404, description = "no such index"), (status = 422, description = "invalid query or top_k")))]
+    responses((status = 200, body = SearchResults), (status = 404, description = "no such index"), (status = 422, description = "invalid query or top_k")))]
 pub async fn search_index(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,

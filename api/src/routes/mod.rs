@@ -8,6 +8,7 @@ pub mod feedback;
 pub mod indexes;
 pub mod meta;
 pub mod projects;
+pub mod schemas;
 pub mod testimonials;
 
 use axum::http::{header, HeaderName, Method};

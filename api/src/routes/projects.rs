@@ -9,6 +9,7 @@ use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
+use super::schemas::{Deleted, ProjectList};
 use crate::extract::{JsonBody, SessionUser};
 use crate::state::AppState;
 
@@ -50,7 +51,7 @@ pub async fn create(
 }
 
 /// The caller's own projects.
-#[utoipa::path(get, path = "/v1/projects", tag = "projects", security(("session" = [])), responses((status = 200, description = "`{data: [project]}`")))]
+#[utoipa::path(get, path = "/v1/projects", tag = "projects", security(("session" = [])), responses((status = 200, body = ProjectList)))]
 pub async fn list(
     State(state): State<AppState>,
     session: SessionUser,
@@ -85,7 +86,7 @@ pub async fn rotate(
 
 /// Deletes the project and everything in it.
 #[utoipa::path(delete, path = "/v1/projects/{project_id}", tag = "projects", security(("session" = [])),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
 pub async fn delete(
     State(state): State<AppState>,
     session: SessionUser,

@@ -13,6 +13,7 @@ use shipmate_shared::validate::parse_id;
 use shipmate_shared::{projects, AppError, AppResult};
 
 use super::projects::{deleted, owned_by_query};
+use super::schemas::{Deleted, TestimonialList, TestimonialsWithStats};
 use crate::extract::{JsonBody, ProjectKey, SessionUser};
 use crate::state::AppState;
 
@@ -101,7 +102,7 @@ pub async fn create_public(
 
 /// Approved testimonials only, for the project's site.
 #[utoipa::path(get, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
-    responses((status = 200, description = "`{data: [testimonial]}`"), (status = 401, description = "bad API key")))]
+    responses((status = 200, body = TestimonialList), (status = 401, description = "bad API key")))]
 pub async fn list_approved(
     State(state): State<AppState>,
     ProjectKey(project): ProjectKey,
@@ -117,7 +118,7 @@ pub async fn list_approved(
 /// Every testimonial with stats (owner only).
 #[utoipa::path(get, path = "/v1/testimonials/all", tag = "testimonials", security(("session" = [])),
     params(("project_id" = String, Query)),
-    responses((status = 200, description = "`{data, stats: {total, pending, approved, rejected, average_rating}}`"), (status = 403, description = "not the owner")))]
+    responses((status = 200, body = TestimonialsWithStats), (status = 403, description = "not the owner")))]
 pub async fn list_all(
     State(state): State<AppState>,
     session: SessionUser,
@@ -152,7 +153,7 @@ pub async fn moderate(
 
 #[utoipa::path(delete, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
     params(("id" = String, Path), ("project_id" = String, Query)),
-    responses((status = 200, description = "`{id, deleted: true}`"), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial")))]
 pub async fn remove(
     State(state): State<AppState>,
     session: SessionUser,

@@ -97,9 +97,12 @@ async fn breakdown(
             select value as key, views, visitors from analytics_daily
             where project_id = $1 and dim = '{dim}' and day >= $2 and day < $3
             union all
-            select {column}, count(*), count(distinct visitor) from analytics_events
-            where project_id = $1 and ts >= $4 and {column} is not null {only}
-            group by {column}, (ts at time zone 'UTC')::date
+            select key, sum(n)::int8, count(*) from (
+                select {column} as key, (ts at time zone 'UTC')::date as day, visitor, count(*) as n
+                from analytics_events
+                where project_id = $1 and ts >= $4 and {column} is not null {only}
+                group by 1, 2, 3
+            ) per_visitor group by key, day
          ) x group by key order by views desc, visitors desc, key limit 100"
     ))
     .bind(project_id)
@@ -116,9 +119,11 @@ fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The three parts run at once, each on its own connection: a read is mostly today's raw rows,
+/// scanned once per part, and the machine's cores can share that.
 pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     let window = Window::of(db, period).await?;
-    let (page_views, unique_visitors): (i64, i64) = sqlx::query_as(
+    let totals = sqlx::query_as::<_, (i64, i64)>(
         "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
             select views, visitors from analytics_daily
             where project_id = $1 and dim = 'total' and day >= $2 and day < $3
@@ -131,21 +136,16 @@ pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResul
     .bind(window.start)
     .bind(window.cutoff)
     .bind(window.raw_from())
-    .fetch_one(db)
-    .await?;
-    let top_page = breakdown(db, project_id, period, "page", "path", true)
-        .await?
-        .into_iter()
-        .next()
-        .map(|r| r.key);
-    let top_referrer = breakdown(db, project_id, period, "referrer", "referrer_host", true)
-        .await?
-        .into_iter()
-        .next()
-        .map(|r| r.key);
+    .fetch_one(db);
+    let ((page_views, unique_visitors), pages, referrers) = tokio::try_join!(
+        async { Ok::<_, AppError>(totals.await?) },
+        breakdown(db, project_id, period, "page", "path", true),
+        breakdown(db, project_id, period, "referrer", "referrer_host", true),
+    )?;
+    let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
     Ok(json!({
         "period": period.label(), "page_views": page_views, "unique_visitors": unique_visitors,
-        "top_page": top_page, "top_referrer": top_referrer,
+        "top_page": top(pages), "top_referrer": top(referrers),
     }))
 }
 
@@ -168,20 +168,30 @@ pub async fn countries(db: &PgPool, project_id: Uuid, period: Period) -> AppResu
 }
 
 pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+    let (devices, browsers, oses) = tokio::try_join!(
+        breakdown(db, project_id, period, "device", "device", true),
+        breakdown(db, project_id, period, "browser", "browser", true),
+        breakdown(db, project_id, period, "os", "os", true),
+    )?;
     Ok(json!({
         "period": period.label(),
-        "data": rows(breakdown(db, project_id, period, "device", "device", true).await?, "device"),
-        "browsers": rows(breakdown(db, project_id, period, "browser", "browser", true).await?, "browser"),
-        "operating_systems": rows(breakdown(db, project_id, period, "os", "os", true).await?, "os"),
+        "data": rows(devices, "device"),
+        "browsers": rows(browsers, "browser"),
+        "operating_systems": rows(oses, "os"),
     }))
 }
 
 pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+    let (sources, mediums, campaigns) = tokio::try_join!(
+        breakdown(db, project_id, period, "utm_source", "utm_source", true),
+        breakdown(db, project_id, period, "utm_medium", "utm_medium", true),
+        breakdown(db, project_id, period, "utm_campaign", "utm_campaign", true),
+    )?;
     Ok(json!({
         "period": period.label(),
-        "sources": rows(breakdown(db, project_id, period, "utm_source", "utm_source", true).await?, "utm_source"),
-        "mediums": rows(breakdown(db, project_id, period, "utm_medium", "utm_medium", true).await?, "utm_medium"),
-        "campaigns": rows(breakdown(db, project_id, period, "utm_campaign", "utm_campaign", true).await?, "utm_campaign"),
+        "sources": rows(sources, "utm_source"),
+        "mediums": rows(mediums, "utm_medium"),
+        "campaigns": rows(campaigns, "utm_campaign"),
     }))
 }
 

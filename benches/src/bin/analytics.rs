@@ -1,0 +1,403 @@
+//! Analytics benchmarks, everything on this machine at once (load generator, api and one worker in
+//! this process, Postgres, Redis): sustained single-event and batched ingestion with the queue's
+//! backlog, accept latency and accept-to-visible lag at a fixed rate, reads over 10 million events
+//! across 90 days, and bytes stored per event.
+//! Run: `cargo run --release -p shipmate-benches --bin analytics` (see benches/README.md).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use serde_json::{json, Value};
+use shipmate_benches::{ms, percentile, start, Bench};
+use shipmate_shared::analytics::rollup;
+use sqlx::PgPool;
+
+/// Requests without a browser's user agent are dropped as bots.
+const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+#[derive(Parser)]
+struct Args {
+    /// Seconds of each sustained ingestion run.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// Concurrent senders in the sustained runs.
+    #[arg(long, default_value_t = 64)]
+    senders: usize,
+    /// Events per second of the fixed-rate run (accept latency and lag).
+    #[arg(long, default_value_t = 5_000)]
+    rate: u64,
+    /// Events in the read benchmark's 90 days (0 skips it).
+    #[arg(long, default_value_t = 10_000_000)]
+    read_events: i64,
+    /// Only the read benchmark.
+    #[arg(long)]
+    reads_only: bool,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let b = start(&[]).await?;
+    let db = PgPool::connect(&b.db_url).await?;
+    let _worker = b.start_worker(&[])?;
+    let (project, key) = b.project("bench-events").await?;
+    // Let the worker create today's partition before the load starts.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+
+    if !args.reads_only {
+        ingestion(&b, &db, &project, &key, &args).await?;
+    }
+    if args.read_events > 0 {
+        // A project of its own: the ingestion runs above would make its today unusually large.
+        let (reads_project, _) = b.project("bench-reads").await?;
+        reads(&b, &db, &reads_project, args.read_events).await?;
+    }
+    Ok(())
+}
+
+/// Sustained single-event and batched ingestion, then a fixed rate for latency and lag.
+async fn ingestion(
+    b: &Bench,
+    db: &PgPool,
+    project: &str,
+    key: &str,
+    args: &Args,
+) -> anyhow::Result<()> {
+    let url = format!("{}/v1/analytics/events", b.base);
+    let event =
+        json!({"url": "https://example.com/pricing", "referrer": "https://news.ycombinator.com/"});
+    let hundred = json!({ "events": vec![event.clone(); 100] });
+    for (label, body, per_request) in [
+        ("single-event requests", event.clone(), 1u64),
+        ("batches of 100", hundred, 100),
+    ] {
+        let before = stored(db).await?;
+        let run = sustained(b, &url, key, &body, args.senders, args.seconds).await;
+        let accepted = run.requests * per_request;
+        let drained = wait_stored(db, before + accepted as i64).await?;
+        println!(
+            "{label}: {:.0} events/s accepted ({} requests, {} senders, p99 {}), largest backlog {} queue entries, all stored {} after the load",
+            accepted as f64 / args.seconds as f64,
+            run.requests,
+            args.senders,
+            ms(run.p99),
+            run.max_backlog(),
+            ms(drained),
+        );
+    }
+
+    // A fixed rate: accept latency, and lag from the 202 to the event being in the reads.
+    let (mut latency, mut lag) =
+        fixed_rate(b, db, project, &url, key, args.rate, args.seconds).await?;
+    println!(
+        "{} events/s for {} s: accept p50 {} p99 {}; accept to visible p50 {} p99 {} ({} samples)",
+        args.rate,
+        args.seconds,
+        ms(percentile(&mut latency, 50.0)),
+        ms(percentile(&mut latency, 99.0)),
+        ms(percentile(&mut lag, 50.0)),
+        ms(percentile(&mut lag, 99.0)),
+        lag.len()
+    );
+
+    Ok(())
+}
+
+struct Sustained {
+    requests: u64,
+    p99: Duration,
+    backlog: Vec<u64>,
+}
+
+impl Sustained {
+    fn max_backlog(&self) -> u64 {
+        self.backlog.iter().copied().max().unwrap_or(0)
+    }
+}
+
+/// `senders` loops posting `body` as fast as answers come, for `seconds`; samples the queue's
+/// backlog (entries not yet delivered to a worker, plus delivered and unacknowledged) each 100 ms.
+async fn sustained(
+    b: &Bench,
+    url: &str,
+    key: &str,
+    body: &Value,
+    senders: usize,
+    seconds: u64,
+) -> Sustained {
+    let count = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for _ in 0..senders {
+        let (http, url, key, body, count) = (
+            b.http.clone(),
+            url.to_owned(),
+            key.to_owned(),
+            body.to_string(),
+            count.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let mut took = Vec::new();
+            while Instant::now() < deadline {
+                let t = Instant::now();
+                let res = http
+                    .post(&url)
+                    .header("X-Project-Key", &key)
+                    .header("User-Agent", BROWSER)
+                    .header("Content-Type", "application/json")
+                    .body(body.clone())
+                    .send()
+                    .await;
+                if res.is_ok_and(|r| r.status().as_u16() == 202) {
+                    count.fetch_add(1, Ordering::Relaxed);
+                    took.push(t.elapsed());
+                }
+            }
+            took
+        }));
+    }
+    let mut backlog = Vec::new();
+    while Instant::now() < deadline {
+        backlog.push(queue_backlog(b).await.unwrap_or(0));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut took = Vec::new();
+    for t in tasks {
+        took.extend(t.await.unwrap_or_default());
+    }
+    Sustained {
+        requests: count.load(Ordering::Relaxed),
+        p99: percentile(&mut took, 99.0),
+        backlog,
+    }
+}
+
+/// Entries of the events stream no worker has finished: the consumer group's lag plus pending.
+async fn queue_backlog(b: &Bench) -> anyhow::Result<u64> {
+    let client = redis::Client::open(
+        std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into()),
+    )?;
+    let mut c = client.get_multiplexed_async_connection().await?;
+    let groups: Vec<Vec<redis::Value>> = redis::cmd("XINFO")
+        .arg("GROUPS")
+        .arg(format!("{}:jobs:events", b.queue_prefix))
+        .query_async(&mut c)
+        .await?;
+    let mut total = 0;
+    for g in groups {
+        let fields: Vec<(String, redis::Value)> = g
+            .chunks(2)
+            .filter_map(|kv| match (&kv[0], kv.get(1)) {
+                (redis::Value::BulkString(k), Some(v)) => {
+                    Some((String::from_utf8_lossy(k).into_owned(), v.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        for (k, v) in fields {
+            if let ("lag" | "pending", redis::Value::Int(n)) = (k.as_str(), v) {
+                total += n.max(0) as u64;
+            }
+        }
+    }
+    Ok(total)
+}
+
+async fn stored(db: &PgPool) -> anyhow::Result<i64> {
+    Ok(sqlx::query_scalar("select count(*) from analytics_events")
+        .fetch_one(db)
+        .await?)
+}
+
+/// Waits until `n` events are stored; returns how long that took.
+async fn wait_stored(db: &PgPool, n: i64) -> anyhow::Result<Duration> {
+    let t = Instant::now();
+    while stored(db).await? < n {
+        anyhow::ensure!(
+            t.elapsed() < Duration::from_secs(600),
+            "events still not stored"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(t.elapsed())
+}
+
+/// Posts single events at `rate` per second; every 500th is a marker whose name is then polled for
+/// in the database (the rows today's reads aggregate) to measure the accept-to-visible lag.
+async fn fixed_rate(
+    b: &Bench,
+    db: &PgPool,
+    project: &str,
+    url: &str,
+    key: &str,
+    rate: u64,
+    seconds: u64,
+) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
+    let total = rate * seconds;
+    let gap = Duration::from_secs_f64(1.0 / rate as f64);
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(total as usize);
+    for i in 0..total {
+        let due = started + gap * i as u32;
+        tokio::time::sleep_until(due.into()).await;
+        let (http, url, key, db, project) = (
+            b.http.clone(),
+            url.to_owned(),
+            key.to_owned(),
+            db.clone(),
+            project.to_owned(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let name = if i % 500 == 0 {
+                format!("lag_marker_{i}")
+            } else {
+                "page_view".into()
+            };
+            let sent_at = chrono::Utc::now() - chrono::Duration::seconds(1);
+            let t = Instant::now();
+            let ok = http
+                .post(&url)
+                .header("X-Project-Key", &key)
+                .header("User-Agent", BROWSER)
+                .json(&json!({"name": name, "url": "https://example.com/"}))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().as_u16() == 202);
+            let accepted = t.elapsed();
+            if !ok || i % 500 != 0 {
+                return (ok.then_some(accepted), None);
+            }
+            let accepted_at = Instant::now();
+            loop {
+                let seen: bool = sqlx::query_scalar(
+                    "select exists (select 1 from analytics_events where project_id = $1::uuid and ts >= $2 and name = $3)",
+                )
+                .bind(&project)
+                .bind(sent_at)
+                .bind(&name)
+                .fetch_one(&db)
+                .await
+                .unwrap_or(false);
+                if seen || accepted_at.elapsed() > Duration::from_secs(60) {
+                    return (Some(accepted), Some(accepted_at.elapsed()));
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }));
+    }
+    let (mut latency, mut lag) = (Vec::new(), Vec::new());
+    for t in tasks {
+        let (a, l) = t.await?;
+        latency.extend(a);
+        lag.extend(l);
+    }
+    Ok((latency, lag))
+}
+
+/// Ten million events over 90 days, loaded as the workers would store them (daily partitions,
+/// then summaries of every closed day), then every read for 7, 30 and 90 days over HTTP.
+async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<()> {
+    let today = chrono::Utc::now().date_naive();
+    let first = today - chrono::Duration::days(90);
+    rollup::ensure_partitions(db, first, 92).await?;
+    let t = Instant::now();
+    // 1,000 pages, 50 referrers, 30 countries, three devices, a visitor pool of ~2,000 a day.
+    let per_chunk = 1_000_000;
+    for chunk in 0..(n + per_chunk - 1) / per_chunk {
+        let count = per_chunk.min(n - chunk * per_chunk);
+        sqlx::query(
+            "insert into analytics_events (project_id, ts, id, name, path, referrer_host, utm_source, device, browser, os, country, visitor)
+             select $1::uuid, now() - random() * interval '90 days', gen_random_uuid(),
+                    case when i % 10 = 0 then 'signup' else 'page_view' end,
+                    '/page/' || (i * 7919 % 1000), case when i % 3 = 0 then 'ref' || (i % 50) || '.example' end,
+                    case when i % 11 = 0 then 'newsletter' end,
+                    (array['desktop', 'mobile', 'tablet'])[1 + i % 3], (array['Chrome', 'Safari', 'Firefox'])[1 + i % 3],
+                    (array['Windows', 'iOS', 'macOS', 'Android'])[1 + i % 4], (array['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'])[1 + i % 10],
+                    (i * 2654435761) % 2000
+             from generate_series($2::int8, $3::int8) as i",
+        )
+        .bind(project)
+        .bind(chunk * per_chunk)
+        .bind(chunk * per_chunk + count - 1)
+        .execute(db)
+        .await?;
+    }
+    let loaded = t.elapsed();
+    let t = Instant::now();
+    sqlx::query("vacuum analyze analytics_events")
+        .execute(db)
+        .await?;
+    // Every closed day, afresh: the worker's own upkeep may have summarised some mid-load.
+    let mut day = first;
+    while day < today {
+        rollup::roll_day(db, day).await?;
+        day += chrono::Duration::days(1);
+    }
+    sqlx::query("vacuum analyze analytics_daily")
+        .execute(db)
+        .await?;
+    let today_rows: i64 = sqlx::query_scalar(
+        "select count(*) from analytics_events where project_id = $1::uuid and ts >= $2",
+    )
+    .bind(project)
+    .bind(rollup::bounds(today).0)
+    .fetch_one(db)
+    .await?;
+    println!(
+        "read data: {n} events over 90 days loaded in {:.0} s; 90 days summarised in {:.0} s; today holds {today_rows} raw events",
+        loaded.as_secs_f64(),
+        t.elapsed().as_secs_f64()
+    );
+    // Bytes per event over the whole table (the ingestion runs' events included).
+    let (raw, summaries): (i64, i64) = sqlx::query_as(
+        "select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0)::int8 from pg_inherits where inhparent = 'analytics_events'::regclass),
+                pg_total_relation_size('analytics_daily')",
+    )
+    .fetch_one(db)
+    .await?;
+    let events = stored(db).await?;
+    println!(
+        "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the summaries ({events} events)",
+        raw as f64 / events as f64,
+        summaries as f64 / events as f64
+    );
+    for what in [
+        "overview",
+        "pages",
+        "referrers",
+        "countries",
+        "devices",
+        "events",
+        "timeseries",
+        "utm",
+    ] {
+        let mut line = format!("read {what}:");
+        for period in ["7d", "30d", "90d"] {
+            let mut took = Vec::new();
+            for _ in 0..20 {
+                let t = Instant::now();
+                let res = b
+                    .http
+                    .get(format!(
+                        "{}/v1/analytics/{what}?project_id={project}&period={period}",
+                        b.base
+                    ))
+                    .bearer_auth(&b.token)
+                    .send()
+                    .await?;
+                anyhow::ensure!(
+                    res.status().is_success(),
+                    "{what} {period}: {}",
+                    res.status()
+                );
+                res.bytes().await?;
+                took.push(t.elapsed());
+            }
+            line += &format!(" {period} p95 {}", ms(percentile(&mut took, 95.0)));
+        }
+        println!("{line}");
+    }
+    Ok(())
+}
