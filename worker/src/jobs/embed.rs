@@ -9,6 +9,7 @@ use shipmate_shared::kb::embed::InputKind;
 use shipmate_shared::kb::models::Registry;
 use sqlx::PgPool;
 use tokio::sync::watch;
+use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::settings::WorkerSettings;
@@ -40,18 +41,23 @@ pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
                 return;
             }
         };
+        // Instrumented rather than entered: an entered span held across awaits would also tag
+        // whatever else the thread runs meanwhile (the analytics loop's logs).
         let span = tracing::info_span!("embed", documents = docs.len());
-        let _enter = span.enter();
-        if let Err(e) = process(ctx, &docs).await {
-            tracing::warn!(error = %format!("{e:#}"), "embedding failed; will retry");
-            let _ = documents::record_failure(
-                &ctx.db,
-                &docs,
-                &format!("{e:#}"),
-                ctx.settings.embed_max_attempts,
-            )
-            .await;
+        async {
+            if let Err(e) = process(ctx, &docs).await {
+                tracing::warn!(error = %format!("{e:#}"), "embedding failed; will retry");
+                let _ = documents::record_failure(
+                    &ctx.db,
+                    &docs,
+                    &format!("{e:#}"),
+                    ctx.settings.embed_max_attempts,
+                )
+                .await;
+            }
         }
+        .instrument(span)
+        .await;
     }
 }
 
