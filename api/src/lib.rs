@@ -33,10 +33,12 @@ impl Application {
             settings.common.db_pool,
         )
         .await?;
-        let queue = shipmate_shared::queue::Queue::connect(
-            &settings.common.redis_url,
-            &settings.common.queue_prefix,
-        )
+        let queue = shipmate_shared::startup::retry("redis", || {
+            shipmate_shared::queue::Queue::connect(
+                &settings.common.redis_url,
+                &settings.common.queue_prefix,
+            )
+        })
         .await?;
         let listener = TcpListener::bind(&settings.bind).await?;
         let addr = listener.local_addr()?;

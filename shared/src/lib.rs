@@ -14,6 +14,7 @@ pub mod feedback;
 pub mod kb;
 pub mod projects;
 pub mod queue;
+pub mod startup;
 pub mod testimonials;
 pub mod tokens;
 pub mod validate;

@@ -10,6 +10,7 @@ use shipmate_shared::analytics::enrich::Geo;
 use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::kb::models::Registry;
 use shipmate_shared::queue::{Queue, EMBED_STREAM, EVENTS_STREAM};
+use shipmate_shared::startup::retry;
 use tokio::sync::watch;
 
 use crate::jobs::events::Enricher;
@@ -146,25 +147,5 @@ async fn ack(queue: &Queue, stream: &str, ids: Vec<String>) {
     }
     if let Err(e) = queue.ack(stream, &ids).await {
         tracing::warn!(error = %e, stream, "could not acknowledge; the entries will be redelivered and replayed as no-ops");
-    }
-}
-
-/// Workers may start before the api has created the database, or while Redis restarts: keep
-/// trying for a minute before giving up.
-async fn retry<T, F, Fut>(what: &str, mut connect: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<T>>,
-{
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        match connect().await {
-            Ok(v) => return Ok(v),
-            Err(e) if std::time::Instant::now() < deadline => {
-                tracing::warn!(error = %e, "{what} not reachable yet; retrying");
-                tokio::time::sleep(Duration::from_millis(500)).await;
-            }
-            Err(e) => return Err(e.context(format!("connecting to {what}"))),
-        }
     }
 }
