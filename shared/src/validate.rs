@@ -13,10 +13,19 @@ pub struct Input {
 impl Input {
     pub fn new(body: Value) -> Result<Self, AppError> {
         match body {
-            Value::Object(obj) => Ok(Input {
-                obj,
-                errors: Vec::new(),
-            }),
+            Value::Object(obj) => {
+                // Postgres cannot store NUL in text or jsonb: refuse it here, or a queued write
+                // would fail in the worker for good.
+                let errors = obj
+                    .iter()
+                    .filter(|(k, v)| k.contains('\0') || has_nul(v))
+                    .map(|(k, _)| FieldError {
+                        field: k.clone(),
+                        message: "must not contain the NUL character".into(),
+                    })
+                    .collect();
+                Ok(Input { obj, errors })
+            }
             _ => Err(AppError::invalid(
                 "validation_failed",
                 "body",
@@ -238,6 +247,15 @@ impl Input {
         } else {
             Err(AppError::validation(self.errors))
         }
+    }
+}
+
+fn has_nul(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(a) => a.iter().any(has_nul),
+        Value::Object(m) => m.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
+        _ => false,
     }
 }
 

@@ -40,6 +40,7 @@ fn json() -> impl Strategy<Value = Value> {
         any::<f64>().prop_map(Value::from),
         "\\PC{0,30}".prop_map(Value::String),
         "[a-z]{0,3000}".prop_map(Value::String),
+        Just(Value::String("nul\u{0}inside".to_owned())),
     ];
     leaf.prop_recursive(3, 64, 8, |inner| {
         prop_oneof![
@@ -90,6 +91,8 @@ proptest! {
                 prop_assert!((1..=100).contains(&events.len()));
                 for e in events {
                     prop_assert!(!e.name.is_empty() && e.name.chars().count() <= 100);
+                    // Postgres refuses NUL: an accepted event must be storable.
+                    prop_assert!(!serde_json::to_string(&e).unwrap().contains("\\u0000"));
                     prop_assert!(e.url.as_ref().is_none_or(|u| u.chars().count() <= 2_048));
                     prop_assert!(e.referrer.as_ref().is_none_or(|u| u.chars().count() <= 2_048));
                     if let Some(p) = e.properties {

@@ -131,3 +131,36 @@ async fn openapi_document_and_reference_page_are_served() {
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers().contains_key("x-request-id"));
 }
+
+/// Postgres cannot store NUL in text or jsonb: such input is a 422 at the door, never a write that
+/// fails later (an accepted analytics event would otherwise fail in the worker for good).
+#[tokio::test]
+async fn nul_characters_are_refused_everywhere() {
+    let app = spawn_app().await;
+    let (_, project) = app.owner_with_project("nul-chars").await;
+    for (path, body, field) in [
+        (
+            "/v1/feedback",
+            json!({"title": "a\u{0}b", "type": "bug"}),
+            "title",
+        ),
+        ("/v1/analytics/events", json!({"name": "x\u{0}"}), "name"),
+        (
+            "/v1/analytics/events",
+            json!({"properties": {"k": "v\u{0}"}}),
+            "properties",
+        ),
+        (
+            "/v1/analytics/events",
+            json!({"events": [{"name": "ok"}, {"url": "https://e.x/\u{0}"}]}),
+            "events[1].url",
+        ),
+    ] {
+        let res = app
+            .send(Method::POST, path, Auth::Key(key(&project)), Some(body))
+            .await;
+        let problem =
+            assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
+        assert_eq!(problem["errors"][0]["field"], field);
+    }
+}
