@@ -105,11 +105,21 @@ async fn events_loop(
                 None => done.push(id),
             }
         }
-        match enricher.handle(batches).await {
+        match enricher.handle(&batches).await {
             Ok(()) => done.extend(taken),
-            // Left unacknowledged: redelivered (to any worker) after `stale_ms`.
+            // One request that cannot be stored must not hold up the others of its read: store
+            // them one by one. What still fails is left unacknowledged and redelivered (to any
+            // worker) after `stale_ms`.
             Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), entries = taken.len(), "storing events failed; will retry")
+                tracing::warn!(error = %format!("{e:#}"), entries = taken.len(), "storing a read's events failed; storing its requests one by one");
+                for (id, batch) in taken.into_iter().zip(&batches) {
+                    match enricher.handle(std::slice::from_ref(batch)).await {
+                        Ok(()) => done.push(id),
+                        Err(e) => {
+                            tracing::warn!(error = %format!("{e:#}"), entry = %id, "storing events failed; will retry")
+                        }
+                    }
+                }
             }
         }
         ack(&queue, EVENTS_STREAM, done).await;

@@ -332,7 +332,7 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     // Every closed day, afresh: the worker's own upkeep may have summarised some mid-load.
     let mut day = first;
     while day < today {
-        rollup::roll_day(db, day).await?;
+        rollup::roll_day(db, day, true).await?;
         day += chrono::Duration::days(1);
     }
     sqlx::query("vacuum analyze analytics_daily")

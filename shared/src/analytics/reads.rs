@@ -50,7 +50,7 @@ impl Period {
 }
 
 /// Where a read looks: daily summaries for `[start, cutoff)`, raw events from `cutoff` on (today,
-/// and any closed day not summarised yet). Days are UTC days; the first day counts whole.
+/// and any closed day not summarised yet). A period is that many UTC days, today included.
 struct Window {
     start: NaiveDate,
     cutoff: NaiveDate,
@@ -58,7 +58,7 @@ struct Window {
 
 impl Window {
     async fn of(db: &PgPool, period: Period) -> AppResult<Self> {
-        let start = (Utc::now() - Duration::days(period.days())).date_naive();
+        let start = Utc::now().date_naive() - Duration::days(period.days() - 1);
         let rolled = rollup::rolled_through(db).await?;
         let cutoff = rolled.map_or(start, |d| (d + Duration::days(1)).max(start));
         Ok(Window { start, cutoff })

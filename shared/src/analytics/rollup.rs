@@ -12,9 +12,23 @@ pub fn bounds(day: NaiveDate) -> (DateTime<Utc>, DateTime<Utc>) {
     (start, start + Duration::days(1))
 }
 
-/// Creates the daily partitions for `days` days from `from`, if missing. A day whose events
-/// already sit in the default partition keeps them there (the partition cannot be created).
-pub async fn ensure_partitions(db: &PgPool, from: NaiveDate, days: i64) -> AppResult<()> {
+/// The advisory lock of a day's summaries: rolling takes it exclusively, storing events of the day
+/// shares it, so a roll never misses events whose insert had begun (see `store::insert`).
+pub const DAY_LOCK: i32 = 7431;
+
+pub fn day_lock_key(day: NaiveDate) -> i32 {
+    chrono::Datelike::num_days_from_ce(&day)
+}
+
+/// Creates the daily partitions for `days` days from `from`, if missing, and returns the days
+/// settled: those with a partition, and those whose events already sit in the default partition
+/// (their partition cannot be created; asking again would only rescan the default partition).
+pub async fn ensure_partitions(
+    db: &PgPool,
+    from: NaiveDate,
+    days: i64,
+) -> AppResult<Vec<NaiveDate>> {
+    let mut settled = Vec::new();
     for day in (0..days).filter_map(|d| from.checked_add_signed(Duration::days(d))) {
         let (start, end) = bounds(day);
         let sql = format!(
@@ -24,26 +38,41 @@ pub async fn ensure_partitions(db: &PgPool, from: NaiveDate, days: i64) -> AppRe
             end.to_rfc3339()
         );
         match sqlx::query(&sql).execute(db).await {
-            Ok(_) => {}
+            Ok(_) => settled.push(day),
             // Another worker created it first (42P07, 23505), or rows for the day are already in
             // the default partition (23514): both leave a working table.
             Err(sqlx::Error::Database(e))
-                if matches!(e.code().as_deref(), Some("42P07" | "23505" | "23514")) => {}
+                if matches!(e.code().as_deref(), Some("42P07" | "23505" | "23514")) =>
+            {
+                settled.push(day)
+            }
             Err(e) => return Err(e.into()),
         }
     }
-    Ok(())
+    Ok(settled)
 }
 
-/// Recomputes one day's summaries for every project, atomically.
-pub async fn roll_day(db: &PgPool, day: NaiveDate) -> AppResult<()> {
+/// Computes one day's summaries for every project, atomically. With `again` false, a day another
+/// worker has summarised meanwhile is left as it is.
+pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()> {
     let (start, end) = bounds(day);
     let mut tx = db.begin().await?;
-    // Two workers rolling the same day would insert the same keys: take turns.
-    sqlx::query("select pg_advisory_xact_lock(7431, $1)")
-        .bind(chrono::Datelike::num_days_from_ce(&day))
+    // Exclusive: waits for inserts of the day's events in flight, and for another roller.
+    sqlx::query("select pg_advisory_xact_lock($1, $2)")
+        .bind(DAY_LOCK)
+        .bind(day_lock_key(day))
         .execute(&mut *tx)
         .await?;
+    if !again {
+        let done: bool =
+            sqlx::query_scalar("select exists (select 1 from analytics_rollups where day = $1)")
+                .bind(day)
+                .fetch_one(&mut *tx)
+                .await?;
+        if done {
+            return Ok(());
+        }
+    }
     sqlx::query("delete from analytics_daily where day = $1")
         .bind(day)
         .execute(&mut *tx)
@@ -105,9 +134,10 @@ pub async fn rolled_through(db: &PgPool) -> AppResult<Option<NaiveDate>> {
         .await?)
 }
 
-/// Rolls every closed day not rolled yet, in order, once `grace` has passed after its end (events
-/// accepted just before midnight may still be in the queue). Returns the days rolled.
-pub async fn roll_due(db: &PgPool, grace: Duration) -> AppResult<Vec<NaiveDate>> {
+/// Rolls closed days not rolled yet, in order, once `grace` has passed after their end (events
+/// accepted just before midnight may still be in the queue); at most `limit` days per call, so a
+/// long history is caught up a few days at a time. Returns the days rolled.
+pub async fn roll_due(db: &PgPool, grace: Duration, limit: usize) -> AppResult<Vec<NaiveDate>> {
     let last_closed = (Utc::now() - grace).date_naive() - Duration::days(1);
     let first = match rolled_through(db).await? {
         Some(d) => d + Duration::days(1),
@@ -123,8 +153,8 @@ pub async fn roll_due(db: &PgPool, grace: Duration) -> AppResult<Vec<NaiveDate>>
     };
     let mut rolled = Vec::new();
     let mut day = first;
-    while day <= last_closed {
-        roll_day(db, day).await?;
+    while day <= last_closed && rolled.len() < limit {
+        roll_day(db, day, false).await?;
         rolled.push(day);
         day += Duration::days(1);
     }
@@ -138,7 +168,7 @@ pub async fn reroll_closed(db: &PgPool, days: &[NaiveDate]) -> AppResult<()> {
         return Ok(());
     };
     for day in days.iter().filter(|d| **d <= through) {
-        roll_day(db, *day).await?;
+        roll_day(db, *day, true).await?;
     }
     Ok(())
 }

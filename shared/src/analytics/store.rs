@@ -64,6 +64,22 @@ pub async fn insert(db: &PgPool, rows: &[Stored]) -> AppResult<u64> {
                 .map(|p| Json(serde_json::Value::Object(p)))
         })
         .collect();
+    let mut tx = db.begin().await?;
+    // Shared with each day's roll (exclusive): a day cannot be summarised while its events are
+    // being stored, and events stored after a roll find the day rolled and roll it again.
+    let mut days: Vec<i32> = rows
+        .iter()
+        .map(|r| super::rollup::day_lock_key(r.ts.date_naive()))
+        .collect();
+    days.sort_unstable();
+    days.dedup();
+    for day in days {
+        sqlx::query("select pg_advisory_xact_lock_shared($1, $2)")
+            .bind(super::rollup::DAY_LOCK)
+            .bind(day)
+            .execute(&mut *tx)
+            .await?;
+    }
     let done = sqlx::query(
         "insert into analytics_events (project_id, ts, id, name, path, referrer_host, utm_source, utm_medium, utm_campaign,
             screen_width, device, browser, os, country, visitor, properties)
@@ -92,8 +108,9 @@ pub async fn insert(db: &PgPool, rows: &[Stored]) -> AppResult<u64> {
     .bind(col(|r| r.enriched.country.clone()))
     .bind(&visitors)
     .bind(&props)
-    .execute(db)
+    .execute(&mut *tx)
     .await?;
+    tx.commit().await?;
     Ok(done.rows_affected())
 }
 

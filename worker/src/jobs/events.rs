@@ -15,8 +15,8 @@ pub struct Enricher {
     pub db: PgPool,
     pub geo: Geo,
     salts: HashMap<NaiveDate, Vec<u8>>,
-    /// The latest summarised day, as of the last upkeep.
-    rolled: Option<NaiveDate>,
+    /// Days whose partition exists (or never can: their rows are in the default partition).
+    partitions: BTreeSet<NaiveDate>,
 }
 
 impl Enricher {
@@ -25,7 +25,7 @@ impl Enricher {
             db,
             geo,
             salts: HashMap::new(),
-            rolled: None,
+            partitions: BTreeSet::new(),
         }
     }
 
@@ -44,16 +44,15 @@ impl Enricher {
     }
 
     /// Enriches the requests of one read and stores their events with one insert (few, large
-    /// statements keep up with the firehose); bots are only counted.
-    pub async fn handle(&mut self, batches: Vec<EventBatch>) -> anyhow::Result<()> {
+    /// statements keep up with the firehose); bots are only counted, once the insert is in.
+    pub async fn handle(&mut self, batches: &[EventBatch]) -> anyhow::Result<()> {
         let mut rows = Vec::new();
         let mut days = BTreeSet::new();
+        let mut bots = Vec::new();
         for batch in batches {
             let day = enrich::day_of(batch.received_at);
             let Some(ua) = enrich::user_agent(&batch.user_agent) else {
-                store::count_dropped(&self.db, batch.project_id, day, batch.events.len() as i64)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                bots.push((batch.project_id, day, batch.events.len() as i64));
                 continue;
             };
             days.insert(day);
@@ -65,42 +64,47 @@ impl Enricher {
             let salt = self.salt(day).await?;
             let visitor =
                 enrich::visitor_hash(&salt, batch.project_id, &batch.ip, &batch.user_agent);
-            rows.extend(batch.events.into_iter().map(|event| Stored {
+            rows.extend(batch.events.iter().map(|event| Stored {
                 project_id: batch.project_id,
                 ts: batch.received_at,
-                enriched: enrich::enrich(&event, ua.clone(), country.clone(), visitor),
-                event,
+                enriched: enrich::enrich(event, ua.clone(), country.clone(), visitor),
+                event: event.clone(),
             }));
         }
-        store::insert(&self.db, &rows)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        // Events for a day already summarised (late ones) must show in the reads.
-        if days.iter().any(|d| self.rolled.is_some_and(|r| *d <= r)) {
-            let days: Vec<NaiveDate> = days.into_iter().collect();
-            rollup::reroll_closed(&self.db, &days)
+        let db = &self.db;
+        let fail = |e: shipmate_shared::AppError| anyhow::anyhow!("{e}");
+        store::insert(db, &rows).await.map_err(fail)?;
+        for (project, day, n) in bots {
+            store::count_dropped(db, project, day, n)
                 .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                .map_err(fail)?;
         }
+        // Events for a day already summarised (late ones) must show in the reads: the shared day
+        // lock in the insert makes this check see any roll that could have missed them.
+        let days: Vec<NaiveDate> = days.into_iter().collect();
+        rollup::reroll_closed(db, &days).await.map_err(fail)?;
         Ok(())
     }
 
-    /// Storage upkeep, about once a minute: partitions for yesterday to tomorrow, and summaries
-    /// of the days closed since (five minutes after midnight, for events still queued).
+    /// Storage upkeep, about once a minute: partitions for yesterday to tomorrow (each day asked
+    /// for once), and summaries of the days closed since (five minutes after midnight, for events
+    /// still queued), a week of days at most per round.
     pub async fn upkeep(&mut self) -> anyhow::Result<()> {
-        let today = Utc::now().date_naive();
-        rollup::ensure_partitions(&self.db, today - Duration::days(1), 3)
+        let fail = |e: shipmate_shared::AppError| anyhow::anyhow!("{e}");
+        let yesterday = Utc::now().date_naive() - Duration::days(1);
+        if !(0..3).all(|d| self.partitions.contains(&(yesterday + Duration::days(d)))) {
+            let settled = rollup::ensure_partitions(&self.db, yesterday, 3)
+                .await
+                .map_err(fail)?;
+            self.partitions.retain(|d| *d >= yesterday);
+            self.partitions.extend(settled);
+        }
+        let rolled = rollup::roll_due(&self.db, Duration::minutes(5), 7)
             .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        let rolled = rollup::roll_due(&self.db, Duration::minutes(5))
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .map_err(fail)?;
         if !rolled.is_empty() {
             tracing::info!(days = rolled.len(), "analytics summaries rolled up");
         }
-        self.rolled = rollup::rolled_through(&self.db)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
         Ok(())
     }
 }

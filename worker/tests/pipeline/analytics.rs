@@ -206,7 +206,7 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     // closed days) and every read for every period must be unchanged.
     let raw = every_read(&app, &token, &project).await;
     let today = chrono::Utc::now().date_naive();
-    shipmate_shared::analytics::rollup::roll_day(&pool, today)
+    shipmate_shared::analytics::rollup::roll_day(&pool, today, true)
         .await
         .unwrap();
     let summaries: i64 = sqlx::query_scalar("select count(*) from analytics_daily where day = $1")
