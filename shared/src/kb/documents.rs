@@ -198,6 +198,32 @@ pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
     Ok(ready.len() as u64)
 }
 
+/// Lets go of claimed documents that were not worked on (another document of the claim failed):
+/// claimable again at once, and the claim does not count as one of their attempts.
+pub async fn release(db: &PgPool, documents: &[Uuid]) -> AppResult<()> {
+    sqlx::query(
+        "update kb_documents set lease_until = null, attempts = greatest(attempts - 1, 0)
+         where id = any($1) and status = 'pending'",
+    )
+    .bind(documents)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Renews a claim's lease while its work goes on.
+pub async fn extend_lease(db: &PgPool, documents: &[Uuid], lease_secs: i64) -> AppResult<()> {
+    sqlx::query(
+        "update kb_documents set lease_until = now() + make_interval(secs => $2)
+         where id = any($1) and status = 'pending'",
+    )
+    .bind(documents)
+    .bind(lease_secs as f64)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
 /// After a failed attempt: back off and retry, or after `max_attempts` mark the document `failed`.
 pub async fn record_failure(
     db: &PgPool,

@@ -45,15 +45,24 @@ pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
         // whatever else the thread runs meanwhile (the analytics loop's logs).
         let span = tracing::info_span!("embed", documents = docs.len());
         async {
-            if let Err(e) = process(ctx, &docs).await {
-                tracing::warn!(error = %format!("{e:#}"), "embedding failed; will retry");
+            if let Err(failed) = process(ctx, &docs).await {
+                let error = format!("{:#}", failed.error);
+                tracing::warn!(error = %error, documents = failed.documents.len(), "embedding failed; will retry");
+                // Only the documents involved count an attempt; the rest of the claim is let go
+                // at once, so one bad document cannot fail its neighbours.
+                let others: Vec<Uuid> = docs
+                    .iter()
+                    .filter(|d| !failed.documents.contains(d))
+                    .copied()
+                    .collect();
                 let _ = documents::record_failure(
                     &ctx.db,
-                    &docs,
-                    &format!("{e:#}"),
+                    &failed.documents,
+                    &error,
                     ctx.settings.embed_max_attempts,
                 )
                 .await;
+                let _ = documents::release(&ctx.db, &others).await;
             }
         }
         .instrument(span)
@@ -61,8 +70,31 @@ pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
     }
 }
 
-async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
-    let chunks = documents::pending_chunks(&ctx.db, docs).await?;
+/// An error, and the documents of the claim it concerns.
+struct Failed {
+    error: anyhow::Error,
+    documents: Vec<Uuid>,
+}
+
+fn failed(documents: &[Uuid]) -> impl FnOnce(anyhow::Error) -> Failed + '_ {
+    move |error| Failed {
+        error,
+        documents: documents.to_vec(),
+    }
+}
+
+fn documents_of(chunks: &[PendingChunk]) -> Vec<Uuid> {
+    let mut docs: Vec<Uuid> = chunks.iter().map(|c| c.document_id).collect();
+    docs.sort_unstable();
+    docs.dedup();
+    docs
+}
+
+async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
+    let all = |e: shipmate_shared::AppError| failed(docs)(e.into());
+    let chunks = documents::pending_chunks(&ctx.db, docs)
+        .await
+        .map_err(all)?;
     // Chunks left per document: a document is marked ready as soon as its last batch is written,
     // not when the whole claim is, so large claims (full batches) still give fresh documents.
     let mut left: HashMap<Uuid, usize> = HashMap::new();
@@ -79,7 +111,7 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
         let embedder = ctx
             .models
             .embedder(&model)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .map_err(|e| failed(&documents_of(&chunks))(anyhow::anyhow!("{e}")))?;
         // Sorting by length keeps each batch's padding small (every input is padded to the longest).
         chunks.sort_by_key(|c| c.content.len());
         for batch in batches(&chunks, ctx.settings.embed_batch_tokens) {
@@ -88,10 +120,10 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
             // The previous batch is written while this one is inferred: the model never waits on Postgres.
             let (vectors, stored) = tokio::join!(
                 embedder.embed(texts, InputKind::Document),
-                write(ctx, written.take())
+                write(ctx, docs, written.take())
             );
             stored?;
-            let vectors = vectors?;
+            let vectors = vectors.map_err(failed(&documents_of(batch)))?;
             tracing::debug!(model = %model, size = batch.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
             let mut done = Vec::new();
             for c in batch {
@@ -104,31 +136,50 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> anyhow::Result<()> {
             }
             written = Some(Written {
                 ids: batch.iter().map(|c| c.id).collect(),
+                documents: documents_of(batch),
                 vectors,
                 done,
             });
         }
     }
-    write(ctx, written).await?;
+    write(ctx, docs, written).await?;
     // Documents without pending chunks (a retried claim whose vectors were all written) finish here.
-    documents::finish(&ctx.db, docs).await?;
+    documents::finish(&ctx.db, docs).await.map_err(all)?;
     Ok(())
 }
 
-/// One embedded batch on its way to Postgres, with the documents it completes.
+/// One embedded batch on its way to Postgres, with its documents and those it completes.
 struct Written {
     ids: Vec<Uuid>,
+    documents: Vec<Uuid>,
     vectors: Vec<Vec<f32>>,
     done: Vec<Uuid>,
 }
 
-async fn write(ctx: &Context, batch: Option<Written>) -> anyhow::Result<()> {
-    let Some(batch) = batch else { return Ok(()) };
-    documents::store_embeddings(&ctx.db, &batch.ids, batch.vectors).await?;
-    if !batch.done.is_empty() {
-        let ready = documents::finish(&ctx.db, &batch.done).await?;
+/// Stores a batch's vectors and readies the documents it completes; the claim's lease is renewed
+/// with each batch, so a claim that takes long (a huge document, a slow provider) is not taken
+/// over while it is still being worked on.
+async fn write(ctx: &Context, claim: &[Uuid], batch: Option<Written>) -> Result<(), Failed> {
+    let Some(Written {
+        ids,
+        documents: involved,
+        vectors,
+        done,
+    }) = batch
+    else {
+        return Ok(());
+    };
+    let fail = |e: shipmate_shared::AppError| failed(&involved)(e.into());
+    documents::store_embeddings(&ctx.db, &ids, vectors)
+        .await
+        .map_err(fail)?;
+    if !done.is_empty() {
+        let ready = documents::finish(&ctx.db, &done).await.map_err(fail)?;
         tracing::info!(ready, "documents embedded");
     }
+    documents::extend_lease(&ctx.db, claim, ctx.settings.embed_lease_secs as i64)
+        .await
+        .map_err(fail)?;
     Ok(())
 }
 
