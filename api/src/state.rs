@@ -2,6 +2,7 @@ use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,6 +43,8 @@ pub struct Inner {
     /// keeps accepting events for that long when Postgres is down). Rotating, revoking or deleting
     /// clears it on this instance; other instances notice within the TTL.
     key_cache: Mutex<HashMap<String, (Instant, Project, Access)>>,
+    /// Bumped by `forget_keys`: a lookup that started before a change must not cache its answer.
+    key_generation: AtomicU64,
 }
 
 const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
@@ -82,6 +85,7 @@ impl AppState {
             queue,
             query_cache: Mutex::new(HashMap::new()),
             key_cache: Mutex::new(HashMap::new()),
+            key_generation: AtomicU64::new(0),
             db,
             settings,
             public_url: public_url.trim_end_matches('/').to_owned(),
@@ -98,8 +102,12 @@ impl AppState {
         }) {
             return Ok(Some((project, access)));
         }
+        let generation = self.key_generation.load(Ordering::SeqCst);
         let found = api_keys::resolve(&self.db, key).await?;
         if let (Some((project, access)), Ok(mut cache)) = (&found, self.key_cache.lock()) {
+            if self.key_generation.load(Ordering::SeqCst) != generation {
+                return Ok(found);
+            }
             if cache.len() >= KEY_CACHE_SIZE {
                 cache.clear();
             }
@@ -114,6 +122,7 @@ impl AppState {
     /// After a key changed (rotated, revoked, its project deleted): resolve every key afresh.
     pub fn forget_keys(&self) {
         if let Ok(mut cache) = self.key_cache.lock() {
+            self.key_generation.fetch_add(1, Ordering::SeqCst);
             cache.clear();
         }
     }

@@ -199,13 +199,13 @@ async fn group_commit(conn: ConnectionManager, mut rx: mpsc::Receiver<Append>) {
                 Err(_) => break,
             }
         }
+        // MULTI/EXEC: a group is appended whole or not at all, so a 503 really means nothing was
+        // accepted. No MAXLEN: handled entries are deleted, so trimming could only drop work.
         let mut pipe = redis::pipe();
+        pipe.atomic();
         for a in &group {
             pipe.cmd("XADD")
                 .arg(&a.key)
-                .arg("MAXLEN")
-                .arg("~")
-                .arg(1_000_000)
                 .arg("*")
                 .arg("job")
                 .arg(&a.payload);
