@@ -52,6 +52,34 @@ pub async fn ensure_partitions(
     Ok(settled)
 }
 
+/// A day's totals (`total`), hours (`hour`) and event names (`event`), over every event.
+const SUMMARY_TOTALS: &str = "insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select project_id, $1,
+                case when grouping(name) = 0 then 'event' when grouping(hour) = 0 then 'hour' else 'total' end,
+                coalesce(name, hour, ''),
+                case when grouping(name) = 0 then count(*) else count(*) filter (where name = 'page_view') end,
+                count(distinct visitor)
+         from (select project_id, name, visitor, to_char(ts at time zone 'UTC', 'HH24') as hour
+               from analytics_events where ts >= $2 and ts < $3) e
+         group by grouping sets ((project_id), (project_id, hour), (project_id, name))";
+
+/// A day's breakdowns, over page views only.
+const SUMMARY_BREAKDOWNS: &str = "insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select project_id, $1, dim, value, views, visitors from (
+            select project_id,
+                   case when grouping(path) = 0 then 'page' when grouping(referrer_host) = 0 then 'referrer'
+                        when grouping(country) = 0 then 'country' when grouping(device) = 0 then 'device'
+                        when grouping(browser) = 0 then 'browser' when grouping(os) = 0 then 'os'
+                        when grouping(utm_source) = 0 then 'utm_source' when grouping(utm_medium) = 0 then 'utm_medium'
+                        else 'utm_campaign' end as dim,
+                   coalesce(path, referrer_host, country, device, browser, os, utm_source, utm_medium, utm_campaign) as value,
+                   count(*) as views, count(distinct visitor) as visitors
+            from analytics_events where ts >= $2 and ts < $3 and name = 'page_view'
+            group by grouping sets ((project_id, path), (project_id, referrer_host), (project_id, country),
+                                    (project_id, device), (project_id, browser), (project_id, os),
+                                    (project_id, utm_source), (project_id, utm_medium), (project_id, utm_campaign))
+         ) s where value is not null";
+
 /// Computes one day's summaries for every project, atomically. With `again` false, a day another
 /// worker has summarised meanwhile is left as it is.
 pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()> {
@@ -77,46 +105,15 @@ pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()>
         .bind(day)
         .execute(&mut *tx)
         .await?;
-    // Totals, hours and event names, over every event.
-    sqlx::query(
-        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
-         select project_id, $1,
-                case when grouping(name) = 0 then 'event' when grouping(hour) = 0 then 'hour' else 'total' end,
-                coalesce(name, hour, ''),
-                case when grouping(name) = 0 then count(*) else count(*) filter (where name = 'page_view') end,
-                count(distinct visitor)
-         from (select project_id, name, visitor, to_char(ts at time zone 'UTC', 'HH24') as hour
-               from analytics_events where ts >= $2 and ts < $3) e
-         group by grouping sets ((project_id), (project_id, hour), (project_id, name))",
-    )
-    .bind(day)
-    .bind(start)
-    .bind(end)
-    .execute(&mut *tx)
-    .await?;
-    // Breakdowns, over page views.
-    sqlx::query(
-        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
-         select project_id, $1, dim, value, views, visitors from (
-            select project_id,
-                   case when grouping(path) = 0 then 'page' when grouping(referrer_host) = 0 then 'referrer'
-                        when grouping(country) = 0 then 'country' when grouping(device) = 0 then 'device'
-                        when grouping(browser) = 0 then 'browser' when grouping(os) = 0 then 'os'
-                        when grouping(utm_source) = 0 then 'utm_source' when grouping(utm_medium) = 0 then 'utm_medium'
-                        else 'utm_campaign' end as dim,
-                   coalesce(path, referrer_host, country, device, browser, os, utm_source, utm_medium, utm_campaign) as value,
-                   count(*) as views, count(distinct visitor) as visitors
-            from analytics_events where ts >= $2 and ts < $3 and name = 'page_view'
-            group by grouping sets ((project_id, path), (project_id, referrer_host), (project_id, country),
-                                    (project_id, device), (project_id, browser), (project_id, os),
-                                    (project_id, utm_source), (project_id, utm_medium), (project_id, utm_campaign))
-         ) s where value is not null",
-    )
-    .bind(day)
-    .bind(start)
-    .bind(end)
-    .execute(&mut *tx)
-    .await?;
+    // Totals, hours and event names over every event; breakdowns over page views.
+    for sql in [SUMMARY_TOTALS, SUMMARY_BREAKDOWNS] {
+        sqlx::query(sql)
+            .bind(day)
+            .bind(start)
+            .bind(end)
+            .execute(&mut *tx)
+            .await?;
+    }
     sqlx::query(
         "insert into analytics_rollups (day) values ($1) on conflict (day) do update set rolled_at = now()",
     )

@@ -43,19 +43,22 @@ async fn read(app: &TestApp, token: &str, what: &str, project: &Value, period: &
     body
 }
 
+/// Every analytics read endpoint.
+const READS: [&str; 8] = [
+    "overview",
+    "pages",
+    "referrers",
+    "countries",
+    "devices",
+    "events",
+    "timeseries",
+    "utm",
+];
+
 /// Every read for every period.
 async fn every_read(app: &TestApp, token: &str, project: &Value) -> Vec<Value> {
     let mut all = Vec::new();
-    for what in [
-        "overview",
-        "pages",
-        "referrers",
-        "countries",
-        "devices",
-        "events",
-        "timeseries",
-        "utm",
-    ] {
+    for what in READS {
         for period in ["7d", "30d", "90d"] {
             all.push(read(app, token, what, project, period).await);
         }
@@ -223,16 +226,7 @@ async fn reads_check_the_period_and_the_owner_and_writes_are_validated() {
     let app = spawn_app().await;
     let (token, project) = app.owner_with_project("an-rules").await;
     let k = key(&project);
-    for what in [
-        "overview",
-        "pages",
-        "referrers",
-        "countries",
-        "devices",
-        "events",
-        "timeseries",
-        "utm",
-    ] {
+    for what in READS {
         let res = app
             .send(
                 Method::GET,
