@@ -5,7 +5,9 @@
 //! persistence) or with a killed worker therefore loses nothing: pending documents are claimed again.
 
 use redis::aio::ConnectionManager;
-use redis::streams::{StreamReadOptions, StreamReadReply};
+use redis::streams::{
+    StreamInfoGroupsReply, StreamPendingReply, StreamReadOptions, StreamReadReply,
+};
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
@@ -149,6 +151,42 @@ impl Queue {
         let _: i64 = c.xdel(&key, ids).await?;
         Ok(())
     }
+
+    /// The lowest entry key (see `entry_key`) of `stream` that may still be delivered again: its
+    /// oldest pending entry, or with none pending the one after the last delivered. Entries below
+    /// it are acknowledged for good. `None` before the group exists. One transaction, so no
+    /// delivery can fall between the two answers.
+    pub async fn redeliverable_from(&self, stream: &str) -> redis::RedisResult<Option<i64>> {
+        let mut c = self.conn.clone();
+        let key = self.key(stream);
+        let (groups, pending): (StreamInfoGroupsReply, StreamPendingReply) = redis::pipe()
+            .atomic()
+            .cmd("XINFO")
+            .arg("GROUPS")
+            .arg(&key)
+            .cmd("XPENDING")
+            .arg(&key)
+            .arg(GROUP)
+            .query_async(&mut c)
+            .await?;
+        let Some(group) = groups.groups.iter().find(|g| g.name == GROUP) else {
+            return Ok(None);
+        };
+        let next = entry_key(&group.last_delivered_id).map(|k| k + 1);
+        Ok(match pending {
+            StreamPendingReply::Data(p) => entry_key(&p.start_id).zip(next).map(|(a, b)| a.min(b)),
+            StreamPendingReply::Empty => next,
+        })
+    }
+}
+
+/// A stream entry id (`milliseconds-sequence`) as one ordered number: milliseconds shifted left
+/// by 20 bits plus the sequence. `None` for a sequence of 2^20 or more within one millisecond,
+/// which Redis never reaches in practice.
+pub fn entry_key(id: &str) -> Option<i64> {
+    let (ms, seq) = id.split_once('-')?;
+    let (ms, seq): (i64, i64) = (ms.parse().ok()?, seq.parse().ok()?);
+    (seq < 1 << 20 && ms < 1 << 43).then_some(ms << 20 | seq)
 }
 
 /// `XAUTOCLAIM` answers `[next-cursor, [[id, [field, value, ...]], ...], [deleted ids]]`.

@@ -9,11 +9,12 @@ use std::time::Duration;
 use shipmate_shared::analytics::enrich::Geo;
 use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::kb::models::Registry;
-use shipmate_shared::queue::{Queue, EMBED_STREAM, EVENTS_STREAM};
+use shipmate_shared::queue::{entry_key, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_shared::startup::retry;
 use tokio::sync::watch;
 
 use crate::jobs::events::Enricher;
+use crate::jobs::upkeep::Upkeep;
 use crate::settings::WorkerSettings;
 
 /// Runs both job loops until `stop` turns true; each finishes the batch in hand first.
@@ -29,7 +30,8 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
             Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)
         })
     };
-    let (embed_queue, events_queue) = (connect().await?, connect().await?);
+    let (embed_queue, events_queue, upkeep_queue) =
+        (connect().await?, connect().await?, connect().await?);
     let consumer = settings
         .consumer
         .clone()
@@ -40,10 +42,12 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         models: Arc::new(Registry::new(&settings.common)),
         settings: settings.clone(),
     };
+    let lag = chrono::Duration::seconds(settings.summary_lag_secs);
+    let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
     let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
     let events = events_loop(enricher, events_queue, consumer, settings, stop);
-    tokio::join!(embed, events);
+    tokio::join!(embed, events, upkeep);
     tracing::info!("shipmate-worker stopped");
     Ok(())
 }
@@ -80,14 +84,7 @@ async fn events_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = settings.events_stale_secs * 1000;
-    let mut upkeep_due = std::time::Instant::now();
     while !*stop.borrow() {
-        if std::time::Instant::now() >= upkeep_due {
-            if let Err(e) = enricher.upkeep().await {
-                tracing::warn!(error = %format!("{e:#}"), "analytics upkeep failed; will retry");
-            }
-            upkeep_due = std::time::Instant::now() + Duration::from_secs(60);
-        }
         let entries = tokio::select! {
             // Up to 256 requests per read, stored with one insert: single-event requests arrive
             // by the thousand per second, and a statement per few rows would not keep up.
@@ -97,12 +94,12 @@ async fn events_loop(
         // Unreadable entries can never succeed: they are dropped rather than retried forever.
         let (mut done, mut taken, mut batches) = (Vec::new(), Vec::new(), Vec::new());
         for (id, batch) in entries {
-            match batch {
-                Some(b) => {
+            match (entry_key(&id), batch) {
+                (Some(key), Some(b)) => {
                     taken.push(id);
-                    batches.push(b);
+                    batches.push((key, b));
                 }
-                None => done.push(id),
+                _ => done.push(id),
             }
         }
         match enricher.handle(&batches).await {

@@ -31,6 +31,10 @@ pub struct WorkerSettings {
     /// Seconds before analytics batches a worker took but never acknowledged go to another worker.
     #[arg(long, env = "SHIPMATE_EVENTS_STALE_SECS", default_value_t = 30)]
     pub events_stale_secs: u64,
+    /// Seconds the summaries of the day in progress stay behind the clock: events accepted since
+    /// may still be queued. Reads add the raw events since, so this only moves work around.
+    #[arg(long, env = "SHIPMATE_SUMMARY_LAG_SECS", default_value_t = 5)]
+    pub summary_lag_secs: i64,
     /// Tries before a document is marked `failed`.
     #[arg(long, env = "SHIPMATE_EMBED_MAX_ATTEMPTS", default_value_t = 5)]
     pub embed_max_attempts: i32,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use serde_json::{json, Value};
 use shipmate_benches::{ms, percentile, start, Bench};
-use shipmate_shared::analytics::rollup;
+use shipmate_shared::analytics::{rollup, store};
 use sqlx::PgPool;
 
 /// Requests without a browser's user agent are dropped as bots.
@@ -303,24 +303,36 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     let first = today - chrono::Duration::days(90);
     rollup::ensure_partitions(db, first, 92).await?;
     let t = Instant::now();
-    // 1,000 pages, 50 referrers, 30 countries, three devices, a visitor pool of ~2,000 a day.
+    // 1,000 pages, 50 referrers, 30 countries, three devices, a visitor pool of ~2,000 a day,
+    // in time order as the workers append them.
+    let labels: Vec<String> = [
+        "desktop", "mobile", "tablet", "Chrome", "Safari", "Firefox", "Windows", "iOS", "macOS",
+        "Android",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let codes = store::label_ids(db, &labels).await?;
+    let codes: Vec<i16> = labels.iter().map(|l| codes[l]).collect();
     let per_chunk = 1_000_000;
-    for chunk in 0..(n + per_chunk - 1) / per_chunk {
+    let chunks = (n + per_chunk - 1) / per_chunk;
+    for chunk in 0..chunks {
         let count = per_chunk.min(n - chunk * per_chunk);
         sqlx::query(
-            "insert into analytics_events (project_id, ts, id, name, path, referrer_host, utm_source, device, browser, os, country, visitor)
-             select $1::uuid, now() - random() * interval '90 days', gen_random_uuid(),
+            "insert into analytics_events (project_id, ts, visitor, device, browser, os, name, path, referrer_host, utm_source, country)
+             select $1::uuid, now() - interval '90 days' * (1 - ($4 + random()) / $5), (i * 2654435761) % 2000,
+                    $6[1 + i % 3], $6[4 + i % 3], $6[7 + i % 4],
                     case when i % 10 = 0 then 'signup' else 'page_view' end,
                     '/page/' || (i * 7919 % 1000), case when i % 3 = 0 then 'ref' || (i % 50) || '.example' end,
                     case when i % 11 = 0 then 'newsletter' end,
-                    (array['desktop', 'mobile', 'tablet'])[1 + i % 3], (array['Chrome', 'Safari', 'Firefox'])[1 + i % 3],
-                    (array['Windows', 'iOS', 'macOS', 'Android'])[1 + i % 4], (array['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'])[1 + i % 10],
-                    (i * 2654435761) % 2000
-             from generate_series($2::int8, $3::int8) as i",
+                    (array['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'])[1 + i % 10]
+             from generate_series($2::int8, $3::int8) as i order by 2",
         )
         .bind(project)
         .bind(chunk * per_chunk)
         .bind(chunk * per_chunk + count - 1)
+        .bind(chunk as f64)
+        .bind(chunks as f64)
+        .bind(&codes)
         .execute(db)
         .await?;
     }
@@ -335,6 +347,14 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         rollup::roll_day(db, day, true).await?;
         day += chrono::Duration::days(1);
     }
+    // Today as the workers keep it: summarised up to five seconds ago.
+    rollup::keep_current(
+        db,
+        chrono::Duration::minutes(5),
+        chrono::Duration::seconds(5),
+        7,
+    )
+    .await?;
     sqlx::query("vacuum analyze analytics_daily")
         .execute(db)
         .await?;
@@ -353,13 +373,13 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     // Bytes per event over the whole table (the ingestion runs' events included).
     let (raw, summaries): (i64, i64) = sqlx::query_as(
         "select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0)::int8 from pg_inherits where inhparent = 'analytics_events'::regclass),
-                pg_total_relation_size('analytics_daily')",
+                pg_total_relation_size('analytics_daily') + pg_total_relation_size('analytics_replays') + pg_total_relation_size('analytics_labels')",
     )
     .fetch_one(db)
     .await?;
     let events = stored(db).await?;
     println!(
-        "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the summaries ({events} events)",
+        "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the summaries, labels and replay record ({events} events)",
         raw as f64 / events as f64,
         summaries as f64 / events as f64
     );

@@ -212,7 +212,6 @@ mod tests {
     #[test]
     fn pages_referrers_and_utm() {
         let e = IncomingEvent {
-            id: uuid::Uuid::nil(),
             name: "page_view".into(),
             url: Some("https://shop.example/pricing?utm_source=hn&x=1#top".into()),
             referrer: Some("https://news.ycombinator.com/item?id=1".into()),

@@ -49,24 +49,87 @@ impl Period {
     }
 }
 
-/// Where a read looks: daily summaries for `[start, cutoff)`, raw events from `cutoff` on (today,
-/// and any closed day not summarised yet). A period is that many UTC days, today included.
+/// Where a read looks: daily summaries up to `raw_from`, raw events from it on. A period is that
+/// many UTC days, today included. The summaries usually reach to a few seconds ago, the middle of
+/// today: the visitors of the events since then are counted exactly by also reading their earlier
+/// events of the day (`tail`).
 struct Window {
     start: NaiveDate,
-    cutoff: NaiveDate,
+    raw_from: DateTime<Utc>,
+    /// The start of `raw_from`'s day.
+    day_from: DateTime<Utc>,
+    /// The visitors with events since `raw_from`, when that is not a day's start.
+    visitors: Vec<i64>,
 }
 
 impl Window {
-    async fn of(db: &PgPool, period: Period) -> AppResult<Self> {
+    async fn of(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Self> {
         let start = Utc::now().date_naive() - Duration::days(period.days() - 1);
-        let rolled = rollup::rolled_through(db).await?;
-        let cutoff = rolled.map_or(start, |d| (d + Duration::days(1)).max(start));
-        Ok(Window { start, cutoff })
+        let start_ts = rollup::bounds(start).0;
+        let raw_from = rollup::covered_until(db)
+            .await?
+            .map_or(start_ts, |c| c.max(start_ts));
+        let day_from = rollup::bounds(raw_from.date_naive()).0;
+        let visitors = if day_from < raw_from {
+            sqlx::query_scalar(
+                "select distinct visitor from analytics_events where project_id = $1 and ts >= $2",
+            )
+            .bind(project_id)
+            .bind(raw_from)
+            .fetch_all(db)
+            .await?
+        } else {
+            Vec::new()
+        };
+        Ok(Window {
+            start,
+            raw_from,
+            day_from,
+            visitors,
+        })
     }
 
-    fn raw_from(&self) -> DateTime<Utc> {
-        rollup::bounds(self.cutoff).0
+    /// Binds `$2` (first day), `$3` (`raw_from`), `$4` (`day_from`) and `$5` (the visitors) after
+    /// the project (`$1`).
+    fn bind<'q, O>(
+        &'q self,
+        query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
+        project_id: Uuid,
+    ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
+        query
+            .bind(project_id)
+            .bind(self.start)
+            .bind(self.raw_from)
+            .bind(self.day_from)
+            .bind(&self.visitors)
     }
+}
+
+/// The summary rows of `dim` that a read takes (see `Window`).
+fn summaries(dim: &str) -> String {
+    format!(
+        "select day, value, views, visitors from analytics_daily
+         where project_id = $1 and dim = '{dim}' and day >= $2 and day::timestamp at time zone 'UTC' < $3"
+    )
+}
+
+/// The raw rows a read takes, with `key` as the grouping value: the events since `raw_from`,
+/// and the earlier events of the day of the visitors among them (see `rollup::VIEWS`).
+fn tail(key: &str) -> String {
+    let (key, join) = match key {
+        "device" | "browser" | "os" => (
+            "l.label".to_owned(),
+            format!("join analytics_labels l on l.id = e.{key}"),
+        ),
+        other => (other.to_owned(), String::new()),
+    };
+    format!(
+        "select {key} as key, e.ts, e.name, e.visitor from analytics_events e {join}
+         where e.project_id = $1 and e.ts >= $3
+         union all
+         select {key}, e.ts, e.name, e.visitor from analytics_events e {join}
+         where e.project_id = $1 and e.ts >= $4 and e.ts < $3 and e.visitor = any($5)"
+    )
 }
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
@@ -76,9 +139,44 @@ pub struct Row {
     pub visitors: i64,
 }
 
-/// Views and visitors per value of one dimension, largest first: summaries for closed days plus
-/// today's raw events, each day's visitors counted on their own (the daily salt).
+/// Views and visitors per value of one dimension, largest first: summaries plus the raw events
+/// since, each day's visitors counted on their own (the daily salt).
 async fn breakdown(
+    db: &PgPool,
+    window: &Window,
+    project_id: Uuid,
+    dim: &'static str,
+    column: &'static str,
+    page_views_only: bool,
+) -> AppResult<Vec<Row>> {
+    let only = if page_views_only {
+        "and name = 'page_view'"
+    } else {
+        ""
+    };
+    let (summaries, tail) = (summaries(dim), tail(column));
+    let query = format!(
+        "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
+            select value as key, views, visitors from ({summaries}) s
+            union all
+            select key, {VIEWS}, {VISITORS} from ({tail}) t
+            where key is not null {only}
+            group by key, (ts at time zone 'UTC')::date
+         ) x group by key order by views desc, visitors desc, key limit 100"
+    );
+    Ok(window
+        .bind(sqlx::query_as::<_, Row>(&query), project_id)
+        .fetch_all(db)
+        .await?)
+}
+
+/// What raw events since `raw_from` ($3) add; see `rollup::VIEWS`.
+const VIEWS: &str = "count(*) filter (where ts >= $3)";
+const VISITORS: &str = "count(distinct visitor) - count(distinct visitor) filter (where ts < $3)";
+const PAGE_VIEWS: &str = "count(*) filter (where ts >= $3 and name = 'page_view')";
+
+/// One breakdown as a read of its own.
+async fn single(
     db: &PgPool,
     project_id: Uuid,
     period: Period,
@@ -86,31 +184,8 @@ async fn breakdown(
     column: &'static str,
     page_views_only: bool,
 ) -> AppResult<Vec<Row>> {
-    let window = Window::of(db, period).await?;
-    let only = if page_views_only {
-        "and name = 'page_view'"
-    } else {
-        ""
-    };
-    Ok(sqlx::query_as::<_, Row>(&format!(
-        "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
-            select value as key, views, visitors from analytics_daily
-            where project_id = $1 and dim = '{dim}' and day >= $2 and day < $3
-            union all
-            select key, sum(n)::int8, count(*) from (
-                select {column} as key, (ts at time zone 'UTC')::date as day, visitor, count(*) as n
-                from analytics_events
-                where project_id = $1 and ts >= $4 and {column} is not null {only}
-                group by 1, 2, 3
-            ) per_visitor group by key, day
-         ) x group by key order by views desc, visitors desc, key limit 100"
-    ))
-    .bind(project_id)
-    .bind(window.start)
-    .bind(window.cutoff)
-    .bind(window.raw_from())
-    .fetch_all(db)
-    .await?)
+    let window = Window::of(db, project_id, period).await?;
+    breakdown(db, &window, project_id, dim, column, page_views_only).await
 }
 
 fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
@@ -119,28 +194,24 @@ fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
         .collect()
 }
 
-/// The three parts run at once, each on its own connection: a read is mostly today's raw rows,
-/// scanned once per part, and the machine's cores can share that.
+/// The three parts run at once, each on its own connection.
 pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let window = Window::of(db, period).await?;
-    let totals = sqlx::query_as::<_, (i64, i64)>(
+    let window = Window::of(db, project_id, period).await?;
+    let (summaries, tail) = (summaries("total"), tail("''"));
+    let query = format!(
         "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
-            select views, visitors from analytics_daily
-            where project_id = $1 and dim = 'total' and day >= $2 and day < $3
+            select views, visitors from ({summaries}) s
             union all
-            select count(*) filter (where name = 'page_view'), count(distinct visitor) from analytics_events
-            where project_id = $1 and ts >= $4 group by (ts at time zone 'UTC')::date
-         ) x",
-    )
-    .bind(project_id)
-    .bind(window.start)
-    .bind(window.cutoff)
-    .bind(window.raw_from())
-    .fetch_one(db);
+            select {PAGE_VIEWS}, {VISITORS} from ({tail}) t group by (ts at time zone 'UTC')::date
+         ) x"
+    );
+    let totals = window
+        .bind(sqlx::query_as::<_, (i64, i64)>(&query), project_id)
+        .fetch_one(db);
     let ((page_views, unique_visitors), pages, referrers) = tokio::try_join!(
         async { Ok::<_, AppError>(totals.await?) },
-        breakdown(db, project_id, period, "page", "path", true),
-        breakdown(db, project_id, period, "referrer", "referrer_host", true),
+        breakdown(db, &window, project_id, "page", "path", true),
+        breakdown(db, &window, project_id, "referrer", "referrer_host", true),
     )?;
     let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
     Ok(json!({
@@ -151,27 +222,28 @@ pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResul
 
 pub async fn pages(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "page", "path", true).await?, "page") }),
+        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "page", "path", true).await?, "page") }),
     )
 }
 
 pub async fn referrers(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "referrer", "referrer_host", true).await?, "referrer") }),
+        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "referrer", "referrer_host", true).await?, "referrer") }),
     )
 }
 
 pub async fn countries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(breakdown(db, project_id, period, "country", "country", true).await?, "country") }),
+        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "country", "country", true).await?, "country") }),
     )
 }
 
 pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+    let window = Window::of(db, project_id, period).await?;
     let (devices, browsers, oses) = tokio::try_join!(
-        breakdown(db, project_id, period, "device", "device", true),
-        breakdown(db, project_id, period, "browser", "browser", true),
-        breakdown(db, project_id, period, "os", "os", true),
+        breakdown(db, &window, project_id, "device", "device", true),
+        breakdown(db, &window, project_id, "browser", "browser", true),
+        breakdown(db, &window, project_id, "os", "os", true),
     )?;
     Ok(json!({
         "period": period.label(),
@@ -182,10 +254,18 @@ pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult
 }
 
 pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+    let window = Window::of(db, project_id, period).await?;
     let (sources, mediums, campaigns) = tokio::try_join!(
-        breakdown(db, project_id, period, "utm_source", "utm_source", true),
-        breakdown(db, project_id, period, "utm_medium", "utm_medium", true),
-        breakdown(db, project_id, period, "utm_campaign", "utm_campaign", true),
+        breakdown(db, &window, project_id, "utm_source", "utm_source", true),
+        breakdown(db, &window, project_id, "utm_medium", "utm_medium", true),
+        breakdown(
+            db,
+            &window,
+            project_id,
+            "utm_campaign",
+            "utm_campaign",
+            true
+        ),
     )?;
     Ok(json!({
         "period": period.label(),
@@ -197,7 +277,7 @@ pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Val
 
 /// Every event name, `page_view` included, with its count and visitors.
 pub async fn events(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let data: Vec<Value> = breakdown(db, project_id, period, "event", "name", false)
+    let data: Vec<Value> = single(db, project_id, period, "event", "name", false)
         .await?
         .into_iter()
         .map(|r| json!({ "name": r.key, "count": r.views, "visitors": r.visitors }))
@@ -212,34 +292,31 @@ pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppRes
     } else {
         "day"
     };
-    let window = Window::of(db, period).await?;
+    let window = Window::of(db, project_id, period).await?;
     // A summary row's bucket: its day, plus its hour for hourly series.
     let (dim, offset) = if unit == "hour" {
         ("hour", "make_interval(hours => value::int)")
     } else {
         ("total", "interval '0'")
     };
-    let points: Vec<(DateTime<Utc>, i64, i64)> = sqlx::query_as(&format!(
+    let (summaries, tail) = (summaries(dim), tail("''"));
+    let query = format!(
         "with buckets as (
-            select generate_series(date_trunc('{unit}', $5::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket
+            select generate_series(date_trunc('{unit}', $6::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket
          ), points as (
-            select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from analytics_daily
-            where project_id = $1 and dim = '{dim}' and day >= $2 and day < $3
+            select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from ({summaries}) s
             union all
-            select date_trunc('{unit}', ts, 'UTC'), count(*) filter (where name = 'page_view'), count(distinct visitor)
-            from analytics_events where project_id = $1 and ts >= $4 group by 1
+            select date_trunc('{unit}', ts, 'UTC'), {PAGE_VIEWS}, {VISITORS} from ({tail}) t group by 1
          )
          select b.bucket, coalesce(sum(p.views), 0)::int8, coalesce(sum(p.visitors), 0)::int8
          from buckets b left join points p on p.bucket = b.bucket
          group by b.bucket order by b.bucket"
-    ))
-    .bind(project_id)
-    .bind(window.start)
-    .bind(window.cutoff)
-    .bind(window.raw_from())
-    .bind(rollup::bounds(window.start).0)
-    .fetch_all(db)
-    .await?;
+    );
+    let points: Vec<(DateTime<Utc>, i64, i64)> = window
+        .bind(sqlx::query_as(&query), project_id)
+        .bind(rollup::bounds(window.start).0)
+        .fetch_all(db)
+        .await?;
     let data: Vec<Value> = points
         .into_iter()
         .map(|(t, views, visitors)| json!({ "date": t, "views": views, "visitors": visitors }))

@@ -1,5 +1,5 @@
 //! Storage upkeep done by the workers: a partition per day for the raw events, and daily summaries
-//! for every closed day, so reads over 90 days touch at most one day of raw events.
+//! kept current to within seconds, so reads over 90 days touch only the last seconds of raw events.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sqlx::PgPool;
@@ -23,49 +23,101 @@ pub fn day_lock_key(day: NaiveDate) -> i32 {
 /// Creates the daily partitions for `days` days from `from`, if missing, and returns the days
 /// settled: those with a partition, and those whose events already sit in the default partition
 /// (their partition cannot be created; asking again would only rescan the default partition).
+/// Partitions from today on get the (project, visitor) index the intraday summaries need.
 pub async fn ensure_partitions(
     db: &PgPool,
     from: NaiveDate,
     days: i64,
 ) -> AppResult<Vec<NaiveDate>> {
+    let today = Utc::now().date_naive();
     let mut settled = Vec::new();
     for day in (0..days).filter_map(|d| from.checked_add_signed(Duration::days(d))) {
         let (start, end) = bounds(day);
-        let sql = format!(
-            "create table if not exists analytics_events_{} partition of analytics_events for values from ('{}') to ('{}')",
-            day.format("%Y%m%d"),
+        let table = format!("analytics_events_{}", day.format("%Y%m%d"));
+        let mut sql = vec![format!(
+            "create table if not exists {table} partition of analytics_events for values from ('{}') to ('{}')",
             start.to_rfc3339(),
             end.to_rfc3339()
-        );
-        match sqlx::query(&sql).execute(db).await {
-            Ok(_) => settled.push(day),
-            // Another worker created it first (42P07, 23505), or rows for the day are already in
-            // the default partition (23514): both leave a working table.
-            Err(sqlx::Error::Database(e))
-                if matches!(e.code().as_deref(), Some("42P07" | "23505" | "23514")) =>
-            {
-                settled.push(day)
-            }
-            Err(e) => return Err(e.into()),
+        )];
+        if day >= today {
+            sql.push(format!(
+                "create index if not exists {table}_visitors on {table} (project_id, visitor)"
+            ));
         }
+        for sql in sql {
+            match sqlx::query(&sql).execute(db).await {
+                Ok(_) => {}
+                // Another worker created it first (42P07, 23505), or rows for the day are already
+                // in the default partition (23514, and then no table for the index: 42P01): all
+                // leave a working table.
+                Err(sqlx::Error::Database(e))
+                    if matches!(
+                        e.code().as_deref(),
+                        Some("42P07" | "23505" | "23514" | "42P01")
+                    ) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        settled.push(day);
     }
     Ok(settled)
 }
 
+/// The rows a summary pass reads: one day's events before `$3` (`$2` is the day's start), with
+/// device, browser and OS decoded and the hour of day. An incremental pass takes only the events
+/// of visitors seen since `$4`; see `SUMMARY_TOTALS`.
+fn source(incremental: bool) -> String {
+    let visitors = if incremental {
+        "and (e.project_id, e.visitor) in (select project_id, visitor from analytics_events where ts >= $4 and ts < $3)"
+    } else {
+        ""
+    };
+    format!(
+        "select e.project_id, e.ts, e.name, e.visitor, e.path, e.referrer_host, e.country, e.utm_source, e.utm_medium,
+                e.utm_campaign, d.label as device, b.label as browser, o.label as os,
+                to_char(e.ts at time zone 'UTC', 'HH24') as hour
+         from analytics_events e
+         join analytics_labels d on d.id = e.device join analytics_labels b on b.id = e.browser
+         join analytics_labels o on o.id = e.os
+         where e.ts >= $2 and e.ts < $3 {visitors}"
+    )
+}
+
+/// What events since `$4` add to a value's views, and to its visitors: the distinct visitors
+/// among all of the day's events minus those among the events before `$4`. Counted over every
+/// event of the visitors seen since `$4`, that is exact: other visitors' counts do not change.
+/// With `$4` at the day's start it is a plain count of the whole day.
+const VIEWS: &str = "count(*) filter (where ts >= $4)";
+const VISITORS: &str = "count(distinct visitor) - count(distinct visitor) filter (where ts < $4)";
+
+/// Adds a pass to the summaries (on a clean slate, the whole day's).
+const UPSERT: &str = "on conflict (project_id, day, dim, value) do update
+    set views = analytics_daily.views + excluded.views, visitors = analytics_daily.visitors + excluded.visitors";
+
 /// A day's totals (`total`), hours (`hour`) and event names (`event`), over every event.
-const SUMMARY_TOTALS: &str = "insert into analytics_daily (project_id, day, dim, value, views, visitors)
-         select project_id, $1,
-                case when grouping(name) = 0 then 'event' when grouping(hour) = 0 then 'hour' else 'total' end,
-                coalesce(name, hour, ''),
-                case when grouping(name) = 0 then count(*) else count(*) filter (where name = 'page_view') end,
-                count(distinct visitor)
-         from (select project_id, name, visitor, to_char(ts at time zone 'UTC', 'HH24') as hour
-               from analytics_events where ts >= $2 and ts < $3) e
-         group by grouping sets ((project_id), (project_id, hour), (project_id, name))";
+fn summary_totals(incremental: bool) -> String {
+    let source = source(incremental);
+    format!(
+        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select * from (
+            select project_id, $1::date,
+                   case when grouping(name) = 0 then 'event' when grouping(hour) = 0 then 'hour' else 'total' end,
+                   coalesce(name, hour, ''),
+                   case when grouping(name) = 0 then {VIEWS} else count(*) filter (where ts >= $4 and name = 'page_view') end,
+                   {VISITORS}
+            from ({source}) e
+            group by grouping sets ((project_id), (project_id, hour), (project_id, name))
+         ) s(project_id, day, dim, value, views, visitors) where views > 0 or visitors > 0
+         {UPSERT}"
+    )
+}
 
 /// A day's breakdowns, over page views only.
-const SUMMARY_BREAKDOWNS: &str = "insert into analytics_daily (project_id, day, dim, value, views, visitors)
-         select project_id, $1, dim, value, views, visitors from (
+fn summary_breakdowns(incremental: bool) -> String {
+    let source = source(incremental);
+    format!(
+        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select project_id, $1::date, dim, value, views, visitors from (
             select project_id,
                    case when grouping(path) = 0 then 'page' when grouping(referrer_host) = 0 then 'referrer'
                         when grouping(country) = 0 then 'country' when grouping(device) = 0 then 'device'
@@ -73,17 +125,23 @@ const SUMMARY_BREAKDOWNS: &str = "insert into analytics_daily (project_id, day, 
                         when grouping(utm_source) = 0 then 'utm_source' when grouping(utm_medium) = 0 then 'utm_medium'
                         else 'utm_campaign' end as dim,
                    coalesce(path, referrer_host, country, device, browser, os, utm_source, utm_medium, utm_campaign) as value,
-                   count(*) as views, count(distinct visitor) as visitors
-            from analytics_events where ts >= $2 and ts < $3 and name = 'page_view'
+                   {VIEWS} as views, {VISITORS} as visitors
+            from ({source}) e where name = 'page_view'
             group by grouping sets ((project_id, path), (project_id, referrer_host), (project_id, country),
                                     (project_id, device), (project_id, browser), (project_id, os),
                                     (project_id, utm_source), (project_id, utm_medium), (project_id, utm_campaign))
-         ) s where value is not null";
+         ) s where value is not null and (views > 0 or visitors > 0)
+         {UPSERT}"
+    )
+}
 
-/// Computes one day's summaries for every project, atomically. With `again` false, a day another
-/// worker has summarised meanwhile is left as it is.
-pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()> {
+/// Brings `day`'s summaries (every project's) up to the events before `upto`, atomically: only
+/// what changed since they were last brought up to date, or from scratch when `afresh`, when the
+/// day has none, or when late events made them dirty. Summaries already that far are left alone.
+/// A day summarised to its end loses its visitor index, which only intraday passes use.
+async fn roll(db: &PgPool, day: NaiveDate, upto: DateTime<Utc>, afresh: bool) -> AppResult<()> {
     let (start, end) = bounds(day);
+    let upto = upto.min(end);
     let mut tx = db.begin().await?;
     // Exclusive: waits for inserts of the day's events in flight, and for another roller.
     sqlx::query("select pg_advisory_xact_lock($1, $2)")
@@ -91,52 +149,94 @@ pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()>
         .bind(day_lock_key(day))
         .execute(&mut *tx)
         .await?;
-    if !again {
-        let done: bool =
-            sqlx::query_scalar("select exists (select 1 from analytics_rollups where day = $1)")
+    let state: Option<(DateTime<Utc>, bool)> =
+        sqlx::query_as("select through, dirty from analytics_rollups where day = $1")
+            .bind(day)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let from = match state {
+        Some((through, false)) if !afresh && through >= upto => return Ok(()),
+        Some((through, false)) if !afresh => through,
+        _ => {
+            sqlx::query("delete from analytics_daily where day = $1")
                 .bind(day)
-                .fetch_one(&mut *tx)
+                .execute(&mut *tx)
                 .await?;
-        if done {
-            return Ok(());
+            start
         }
-    }
-    sqlx::query("delete from analytics_daily where day = $1")
-        .bind(day)
-        .execute(&mut *tx)
-        .await?;
-    // Totals, hours and event names over every event; breakdowns over page views.
-    for sql in [SUMMARY_TOTALS, SUMMARY_BREAKDOWNS] {
-        sqlx::query(sql)
+    };
+    let incremental = from > start;
+    for sql in [summary_totals(incremental), summary_breakdowns(incremental)] {
+        sqlx::query(&sql)
             .bind(day)
             .bind(start)
-            .bind(end)
+            .bind(upto)
+            .bind(from)
             .execute(&mut *tx)
             .await?;
     }
     sqlx::query(
-        "insert into analytics_rollups (day) values ($1) on conflict (day) do update set rolled_at = now()",
+        "insert into analytics_rollups (day, through) values ($1, $2)
+         on conflict (day) do update set through = $2, dirty = false, rolled_at = now()",
     )
     .bind(day)
+    .bind(upto)
     .execute(&mut *tx)
     .await?;
+    if upto == end {
+        sqlx::query(&format!(
+            "drop index if exists analytics_events_{}_visitors",
+            day.format("%Y%m%d")
+        ))
+        .execute(&mut *tx)
+        .await?;
+    }
     tx.commit().await?;
     Ok(())
 }
 
-/// The latest day whose summaries are complete (reads use summaries up to it).
-pub async fn rolled_through(db: &PgPool) -> AppResult<Option<NaiveDate>> {
-    Ok(sqlx::query_scalar("select max(day) from analytics_rollups")
-        .fetch_one(db)
-        .await?)
+/// Summarises a whole day: with `again`, afresh; otherwise only what is not summarised yet.
+pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()> {
+    roll(db, day, bounds(day).1, again).await
 }
 
-/// Rolls closed days not rolled yet, in order, once `grace` has passed after their end (events
-/// accepted just before midnight may still be in the queue); at most `limit` days per call, so a
-/// long history is caught up a few days at a time. Returns the days rolled.
-pub async fn roll_due(db: &PgPool, grace: Duration, limit: usize) -> AppResult<Vec<NaiveDate>> {
-    let last_closed = (Utc::now() - grace).date_naive() - Duration::days(1);
-    let first = match rolled_through(db).await? {
+/// Up to where the summaries reach: reads take summaries before it and raw events from it on.
+/// Days are summarised in order, so every day before it is summarised to its end.
+pub async fn covered_until(db: &PgPool) -> AppResult<Option<DateTime<Utc>>> {
+    Ok(
+        sqlx::query_scalar("select max(through) from analytics_rollups")
+            .fetch_one(db)
+            .await?,
+    )
+}
+
+/// Keeps the summaries current, at most `limit` days per call so a long history is caught up a
+/// few days at a time: days made dirty by late events afresh, closed days once `grace` has passed
+/// after their end (events accepted just before midnight may still be queued), and then the day
+/// in progress up to `lag` ago (events younger than that may still be on their way from the
+/// queue; older ones that arrive later make the day dirty). Returns how many days were rolled.
+pub async fn keep_current(
+    db: &PgPool,
+    grace: Duration,
+    lag: Duration,
+    limit: usize,
+) -> AppResult<usize> {
+    let now = Utc::now();
+    let dirty: Vec<NaiveDate> =
+        sqlx::query_scalar("select day from analytics_rollups where dirty order by day limit $1")
+            .bind(limit as i64)
+            .fetch_all(db)
+            .await?;
+    for day in &dirty {
+        roll(db, *day, now - lag, true).await?;
+    }
+    let last_closed = (now - grace).date_naive() - Duration::days(1);
+    let complete: Option<NaiveDate> = sqlx::query_scalar(
+        "select max(day) from analytics_rollups where through >= (day + 1)::timestamp at time zone 'UTC'",
+    )
+    .fetch_one(db)
+    .await?;
+    let mut day = match complete {
         Some(d) => d + Duration::days(1),
         None => match sqlx::query_scalar::<_, Option<DateTime<Utc>>>(
             "select min(ts) from analytics_events",
@@ -145,27 +245,19 @@ pub async fn roll_due(db: &PgPool, grace: Duration, limit: usize) -> AppResult<V
         .await?
         {
             Some(ts) => ts.date_naive(),
-            None => return Ok(Vec::new()),
+            None => return Ok(dirty.len()),
         },
     };
-    let mut rolled = Vec::new();
-    let mut day = first;
-    while day <= last_closed && rolled.len() < limit {
+    let mut rolled = dirty.len();
+    while day <= last_closed && rolled < limit {
         roll_day(db, day, false).await?;
-        rolled.push(day);
+        rolled += 1;
         day += Duration::days(1);
     }
-    Ok(rolled)
-}
-
-/// Rolls again any of `days` that already has summaries: events that arrived late for a closed
-/// day (a long queue, a worker down across midnight) must show in the reads.
-pub async fn reroll_closed(db: &PgPool, days: &[NaiveDate]) -> AppResult<()> {
-    let Some(through) = rolled_through(db).await? else {
-        return Ok(());
-    };
-    for day in days.iter().filter(|d| **d <= through) {
-        roll_day(db, *day, true).await?;
+    // Only once every earlier day is complete, so the summaries stay contiguous.
+    if day > last_closed && bounds(day).0 < now - lag {
+        roll(db, day, now - lag, false).await?;
+        rolled += 1;
     }
-    Ok(())
+    Ok(rolled)
 }

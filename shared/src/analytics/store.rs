@@ -1,4 +1,6 @@
-//! Writing enriched events: one statement per batch, idempotent by event id.
+//! Writing enriched events: one statement per worker read, exactly once per queue entry.
+
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::types::Json;
@@ -7,7 +9,7 @@ use uuid::Uuid;
 
 use super::enrich::Enriched;
 use super::events::IncomingEvent;
-use crate::AppResult;
+use crate::{AppError, AppResult};
 
 /// The salt of `day`, made on first use; salts older than two days are deleted.
 pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
@@ -39,21 +41,75 @@ pub struct Stored {
     pub enriched: Enriched,
 }
 
-/// Inserts events of any number of requests with one statement; events already stored (a
-/// replayed job) are skipped, and so is everything of a project deleted meanwhile.
-pub async fn insert(db: &PgPool, rows: &[Stored]) -> AppResult<u64> {
-    if rows.is_empty() {
-        return Ok(0);
-    }
+/// The codes of device, browser and OS names, adding the names not seen before.
+pub async fn label_ids(db: &PgPool, labels: &[String]) -> AppResult<HashMap<String, i16>> {
+    // Only names not there yet reach the insert: each proposed row would use up an identity value.
+    sqlx::query(
+        "insert into analytics_labels (label)
+         select distinct l from unnest($1::text[]) l where not exists (select 1 from analytics_labels where label = l)
+         on conflict (label) do nothing",
+    )
+    .bind(labels)
+    .execute(db)
+    .await?;
+    Ok(sqlx::query_as::<_, (String, i16)>(
+        "select label, id from analytics_labels where label = any($1)",
+    )
+    .bind(labels)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .collect())
+}
+
+/// The queue entries among `entries` whose events are already stored (a redelivered job).
+pub async fn already_stored(db: &PgPool, entries: &[i64]) -> AppResult<HashSet<i64>> {
+    Ok(sqlx::query_scalar(
+        "select e from analytics_replays r, unnest(r.entries) e where r.entries && $1 and e = any($1)",
+    )
+    .bind(entries)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .collect())
+}
+
+/// Forgets stored batches whose entries all lie below `bound`: the queue will never deliver those
+/// again (see `Queue::redeliverable_from`).
+pub async fn forget_replays(db: &PgPool, bound: i64) -> AppResult<u64> {
+    Ok(
+        sqlx::query("delete from analytics_replays where last_entry < $1")
+            .bind(bound)
+            .execute(db)
+            .await?
+            .rows_affected(),
+    )
+}
+
+/// What one worker read stores: its events (device, browser and OS coded by `labels`), the bots it
+/// dropped per project and day, and the queue entries they all came from.
+pub struct Batch<'a> {
+    pub rows: &'a [Stored],
+    pub labels: &'a HashMap<String, i16>,
+    pub bots: &'a [(Uuid, NaiveDate, i64)],
+    pub entries: &'a [i64],
+}
+
+/// Stores a read with one insert, atomically with its bot counts and the record of its entries.
+/// Fails when another worker stored one of the entries meanwhile (a job redelivered
+/// while its first worker was still busy); the caller then drops the entries already stored.
+/// Everything of a project deleted meanwhile is skipped.
+pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
+    let rows = batch.rows;
     let col = |f: fn(&Stored) -> Option<String>| rows.iter().map(f).collect::<Vec<_>>();
+    let code = |label: &str| batch.labels.get(label).copied().unwrap_or_default();
     let projects: Vec<Uuid> = rows.iter().map(|r| r.project_id).collect();
     let times: Vec<DateTime<Utc>> = rows.iter().map(|r| r.ts).collect();
-    let ids: Vec<Uuid> = rows.iter().map(|r| r.event.id).collect();
     let names: Vec<String> = rows.iter().map(|r| r.event.name.clone()).collect();
     let widths: Vec<Option<i32>> = rows.iter().map(|r| r.event.screen_width).collect();
-    let devices: Vec<String> = rows.iter().map(|r| r.enriched.device.to_owned()).collect();
-    let browsers: Vec<String> = rows.iter().map(|r| r.enriched.browser.clone()).collect();
-    let oses: Vec<String> = rows.iter().map(|r| r.enriched.os.clone()).collect();
+    let devices: Vec<i16> = rows.iter().map(|r| code(r.enriched.device)).collect();
+    let browsers: Vec<i16> = rows.iter().map(|r| code(&r.enriched.browser)).collect();
+    let oses: Vec<i16> = rows.iter().map(|r| code(&r.enriched.os)).collect();
     let visitors: Vec<i64> = rows.iter().map(|r| r.enriched.visitor).collect();
     let props: Vec<Option<Json<serde_json::Value>>> = rows
         .iter()
@@ -66,7 +122,7 @@ pub async fn insert(db: &PgPool, rows: &[Stored]) -> AppResult<u64> {
         .collect();
     let mut tx = db.begin().await?;
     // Shared with each day's roll (exclusive): a day cannot be summarised while its events are
-    // being stored, and events stored after a roll find the day rolled and roll it again.
+    // being stored, and events stored behind a roll mark its summaries dirty (below).
     let mut days: Vec<i32> = rows
         .iter()
         .map(|r| super::rollup::day_lock_key(r.ts.date_naive()))
@@ -80,54 +136,81 @@ pub async fn insert(db: &PgPool, rows: &[Stored]) -> AppResult<u64> {
             .execute(&mut *tx)
             .await?;
     }
-    let done = sqlx::query(
-        "insert into analytics_events (project_id, ts, id, name, path, referrer_host, utm_source, utm_medium, utm_campaign,
-            screen_width, device, browser, os, country, visitor, properties)
-         select u.project_id, u.ts, u.id, u.name, u.path, u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign,
-            u.screen_width, u.device, u.browser, u.os, u.country, u.visitor, u.properties
-         from unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::text[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int8[], $16::jsonb[])
-            as u(project_id, ts, id, name, path, referrer_host, utm_source, utm_medium, utm_campaign, screen_width, device,
-                 browser, os, country, visitor, properties)
-         join projects p on p.id = u.project_id
-         on conflict (project_id, ts, id) do nothing",
-    )
-    .bind(&projects)
-    .bind(&times)
-    .bind(&ids)
-    .bind(&names)
-    .bind(col(|r| r.enriched.path.clone()))
-    .bind(col(|r| r.enriched.referrer_host.clone()))
-    .bind(col(|r| r.enriched.utm_source.clone()))
-    .bind(col(|r| r.enriched.utm_medium.clone()))
-    .bind(col(|r| r.enriched.utm_campaign.clone()))
-    .bind(&widths)
-    .bind(&devices)
-    .bind(&browsers)
-    .bind(&oses)
-    .bind(col(|r| r.enriched.country.clone()))
-    .bind(&visitors)
-    .bind(&props)
-    .execute(&mut *tx)
-    .await?;
+    if !rows.is_empty() {
+        sqlx::query(
+            "insert into analytics_events (project_id, ts, visitor, screen_width, device, browser, os, name, path,
+                referrer_host, utm_source, utm_medium, utm_campaign, country, properties)
+             select u.project_id, u.ts, u.visitor, u.screen_width, u.device, u.browser, u.os, u.name, u.path,
+                u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign, u.country, u.properties
+             from unnest($1::uuid[], $2::timestamptz[], $3::int8[], $4::int[], $5::int2[], $6::int2[], $7::int2[],
+                         $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::jsonb[])
+                as u(project_id, ts, visitor, screen_width, device, browser, os, name, path, referrer_host,
+                     utm_source, utm_medium, utm_campaign, country, properties)
+             join projects p on p.id = u.project_id",
+        )
+        .bind(&projects)
+        .bind(&times)
+        .bind(&visitors)
+        .bind(&widths)
+        .bind(&devices)
+        .bind(&browsers)
+        .bind(&oses)
+        .bind(&names)
+        .bind(col(|r| r.enriched.path.clone()))
+        .bind(col(|r| r.enriched.referrer_host.clone()))
+        .bind(col(|r| r.enriched.utm_source.clone()))
+        .bind(col(|r| r.enriched.utm_medium.clone()))
+        .bind(col(|r| r.enriched.utm_campaign.clone()))
+        .bind(col(|r| r.enriched.country.clone()))
+        .bind(&props)
+        .execute(&mut *tx)
+        .await?;
+        // Events older than what their day's summaries cover (a queue that lagged behind a roll)
+        // are not in them: the workers' upkeep rolls such a day again.
+        sqlx::query(
+            "update analytics_rollups r set dirty = true
+             from (select (t at time zone 'UTC')::date as day, min(t) as first from unnest($1::timestamptz[]) t group by 1) u
+             where r.day = u.day and r.through > u.first and not r.dirty",
+        )
+        .bind(&times)
+        .execute(&mut *tx)
+        .await?;
+    }
+    for (project, day, bots) in batch.bots {
+        sqlx::query(
+            "insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
+             on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots",
+        )
+        .bind(project)
+        .bind(day)
+        .bind(bots)
+        .execute(&mut *tx)
+        .await?;
+    }
+    // Held to the commit, so of two workers storing the same entry the second sees the first's
+    // record here and rolls back.
+    sqlx::query("select pg_advisory_xact_lock($1)")
+        .bind(REPLAY_LOCK)
+        .execute(&mut *tx)
+        .await?;
+    let stored: bool =
+        sqlx::query_scalar("select exists (select 1 from analytics_replays where entries && $1)")
+            .bind(batch.entries)
+            .fetch_one(&mut *tx)
+            .await?;
+    if stored {
+        return Err(AppError::Internal(anyhow::anyhow!(
+            "another worker stored some of these queue entries meanwhile"
+        )));
+    }
+    sqlx::query("insert into analytics_replays (entries, last_entry) values ($1, $2)")
+        .bind(batch.entries)
+        .bind(batch.entries.iter().max().copied().unwrap_or_default())
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
-    Ok(done.rows_affected())
-}
-
-pub async fn count_dropped(
-    db: &PgPool,
-    project_id: Uuid,
-    day: NaiveDate,
-    bots: i64,
-) -> AppResult<()> {
-    sqlx::query(
-        "insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
-         on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots",
-    )
-    .bind(project_id)
-    .bind(day)
-    .bind(bots)
-    .execute(db)
-    .await?;
     Ok(())
 }
+
+/// Serialises the last step of storing a read (see `insert`).
+const REPLAY_LOCK: i64 = 7432;

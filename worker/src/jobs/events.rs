@@ -1,13 +1,13 @@
 //! Analytics enrichment: the requests of one queue read become one multi-row insert. Delivery is at least
-//! once (a batch is acknowledged only after its insert commits); event ids make replays no-ops.
+//! once (a batch is acknowledged only after its insert commits); the record of the queue entries
+//! stored makes replays no-ops.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::net::IpAddr;
 
-use chrono::{Duration, NaiveDate, Utc};
+use chrono::NaiveDate;
 use shipmate_shared::analytics::enrich::{self, Geo};
 use shipmate_shared::analytics::events::EventBatch;
-use shipmate_shared::analytics::rollup;
 use shipmate_shared::analytics::store::{self, Stored};
 use sqlx::PgPool;
 
@@ -15,8 +15,8 @@ pub struct Enricher {
     pub db: PgPool,
     pub geo: Geo,
     salts: HashMap<NaiveDate, Vec<u8>>,
-    /// Days whose partition exists (or never can: their rows are in the default partition).
-    partitions: BTreeSet<NaiveDate>,
+    /// Codes of the device, browser and OS names seen so far (they never change).
+    labels: HashMap<String, i16>,
 }
 
 impl Enricher {
@@ -25,7 +25,7 @@ impl Enricher {
             db,
             geo,
             salts: HashMap::new(),
-            partitions: BTreeSet::new(),
+            labels: HashMap::new(),
         }
     }
 
@@ -33,9 +33,7 @@ impl Enricher {
         if let Some(s) = self.salts.get(&day) {
             return Ok(s.clone());
         }
-        let salt = store::salt_for(&self.db, day)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let salt = store::salt_for(&self.db, day).await?;
         // Only today's and yesterday's salts are ever needed.
         self.salts
             .retain(|d, _| *d >= day.pred_opt().unwrap_or(day));
@@ -43,19 +41,20 @@ impl Enricher {
         Ok(salt)
     }
 
-    /// Enriches the requests of one read and stores their events with one insert (few, large
-    /// statements keep up with the firehose); bots are only counted, once the insert is in.
-    pub async fn handle(&mut self, batches: &[EventBatch]) -> anyhow::Result<()> {
-        let mut rows = Vec::new();
-        let mut days = BTreeSet::new();
-        let mut bots = Vec::new();
-        for batch in batches {
+    /// Enriches the requests of one read (each with its queue entry key) and stores their events
+    /// with one insert (few, large statements keep up with the firehose); bots are only counted.
+    /// Entries stored before (a redelivered job) are skipped.
+    pub async fn handle(&mut self, batches: &[(i64, EventBatch)]) -> anyhow::Result<()> {
+        let keys: Vec<i64> = batches.iter().map(|(k, _)| *k).collect();
+        let done = store::already_stored(&self.db, &keys).await?;
+        let (mut rows, mut bots, mut entries) = (Vec::new(), Vec::new(), Vec::new());
+        for (key, batch) in batches.iter().filter(|(k, _)| !done.contains(k)) {
+            entries.push(*key);
             let day = enrich::day_of(batch.received_at);
             let Some(ua) = enrich::user_agent(&batch.user_agent) else {
                 bots.push((batch.project_id, day, batch.events.len() as i64));
                 continue;
             };
-            days.insert(day);
             let country = batch
                 .ip
                 .parse::<IpAddr>()
@@ -71,40 +70,29 @@ impl Enricher {
                 event: event.clone(),
             }));
         }
-        let db = &self.db;
-        let fail = |e: shipmate_shared::AppError| anyhow::anyhow!("{e}");
-        store::insert(db, &rows).await.map_err(fail)?;
-        for (project, day, n) in bots {
-            store::count_dropped(db, project, day, n)
-                .await
-                .map_err(fail)?;
+        if entries.is_empty() {
+            return Ok(());
         }
-        // Events for a day already summarised (late ones) must show in the reads: the shared day
-        // lock in the insert makes this check see any roll that could have missed them.
-        let days: Vec<NaiveDate> = days.into_iter().collect();
-        rollup::reroll_closed(db, &days).await.map_err(fail)?;
-        Ok(())
-    }
-
-    /// Storage upkeep, about once a minute: partitions for yesterday to tomorrow (each day asked
-    /// for once), and summaries of the days closed since (five minutes after midnight, for events
-    /// still queued), a week of days at most per round.
-    pub async fn upkeep(&mut self) -> anyhow::Result<()> {
-        let fail = |e: shipmate_shared::AppError| anyhow::anyhow!("{e}");
-        let yesterday = Utc::now().date_naive() - Duration::days(1);
-        if !(0..3).all(|d| self.partitions.contains(&(yesterday + Duration::days(d)))) {
-            let settled = rollup::ensure_partitions(&self.db, yesterday, 3)
-                .await
-                .map_err(fail)?;
-            self.partitions.retain(|d| *d >= yesterday);
-            self.partitions.extend(settled);
+        let unknown: Vec<String> = rows
+            .iter()
+            .flat_map(|r| [r.enriched.device, &r.enriched.browser, &r.enriched.os])
+            .filter(|l| !self.labels.contains_key(*l))
+            .map(str::to_owned)
+            .collect();
+        if !unknown.is_empty() {
+            self.labels
+                .extend(store::label_ids(&self.db, &unknown).await?);
         }
-        let rolled = rollup::roll_due(&self.db, Duration::minutes(5), 7)
-            .await
-            .map_err(fail)?;
-        if !rolled.is_empty() {
-            tracing::info!(days = rolled.len(), "analytics summaries rolled up");
-        }
+        store::insert(
+            &self.db,
+            store::Batch {
+                rows: &rows,
+                labels: &self.labels,
+                bots: &bots,
+                entries: &entries,
+            },
+        )
+        .await?;
         Ok(())
     }
 }

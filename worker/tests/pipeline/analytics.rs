@@ -4,6 +4,11 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use shipmate_shared::analytics::enrich::Geo;
+use shipmate_shared::analytics::events::{parse_body, EventBatch};
+use shipmate_shared::analytics::{rollup, store};
+use shipmate_worker::jobs::events::Enricher;
+
 use crate::helpers::*;
 use crate::support::*;
 
@@ -205,13 +210,19 @@ async fn every_read_reflects_the_events_with_exact_figures() {
         .await
         .unwrap();
     assert_eq!(in_default, 0);
-    // Summaries give exactly what the raw events give: roll today up (the worker only rolls
-    // closed days) and every read for every period must be unchanged.
+    // Summaries give exactly what the raw events give. The worker keeps today's summaries 5 s
+    // behind; bring them up to now, and every read for every period must be unchanged.
     let raw = every_read(&app, &token, &project).await;
     let today = chrono::Utc::now().date_naive();
-    shipmate_shared::analytics::rollup::roll_day(&pool, today, true)
-        .await
-        .unwrap();
+    let current = |lag: i64| {
+        rollup::keep_current(
+            &pool,
+            chrono::Duration::minutes(5),
+            chrono::Duration::seconds(lag),
+            7,
+        )
+    };
+    current(0).await.unwrap();
     let summaries: i64 = sqlx::query_scalar("select count(*) from analytics_daily where day = $1")
         .bind(today)
         .fetch_one(&pool)
@@ -219,6 +230,82 @@ async fn every_read_reflects_the_events_with_exact_figures() {
         .unwrap();
     assert!(summaries > 10, "{summaries} summary rows");
     assert_eq!(every_read(&app, &token, &project).await, raw);
+
+    // Now the summaries end mid-day. Visitor A comes back and D is new: reads add the raw events
+    // since and must count A once for the day, and once per page (A saw /pricing before).
+    track(
+        &app,
+        k,
+        "81.2.69.142",
+        CHROME,
+        json!({"url": "https://acme.example/pricing"}),
+    )
+    .await;
+    track(
+        &app,
+        k,
+        "81.2.69.143",
+        CHROME,
+        json!({"url": "https://acme.example/pricing"}),
+    )
+    .await;
+    let overview = wait_page_views(&app, &token, &project, 6).await;
+    assert_eq!(
+        (&overview["page_views"], &overview["unique_visitors"]),
+        (&json!(6), &json!(4))
+    );
+    assert_eq!(
+        read(&app, &token, "pages", &project, "7d").await["data"][0],
+        json!({"page": "/pricing", "views": 4, "visitors": 3})
+    );
+    let later = every_read(&app, &token, &project).await;
+    // A pass adding only those events, and a pass over the whole day, give the same figures.
+    current(0).await.unwrap();
+    assert_eq!(every_read(&app, &token, &project).await, later);
+    rollup::roll_day(&pool, today, true).await.unwrap();
+    assert_eq!(every_read(&app, &token, &project).await, later);
+}
+
+#[tokio::test]
+async fn a_redelivered_queue_entry_is_stored_once() {
+    let app = spawn_app().await;
+    let (_, project) = app.owner_with_project("an-replay").await;
+    let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
+    let batch = |n: usize| EventBatch {
+        project_id: id(&project).parse().unwrap(),
+        received_at: chrono::Utc::now(),
+        ip: "81.2.69.142".into(),
+        user_agent: CHROME.into(),
+        events: parse_body(json!({"events": vec![json!({"url": "https://a.example/"}); n]}))
+            .unwrap(),
+    };
+    let key = |id: &str| shipmate_shared::queue::entry_key(id).unwrap();
+    let count = || async {
+        sqlx::query_scalar::<_, i64>("select count(*) from analytics_events")
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    enricher
+        .handle(&[(key("1700000000000-0"), batch(3))])
+        .await
+        .unwrap();
+    assert_eq!(count().await, 3);
+    // The same entry again (its worker died before acknowledging it), now read beside a new one.
+    enricher
+        .handle(&[
+            (key("1700000000000-0"), batch(3)),
+            (key("1700000000001-0"), batch(2)),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(count().await, 5);
+    // Once the queue can no longer deliver them, the record of both is let go.
+    let forgotten = store::forget_replays(&pool, key("1700000000001-1"))
+        .await
+        .unwrap();
+    assert_eq!(forgotten, 2);
 }
 
 #[tokio::test]

@@ -1,0 +1,83 @@
+-- Smaller raw rows, and summaries kept current during the day.
+--
+-- * The per-event id and its primary key were more than a third of each row. A replayed batch is
+--   now recognised by the queue entries it came from (`analytics_replays`, one row per stored
+--   batch, kept only while those entries could be redelivered), so the raw rows need no key.
+-- * Device, browser and OS are two-byte codes into `analytics_labels`.
+-- * Fixed-width columns come first, so the row wastes no alignment padding.
+-- * A BRIN index on `ts` (a few pages per partition) finds a day's recent rows; today's partition
+--   also has a (project, visitor) index so the reads can count the visitors of the last seconds
+--   exactly against the summaries. It is dropped once the day is rolled up.
+
+create table analytics_labels (
+    id smallint generated always as identity primary key,
+    label text not null unique
+);
+
+create table analytics_replays (
+    -- Stream entry ids, each as (milliseconds << 20 | sequence).
+    entries int8[] not null,
+    last_entry int8 not null,
+    stored_at timestamptz not null default now()
+);
+
+-- Summaries of `day` cover exactly its events before `through` (the day's end once the day is
+-- closed). `dirty`: events before `through` were stored after the summaries were made.
+alter table analytics_rollups
+    add column through timestamptz,
+    add column dirty boolean not null default false;
+update analytics_rollups set through = (day + 1)::timestamp at time zone 'UTC';
+alter table analytics_rollups alter column through set not null;
+
+insert into analytics_labels (label)
+select distinct v from analytics_events, lateral (values (device), (browser), (os)) l(v)
+order by 1;
+
+do $$
+declare
+    part record;
+    d date;
+begin
+    alter table analytics_events rename to analytics_events_old;
+    for part in select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+                where i.inhparent = 'analytics_events_old'::regclass loop
+        execute format('alter table %I rename to %I', part.relname, part.relname || '_old');
+    end loop;
+    create table analytics_events (
+        project_id uuid not null references projects on delete cascade,
+        ts timestamptz not null,
+        visitor bigint not null,
+        screen_width integer,
+        device smallint not null references analytics_labels,
+        browser smallint not null references analytics_labels,
+        os smallint not null references analytics_labels,
+        name text not null,
+        path text,
+        referrer_host text,
+        utm_source text,
+        utm_medium text,
+        utm_campaign text,
+        country text,
+        properties jsonb
+    ) partition by range (ts);
+    create index analytics_events_ts on analytics_events using brin (ts);
+    create table analytics_events_default partition of analytics_events default;
+    for d in select distinct (ts at time zone 'UTC')::date from analytics_events_old loop
+        execute format(
+            'create table analytics_events_%s partition of analytics_events for values from (%L) to (%L)',
+            to_char(d, 'YYYYMMDD'), d::timestamp at time zone 'UTC', (d + 1)::timestamp at time zone 'UTC');
+        if d >= (now() at time zone 'UTC')::date then
+            execute format('create index analytics_events_%s_visitors on analytics_events_%s (project_id, visitor)',
+                to_char(d, 'YYYYMMDD'), to_char(d, 'YYYYMMDD'));
+        end if;
+    end loop;
+    insert into analytics_events (project_id, ts, visitor, screen_width, device, browser, os, name, path,
+        referrer_host, utm_source, utm_medium, utm_campaign, country, properties)
+    select e.project_id, e.ts, e.visitor, e.screen_width, dv.id, br.id, os.id, e.name, e.path,
+        e.referrer_host, e.utm_source, e.utm_medium, e.utm_campaign, e.country, e.properties
+    from analytics_events_old e
+    join analytics_labels dv on dv.label = e.device
+    join analytics_labels br on br.label = e.browser
+    join analytics_labels os on os.label = e.os;
+    drop table analytics_events_old;
+end $$;
