@@ -20,6 +20,9 @@ create table analytics_replays (
     last_entry int8 not null,
     stored_at timestamptz not null default now()
 );
+-- Every read checks its entries against the record; without fastupdate a lookup never has to
+-- scan a long pending list.
+create index analytics_replays_entries on analytics_replays using gin (entries) with (fastupdate = off);
 
 -- Summaries of `day` cover exactly its events before `through` (the day's end once the day is
 -- closed). `dirty`: events before `through` were stored after the summaries were made.
@@ -28,6 +31,10 @@ alter table analytics_rollups
     add column dirty boolean not null default false;
 update analytics_rollups set through = (day + 1)::timestamp at time zone 'UTC';
 alter table analytics_rollups alter column through set not null;
+
+-- A read takes one dimension over a run of days: key the summaries that way.
+alter table analytics_daily drop constraint analytics_daily_pkey,
+    add primary key (project_id, dim, day, value);
 
 insert into analytics_labels (label)
 select distinct v from analytics_events, lateral (values (device), (browser), (os)) l(v)
