@@ -5,9 +5,10 @@
 --   batch, kept only while those entries could be redelivered), so the raw rows need no key.
 -- * Device, browser and OS are two-byte codes into `analytics_labels`.
 -- * Fixed-width columns come first, so the row wastes no alignment padding.
--- * A BRIN index on `ts` (a few pages per partition) finds a day's recent rows; today's partition
---   also has a (project, visitor) index so the reads can count the visitors of the last seconds
---   exactly against the summaries. It is dropped once the day is rolled up.
+-- * Closed days are read from the summaries only, so their rows need no index but a BRIN on `ts`
+--   (a few pages per partition). Today's partition also has (project, ts), for the raw events of
+--   the last seconds that reads add to the summaries, and (project, visitor), to count their
+--   visitors exactly against the day's earlier events. Both are dropped once the day is rolled up.
 
 create table analytics_labels (
     id smallint generated always as identity primary key,
@@ -18,19 +19,20 @@ create table analytics_replays (
     -- Stream entry ids, each as (milliseconds << 20 | sequence).
     entries int8[] not null,
     last_entry int8 not null,
+    -- Some of them were taken over from another worker (see `store::insert`).
+    redelivered boolean not null,
     stored_at timestamptz not null default now()
 );
--- Every read checks its entries against the record; without fastupdate a lookup never has to
--- scan a long pending list.
-create index analytics_replays_entries on analytics_replays using gin (entries) with (fastupdate = off);
 
 -- Summaries of `day` cover exactly its events before `through` (the day's end once the day is
--- closed). `dirty`: events before `through` were stored after the summaries were made.
+-- closed). A roll first seals the day up to where it will summarise (`sealed`): events before the
+-- seal that are stored afterwards mark the day `dirty`, to be summarised again.
 alter table analytics_rollups
     add column through timestamptz,
+    add column sealed timestamptz,
     add column dirty boolean not null default false;
-update analytics_rollups set through = (day + 1)::timestamp at time zone 'UTC';
-alter table analytics_rollups alter column through set not null;
+update analytics_rollups set through = (day + 1)::timestamp at time zone 'UTC', sealed = (day + 1)::timestamp at time zone 'UTC';
+alter table analytics_rollups alter column through set not null, alter column sealed set not null;
 
 -- A read takes one dimension over a run of days: key the summaries that way.
 alter table analytics_daily drop constraint analytics_daily_pkey,
@@ -75,6 +77,8 @@ begin
             to_char(d, 'YYYYMMDD'), d::timestamp at time zone 'UTC', (d + 1)::timestamp at time zone 'UTC');
         if d >= (now() at time zone 'UTC')::date then
             execute format('create index analytics_events_%s_visitors on analytics_events_%s (project_id, visitor)',
+                to_char(d, 'YYYYMMDD'), to_char(d, 'YYYYMMDD'));
+            execute format('create index analytics_events_%s_recent on analytics_events_%s (project_id, ts)',
                 to_char(d, 'YYYYMMDD'), to_char(d, 'YYYYMMDD'));
         end if;
     end loop;

@@ -25,6 +25,14 @@ pub struct EmbedJob {
     pub project_id: Uuid,
 }
 
+/// One stream entry as read: its payload (`None` if unreadable), and whether it was taken over
+/// from another consumer (it may have been handled before) rather than delivered for the first time.
+pub struct Entry<T> {
+    pub id: String,
+    pub job: Option<T>,
+    pub redelivered: bool,
+}
+
 #[derive(Clone)]
 pub struct Queue {
     conn: ConnectionManager,
@@ -99,7 +107,7 @@ impl Queue {
     }
 
     /// Waits up to `block_ms` for new jobs, then also takes over jobs another consumer left
-    /// unacknowledged for `stale_ms` (a killed worker). Returns (entry id, payload) pairs.
+    /// unacknowledged for `stale_ms` (a killed worker).
     pub async fn read<T: for<'de> Deserialize<'de>>(
         &self,
         stream: &str,
@@ -107,7 +115,7 @@ impl Queue {
         count: usize,
         block_ms: usize,
         stale_ms: u64,
-    ) -> redis::RedisResult<Vec<(String, Option<T>)>> {
+    ) -> redis::RedisResult<Vec<Entry<T>>> {
         let mut c = self.conn.clone();
         let opts = StreamReadOptions::default()
             .group(GROUP, consumer)
@@ -115,15 +123,16 @@ impl Queue {
             .block(block_ms);
         let key = self.key(stream);
         let reply: StreamReadReply = c.xread_options(&[&key], &[">"], &opts).await?;
-        let mut out: Vec<(String, Option<T>)> = reply
+        let mut out: Vec<Entry<T>> = reply
             .keys
             .into_iter()
             .flat_map(|k| k.ids)
-            .map(|e| {
-                let job = e
+            .map(|e| Entry {
+                job: e
                     .get::<String>("job")
-                    .and_then(|s| serde_json::from_str(&s).ok());
-                (e.id, job)
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                id: e.id,
+                redelivered: false,
             })
             .collect();
         let claimed: redis::Value = redis::cmd("XAUTOCLAIM")
@@ -190,7 +199,7 @@ pub fn entry_key(id: &str) -> Option<i64> {
 }
 
 /// `XAUTOCLAIM` answers `[next-cursor, [[id, [field, value, ...]], ...], [deleted ids]]`.
-fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<(String, Option<T>)> {
+fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<Entry<T>> {
     let redis::Value::Array(parts) = v else {
         return Vec::new();
     };
@@ -214,7 +223,11 @@ fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<(String
                 .find(|kv| kv[0] == "job")
                 .and_then(|kv| kv.get(1))
                 .and_then(|s| serde_json::from_str(s).ok());
-            Some((id, job))
+            Some(Entry {
+                id,
+                job,
+                redelivered: true,
+            })
         })
         .collect()
 }

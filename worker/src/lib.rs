@@ -9,11 +9,11 @@ use std::time::Duration;
 use shipmate_shared::analytics::enrich::Geo;
 use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::kb::models::Registry;
-use shipmate_shared::queue::{entry_key, Queue, EMBED_STREAM, EVENTS_STREAM};
+use shipmate_shared::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_shared::startup::retry;
 use tokio::sync::watch;
 
-use crate::jobs::events::Enricher;
+use crate::jobs::events::{Enricher, Read};
 use crate::jobs::upkeep::Upkeep;
 use crate::settings::WorkerSettings;
 
@@ -70,7 +70,7 @@ async fn embed_loop(
         ack(
             &queue,
             EMBED_STREAM,
-            woken.into_iter().map(|(id, _)| id).collect(),
+            woken.into_iter().map(|e| e.id).collect(),
         )
         .await;
     }
@@ -93,13 +93,17 @@ async fn events_loop(
         };
         // Unreadable entries can never succeed: they are dropped rather than retried forever.
         let (mut done, mut taken, mut batches) = (Vec::new(), Vec::new(), Vec::new());
-        for (id, batch) in entries {
-            match (entry_key(&id), batch) {
-                (Some(key), Some(b)) => {
-                    taken.push(id);
-                    batches.push((key, b));
+        for e in entries {
+            match (entry_key(&e.id), e.job) {
+                (Some(key), Some(job)) => {
+                    taken.push(e.id);
+                    batches.push(Read {
+                        key,
+                        redelivered: e.redelivered,
+                        batch: job,
+                    });
                 }
-                _ => done.push(id),
+                _ => done.push(e.id),
             }
         }
         match enricher.handle(&batches).await {
@@ -129,7 +133,7 @@ async fn read<T: for<'de> serde::Deserialize<'de>>(
     consumer: &str,
     count: usize,
     stale_ms: u64,
-) -> Vec<(String, Option<T>)> {
+) -> Vec<Entry<T>> {
     let result = match queue.ensure_group(stream).await {
         Ok(()) => {
             queue

@@ -12,8 +12,8 @@ pub fn bounds(day: NaiveDate) -> (DateTime<Utc>, DateTime<Utc>) {
     (start, start + Duration::days(1))
 }
 
-/// The advisory lock of a day's summaries: rolling takes it exclusively, storing events of the day
-/// shares it, so a roll never misses events whose insert had begun (see `store::insert`).
+/// The advisory lock of a day's summaries: sealing a day for a roll takes it exclusively, storing
+/// events of the day shares it, so a roll never misses events whose insert had begun (see `roll`).
 pub const DAY_LOCK: i32 = 7431;
 
 pub fn day_lock_key(day: NaiveDate) -> i32 {
@@ -23,7 +23,7 @@ pub fn day_lock_key(day: NaiveDate) -> i32 {
 /// Creates the daily partitions for `days` days from `from`, if missing, and returns the days
 /// settled: those with a partition, and those whose events already sit in the default partition
 /// (their partition cannot be created; asking again would only rescan the default partition).
-/// Partitions from today on get the (project, visitor) index the intraday summaries need.
+/// Partitions from today on get the indexes that intraday summaries and reads need (see `roll`).
 pub async fn ensure_partitions(
     db: &PgPool,
     from: NaiveDate,
@@ -40,9 +40,14 @@ pub async fn ensure_partitions(
             end.to_rfc3339()
         )];
         if day >= today {
-            sql.push(format!(
-                "create index if not exists {table}_visitors on {table} (project_id, visitor)"
-            ));
+            for (name, columns) in [
+                ("visitors", "project_id, visitor"),
+                ("recent", "project_id, ts"),
+            ] {
+                sql.push(format!(
+                    "create index if not exists {table}_{name} on {table} ({columns})"
+                ));
+            }
         }
         for sql in sql {
             match sqlx::query(&sql).execute(db).await {
@@ -135,35 +140,82 @@ fn summary_breakdowns(incremental: bool) -> String {
     )
 }
 
-/// Brings `day`'s summaries (every project's) up to the events before `upto`, atomically: only
-/// what changed since they were last brought up to date, or from scratch when `afresh`, when the
-/// day has none, or when late events made them dirty. Summaries already that far are left alone.
-/// A day summarised to its end loses its visitor index, which only intraday passes use.
+/// Brings `day`'s summaries (every project's) up to the events before `upto`: only what changed
+/// since they were last brought up to date, or from scratch when `afresh`, when the day has none,
+/// or when late events made them dirty. Summaries already that far are left alone. A day
+/// summarised to its end loses its (project, ts) and (project, visitor) indexes: only intraday
+/// passes and reads of the last seconds use them.
+///
+/// Storing events never waits for the summaries to be computed, only for a short seal: rollers of
+/// a day take turns (a session lock, as the roll spans two transactions); the first transaction
+/// seals the day up to `upto` under the day's exclusive lock, so that from then on storing events
+/// before `upto` marks the day dirty; the second computes the summaries, holding the rollup row,
+/// so such a mark waits for it and is never lost.
 async fn roll(db: &PgPool, day: NaiveDate, upto: DateTime<Utc>, afresh: bool) -> AppResult<()> {
+    let mut conn = db.acquire().await?;
+    sqlx::query("select pg_advisory_lock($1, $2)")
+        .bind(ROLLER_LOCK)
+        .bind(day_lock_key(day))
+        .execute(&mut *conn)
+        .await?;
+    let rolled = seal_and_summarise(&mut conn, day, upto, afresh).await;
+    let unlocked = sqlx::query("select pg_advisory_unlock($1, $2)")
+        .bind(ROLLER_LOCK)
+        .bind(day_lock_key(day))
+        .execute(&mut *conn)
+        .await;
+    if unlocked.is_err() {
+        // A connection that may still hold the lock must not go back to the pool.
+        drop(conn.detach());
+    }
+    rolled
+}
+
+/// Takes turns between the rollers of a day (see `roll`).
+const ROLLER_LOCK: i32 = 7433;
+
+async fn seal_and_summarise(
+    conn: &mut sqlx::PgConnection,
+    day: NaiveDate,
+    upto: DateTime<Utc>,
+    afresh: bool,
+) -> AppResult<()> {
     let (start, end) = bounds(day);
     let upto = upto.min(end);
-    let mut tx = db.begin().await?;
-    // Exclusive: waits for inserts of the day's events in flight, and for another roller.
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    // Exclusive: waits for inserts of the day's events in flight; later ones see the seal.
     sqlx::query("select pg_advisory_xact_lock($1, $2)")
         .bind(DAY_LOCK)
         .bind(day_lock_key(day))
         .execute(&mut *tx)
         .await?;
-    let state: Option<(DateTime<Utc>, bool)> =
-        sqlx::query_as("select through, dirty from analytics_rollups where day = $1")
+    sqlx::query(
+        "insert into analytics_rollups (day, through, sealed) values ($1, $2, $3)
+         on conflict (day) do update set sealed = greatest(analytics_rollups.sealed, $3)",
+    )
+    .bind(day)
+    .bind(start)
+    .bind(upto)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    let (through, dirty): (DateTime<Utc>, bool) =
+        sqlx::query_as("select through, dirty from analytics_rollups where day = $1 for update")
             .bind(day)
-            .fetch_optional(&mut *tx)
+            .fetch_one(&mut *tx)
             .await?;
-    let from = match state {
-        Some((through, false)) if !afresh && through >= upto => return Ok(()),
-        Some((through, false)) if !afresh => through,
-        _ => {
-            sqlx::query("delete from analytics_daily where day = $1")
-                .bind(day)
-                .execute(&mut *tx)
-                .await?;
-            start
-        }
+    let from = if afresh || dirty || through <= start {
+        sqlx::query("delete from analytics_daily where day = $1")
+            .bind(day)
+            .execute(&mut *tx)
+            .await?;
+        start
+    } else if through >= upto {
+        return Ok(());
+    } else {
+        through
     };
     let incremental = from > start;
     for sql in [summary_totals(incremental), summary_breakdowns(incremental)] {
@@ -176,17 +228,16 @@ async fn roll(db: &PgPool, day: NaiveDate, upto: DateTime<Utc>, afresh: bool) ->
             .await?;
     }
     sqlx::query(
-        "insert into analytics_rollups (day, through) values ($1, $2)
-         on conflict (day) do update set through = $2, dirty = false, rolled_at = now()",
+        "update analytics_rollups set through = $2, dirty = false, rolled_at = now() where day = $1",
     )
     .bind(day)
     .bind(upto)
     .execute(&mut *tx)
     .await?;
     if upto == end {
+        let table = format!("analytics_events_{}", day.format("%Y%m%d"));
         sqlx::query(&format!(
-            "drop index if exists analytics_events_{}_visitors",
-            day.format("%Y%m%d")
+            "drop index if exists {table}_visitors, {table}_recent"
         ))
         .execute(&mut *tx)
         .await?;

@@ -62,8 +62,11 @@ pub async fn label_ids(db: &PgPool, labels: &[String]) -> AppResult<HashMap<Stri
     .collect())
 }
 
-/// The queue entries among `entries` whose events are already stored (a redelivered job).
+/// The queue entries among `entries` whose events are already stored (redelivered jobs).
 pub async fn already_stored(db: &PgPool, entries: &[i64]) -> AppResult<HashSet<i64>> {
+    if entries.is_empty() {
+        return Ok(HashSet::new());
+    }
     Ok(sqlx::query_scalar(
         "select e from analytics_replays r, unnest(r.entries) e where r.entries && $1 and e = any($1)",
     )
@@ -87,12 +90,14 @@ pub async fn forget_replays(db: &PgPool, bound: i64) -> AppResult<u64> {
 }
 
 /// What one worker read stores: its events (device, browser and OS coded by `labels`), the bots it
-/// dropped per project and day, and the queue entries they all came from.
+/// dropped per project and day, and the queue entries they all came from; `redelivered` if some of
+/// those were taken over from another worker.
 pub struct Batch<'a> {
     pub rows: &'a [Stored],
     pub labels: &'a HashMap<String, i16>,
     pub bots: &'a [(Uuid, NaiveDate, i64)],
     pub entries: &'a [i64],
+    pub redelivered: bool,
 }
 
 /// Stores a read with one insert, atomically with its bot counts and the record of its entries.
@@ -121,8 +126,8 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         })
         .collect();
     let mut tx = db.begin().await?;
-    // Shared with each day's roll (exclusive): a day cannot be summarised while its events are
-    // being stored, and events stored behind a roll mark its summaries dirty (below).
+    // Shared with the seal of each day's roll (exclusive): a day is sealed between inserts, and
+    // events stored behind a seal mark its summaries dirty (below).
     let mut days: Vec<i32> = rows
         .iter()
         .map(|r| super::rollup::day_lock_key(r.ts.date_naive()))
@@ -165,12 +170,12 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .bind(&props)
         .execute(&mut *tx)
         .await?;
-        // Events older than what their day's summaries cover (a queue that lagged behind a roll)
-        // are not in them: the workers' upkeep rolls such a day again.
+        // Events older than their day's seal (a queue that lagged behind a roll) may be missing
+        // from its summaries: the workers' upkeep rolls such a day again.
         sqlx::query(
             "update analytics_rollups r set dirty = true
              from (select (t at time zone 'UTC')::date as day, min(t) as first from unnest($1::timestamptz[]) t group by 1) u
-             where r.day = u.day and r.through > u.first and not r.dirty",
+             where r.day = u.day and r.sealed > u.first and not r.dirty",
         )
         .bind(&times)
         .execute(&mut *tx)
@@ -188,26 +193,32 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .await?;
     }
     // Held to the commit, so of two workers storing the same entry the second sees the first's
-    // record here and rolls back.
+    // record here and rolls back. An entry is stored twice only if one of the two took it over
+    // (`redelivered`): a read of first deliveries need only look at records of such reads.
     sqlx::query("select pg_advisory_xact_lock($1)")
         .bind(REPLAY_LOCK)
         .execute(&mut *tx)
         .await?;
-    let stored: bool =
-        sqlx::query_scalar("select exists (select 1 from analytics_replays where entries && $1)")
-            .bind(batch.entries)
-            .fetch_one(&mut *tx)
-            .await?;
+    let stored: bool = sqlx::query_scalar(
+        "select exists (select 1 from analytics_replays where ($2 or redelivered) and entries && $1)",
+    )
+    .bind(batch.entries)
+    .bind(batch.redelivered)
+    .fetch_one(&mut *tx)
+    .await?;
     if stored {
         return Err(AppError::Internal(anyhow::anyhow!(
             "another worker stored some of these queue entries meanwhile"
         )));
     }
-    sqlx::query("insert into analytics_replays (entries, last_entry) values ($1, $2)")
-        .bind(batch.entries)
-        .bind(batch.entries.iter().max().copied().unwrap_or_default())
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query(
+        "insert into analytics_replays (entries, last_entry, redelivered) values ($1, $2, $3)",
+    )
+    .bind(batch.entries)
+    .bind(batch.entries.iter().max().copied().unwrap_or_default())
+    .bind(batch.redelivered)
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(())
 }

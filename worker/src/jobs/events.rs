@@ -11,6 +11,14 @@ use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::analytics::store::{self, Stored};
 use sqlx::PgPool;
 
+/// One request's events as read from the queue, with its entry's key (`queue::entry_key`).
+pub struct Read {
+    pub key: i64,
+    /// Taken over from another worker: it may have been stored already.
+    pub redelivered: bool,
+    pub batch: EventBatch,
+}
+
 pub struct Enricher {
     pub db: PgPool,
     pub geo: Geo,
@@ -41,14 +49,18 @@ impl Enricher {
         Ok(salt)
     }
 
-    /// Enriches the requests of one read (each with its queue entry key) and stores their events
-    /// with one insert (few, large statements keep up with the firehose); bots are only counted.
-    /// Entries stored before (a redelivered job) are skipped.
-    pub async fn handle(&mut self, batches: &[(i64, EventBatch)]) -> anyhow::Result<()> {
-        let keys: Vec<i64> = batches.iter().map(|(k, _)| *k).collect();
-        let done = store::already_stored(&self.db, &keys).await?;
+    /// Enriches the requests of one queue read and stores their events with one insert (few,
+    /// large statements keep up with the firehose); bots are only counted. Redelivered entries
+    /// stored before are skipped.
+    pub async fn handle(&mut self, reads: &[Read]) -> anyhow::Result<()> {
+        let redelivered: Vec<i64> = reads
+            .iter()
+            .filter(|r| r.redelivered)
+            .map(|r| r.key)
+            .collect();
+        let done = store::already_stored(&self.db, &redelivered).await?;
         let (mut rows, mut bots, mut entries) = (Vec::new(), Vec::new(), Vec::new());
-        for (key, batch) in batches.iter().filter(|(k, _)| !done.contains(k)) {
+        for Read { key, batch, .. } in reads.iter().filter(|r| !done.contains(&r.key)) {
             entries.push(*key);
             let day = enrich::day_of(batch.received_at);
             let Some(ua) = enrich::user_agent(&batch.user_agent) else {
@@ -90,6 +102,7 @@ impl Enricher {
                 labels: &self.labels,
                 bots: &bots,
                 entries: &entries,
+                redelivered: !redelivered.is_empty(),
             },
         )
         .await?;

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use shipmate_shared::analytics::enrich::Geo;
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::{rollup, store};
-use shipmate_worker::jobs::events::Enricher;
+use shipmate_worker::jobs::events::{Enricher, Read};
 
 use crate::helpers::*;
 use crate::support::*;
@@ -266,21 +266,37 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     assert_eq!(every_read(&app, &token, &project).await, later);
 }
 
+fn batch(project: &Value, n: usize, received_at: chrono::DateTime<chrono::Utc>) -> EventBatch {
+    EventBatch {
+        project_id: id(project).parse().unwrap(),
+        received_at,
+        ip: "81.2.69.142".into(),
+        user_agent: CHROME.into(),
+        events: parse_body(json!({"events": vec![json!({"url": "https://a.example/"}); n]}))
+            .unwrap(),
+    }
+}
+
+fn entry(id: &str) -> i64 {
+    shipmate_shared::queue::entry_key(id).unwrap()
+}
+
+/// A queue entry as a worker reads it.
+fn read_of(id: &str, redelivered: bool, batch: EventBatch) -> Read {
+    Read {
+        key: entry(id),
+        redelivered,
+        batch,
+    }
+}
+
 #[tokio::test]
 async fn a_redelivered_queue_entry_is_stored_once() {
     let app = spawn_app().await;
     let (_, project) = app.owner_with_project("an-replay").await;
     let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
     let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
-    let batch = |n: usize| EventBatch {
-        project_id: id(&project).parse().unwrap(),
-        received_at: chrono::Utc::now(),
-        ip: "81.2.69.142".into(),
-        user_agent: CHROME.into(),
-        events: parse_body(json!({"events": vec![json!({"url": "https://a.example/"}); n]}))
-            .unwrap(),
-    };
-    let key = |id: &str| shipmate_shared::queue::entry_key(id).unwrap();
+    let now = chrono::Utc::now();
     let count = || async {
         sqlx::query_scalar::<_, i64>("select count(*) from analytics_events")
             .fetch_one(&pool)
@@ -288,24 +304,80 @@ async fn a_redelivered_queue_entry_is_stored_once() {
             .unwrap()
     };
     enricher
-        .handle(&[(key("1700000000000-0"), batch(3))])
+        .handle(&[read_of("1700000000000-0", false, batch(&project, 3, now))])
         .await
         .unwrap();
     assert_eq!(count().await, 3);
     // The same entry again (its worker died before acknowledging it), now read beside a new one.
     enricher
         .handle(&[
-            (key("1700000000000-0"), batch(3)),
-            (key("1700000000001-0"), batch(2)),
+            read_of("1700000000000-0", true, batch(&project, 3, now)),
+            read_of("1700000000001-0", false, batch(&project, 2, now)),
         ])
         .await
         .unwrap();
     assert_eq!(count().await, 5);
-    // Once the queue can no longer deliver them, the record of both is let go.
-    let forgotten = store::forget_replays(&pool, key("1700000000001-1"))
+    // A worker took an entry over and stored it while its first worker was still busy with it:
+    // the first one's insert is refused (and the entry later acknowledged as already stored).
+    enricher
+        .handle(&[read_of("1700000000002-0", true, batch(&project, 1, now))])
         .await
         .unwrap();
-    assert_eq!(forgotten, 2);
+    assert!(enricher
+        .handle(&[read_of("1700000000002-0", false, batch(&project, 1, now))])
+        .await
+        .is_err());
+    assert_eq!(count().await, 6);
+    // Once the queue can no longer deliver them, the record of all three reads is let go.
+    let forgotten = store::forget_replays(&pool, entry("1700000000002-1"))
+        .await
+        .unwrap();
+    assert_eq!(forgotten, 3);
+}
+
+#[tokio::test]
+async fn an_event_stored_behind_the_summaries_is_summarised_again() {
+    let app = spawn_app().await;
+    let (token, project) = app.owner_with_project("an-late").await;
+    let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
+    let now = chrono::Utc::now();
+    // Today as of midnight (the test must not straddle it).
+    let earlier = rollup::bounds(now.date_naive()).0 + chrono::Duration::milliseconds(1);
+    let current = || {
+        rollup::keep_current(
+            &pool,
+            chrono::Duration::minutes(5),
+            chrono::Duration::zero(),
+            7,
+        )
+    };
+    enricher
+        .handle(&[read_of("1700000000000-0", false, batch(&project, 2, now))])
+        .await
+        .unwrap();
+    current().await.unwrap();
+    // A request accepted before that roll, stored only now (its queue lagged behind).
+    enricher
+        .handle(&[read_of(
+            "1700000000001-0",
+            false,
+            batch(&project, 3, earlier),
+        )])
+        .await
+        .unwrap();
+    let dirty: bool = sqlx::query_scalar("select dirty from analytics_rollups where day = $1")
+        .bind(now.date_naive())
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(dirty);
+    current().await.unwrap();
+    let overview = read(&app, &token, "overview", &project, "7d").await;
+    assert_eq!(
+        (&overview["page_views"], &overview["unique_visitors"]),
+        (&json!(5), &json!(1))
+    );
 }
 
 #[tokio::test]
