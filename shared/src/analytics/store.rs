@@ -199,13 +199,15 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .bind(REPLAY_LOCK)
         .execute(&mut *tx)
         .await?;
-    let stored: bool = sqlx::query_scalar(
-        "select exists (select 1 from analytics_replays where ($2 or redelivered) and entries && $1)",
-    )
-    .bind(batch.entries)
-    .bind(batch.redelivered)
-    .fetch_one(&mut *tx)
-    .await?;
+    let check = if batch.redelivered {
+        "select exists (select 1 from analytics_replays where entries && $1)"
+    } else {
+        "select exists (select 1 from analytics_replays where redelivered and entries && $1)"
+    };
+    let stored: bool = sqlx::query_scalar(check)
+        .bind(batch.entries)
+        .fetch_one(&mut *tx)
+        .await?;
     if stored {
         return Err(AppError::Internal(anyhow::anyhow!(
             "another worker stored some of these queue entries meanwhile"
