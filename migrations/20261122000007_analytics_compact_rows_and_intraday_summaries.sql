@@ -6,9 +6,9 @@
 -- * Device, browser and OS are two-byte codes into `analytics_labels`.
 -- * Fixed-width columns come first, so the row wastes no alignment padding.
 -- * Closed days are read from the summaries only, so their rows need no index but a BRIN on `ts`
---   (a few pages per partition). Today's partition also has (project, ts), for the raw events of
---   the last seconds that reads add to the summaries, and (project, visitor), to count their
---   visitors exactly against the day's earlier events. Both are dropped once the day is rolled up.
+--   (a few pages per partition). Today's partition also has (ts), for the events of the last
+--   seconds that summary passes and reads take, and (project, visitor, ts), to tell whether such
+--   an event's visitor was counted already. Both are dropped once the day is rolled up.
 
 create table analytics_labels (
     id smallint generated always as identity primary key,
@@ -81,9 +81,9 @@ begin
             'create table analytics_events_%s partition of analytics_events for values from (%L) to (%L)',
             to_char(d, 'YYYYMMDD'), d::timestamp at time zone 'UTC', (d + 1)::timestamp at time zone 'UTC');
         if d >= (now() at time zone 'UTC')::date then
-            execute format('create index analytics_events_%s_visitors on analytics_events_%s (project_id, visitor)',
+            execute format('create index analytics_events_%s_visitors on analytics_events_%s (project_id, visitor, ts)',
                 to_char(d, 'YYYYMMDD'), to_char(d, 'YYYYMMDD'));
-            execute format('create index analytics_events_%s_recent on analytics_events_%s (project_id, ts)',
+            execute format('create index analytics_events_%s_recent on analytics_events_%s (ts)',
                 to_char(d, 'YYYYMMDD'), to_char(d, 'YYYYMMDD'));
         end if;
     end loop;

@@ -50,58 +50,30 @@ impl Period {
 }
 
 /// Where a read looks: daily summaries up to `raw_from`, raw events from it on. A period is that
-/// many UTC days, today included. The summaries usually reach to a few seconds ago, the middle of
-/// today: the visitors of the events since then are counted exactly by also reading their earlier
-/// events of the day (`tail`).
+/// many UTC days, today included. The summaries usually reach to a few seconds ago; the raw events
+/// since are counted as a summary pass would count them (`rollup::pass`).
 struct Window {
     start: NaiveDate,
     raw_from: DateTime<Utc>,
-    /// The start of `raw_from`'s day.
-    day_from: DateTime<Utc>,
-    /// The visitors with events since `raw_from`, when that is not a day's start.
-    visitors: Vec<i64>,
 }
 
 impl Window {
-    async fn of(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Self> {
+    async fn of(db: &PgPool, period: Period) -> AppResult<Self> {
         let start = Utc::now().date_naive() - Duration::days(period.days() - 1);
         let start_ts = rollup::bounds(start).0;
         let raw_from = rollup::covered_until(db)
             .await?
             .map_or(start_ts, |c| c.max(start_ts));
-        let day_from = rollup::bounds(raw_from.date_naive()).0;
-        let visitors = if day_from < raw_from {
-            sqlx::query_scalar(
-                "select distinct visitor from analytics_events where project_id = $1 and ts >= $2",
-            )
-            .bind(project_id)
-            .bind(raw_from)
-            .fetch_all(db)
-            .await?
-        } else {
-            Vec::new()
-        };
-        Ok(Window {
-            start,
-            raw_from,
-            day_from,
-            visitors,
-        })
+        Ok(Window { start, raw_from })
     }
 
-    /// Binds `$2` (first day), `$3` (`raw_from`), `$4` (`day_from`) and `$5` (the visitors) after
-    /// the project (`$1`).
+    /// Binds `$2` (first day) and `$3` (`raw_from`) after the project (`$1`).
     fn bind<'q, O>(
         &'q self,
         query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
         project_id: Uuid,
     ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
-        query
-            .bind(project_id)
-            .bind(self.start)
-            .bind(self.raw_from)
-            .bind(self.day_from)
-            .bind(&self.visitors)
+        query.bind(project_id).bind(self.start).bind(self.raw_from)
     }
 }
 
@@ -113,22 +85,15 @@ fn summaries(dim: &str) -> String {
     )
 }
 
-/// The raw rows a read takes, with `key` as the grouping value: the events since `raw_from`,
-/// and the earlier events of the day of the visitors among them (see `rollup::VIEWS`).
-fn tail(key: &str) -> String {
-    let (key, join) = match key {
-        "device" | "browser" | "os" => (
-            "l.label".to_owned(),
-            format!("join analytics_labels l on l.id = e.{key}"),
-        ),
-        other => (other.to_owned(), String::new()),
-    };
-    format!(
-        "select {key} as key, e.ts, e.name, e.visitor from analytics_events e {join}
-         where e.project_id = $1 and e.ts >= $3
-         union all
-         select {key}, e.ts, e.name, e.visitor from analytics_events e {join}
-         where e.project_id = $1 and e.ts >= $4 and e.ts < $3 and e.visitor = any($5)"
+/// What the project's raw events since `raw_from` add to `dim`, per value (and per day or hour
+/// when `by_since`).
+fn tail(dim: &str, by_since: bool) -> String {
+    rollup::pass(
+        &[dim],
+        "e.project_id = $1 and e.ts >= $3",
+        "$3",
+        by_since,
+        true,
     )
 }
 
@@ -146,22 +111,13 @@ async fn breakdown(
     window: &Window,
     project_id: Uuid,
     dim: &'static str,
-    column: &'static str,
-    page_views_only: bool,
 ) -> AppResult<Vec<Row>> {
-    let only = if page_views_only {
-        "and name = 'page_view'"
-    } else {
-        ""
-    };
-    let (summaries, tail) = (summaries(dim), tail(column));
+    let (summaries, tail) = (summaries(dim), tail(dim, false));
     let query = format!(
         "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
             select value as key, views, visitors from ({summaries}) s
             union all
-            select key, {VIEWS}, {VISITORS} from ({tail}) t
-            where key is not null {only}
-            group by key, (ts at time zone 'UTC')::date
+            select value, views, visitors from ({tail}) t
          ) x group by key order by views desc, visitors desc, key limit 100"
     );
     Ok(window
@@ -170,22 +126,15 @@ async fn breakdown(
         .await?)
 }
 
-/// What raw events since `raw_from` ($3) add; see `rollup::VIEWS`.
-const VIEWS: &str = "count(*) filter (where ts >= $3)";
-const VISITORS: &str = "count(distinct visitor) - count(distinct visitor) filter (where ts < $3)";
-const PAGE_VIEWS: &str = "count(*) filter (where ts >= $3 and name = 'page_view')";
-
 /// One breakdown as a read of its own.
 async fn single(
     db: &PgPool,
     project_id: Uuid,
     period: Period,
     dim: &'static str,
-    column: &'static str,
-    page_views_only: bool,
 ) -> AppResult<Vec<Row>> {
-    let window = Window::of(db, project_id, period).await?;
-    breakdown(db, &window, project_id, dim, column, page_views_only).await
+    let window = Window::of(db, period).await?;
+    breakdown(db, &window, project_id, dim).await
 }
 
 fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
@@ -196,13 +145,13 @@ fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
 
 /// The three parts run at once, each on its own connection.
 pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let window = Window::of(db, project_id, period).await?;
-    let (summaries, tail) = (summaries("total"), tail("''"));
+    let window = Window::of(db, period).await?;
+    let (summaries, tail) = (summaries("total"), tail("total", false));
     let query = format!(
         "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
             select views, visitors from ({summaries}) s
             union all
-            select {PAGE_VIEWS}, {VISITORS} from ({tail}) t group by (ts at time zone 'UTC')::date
+            select views, visitors from ({tail}) t
          ) x"
     );
     let totals = window
@@ -210,8 +159,8 @@ pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResul
         .fetch_one(db);
     let ((page_views, unique_visitors), pages, referrers) = tokio::try_join!(
         async { Ok::<_, AppError>(totals.await?) },
-        breakdown(db, &window, project_id, "page", "path", true),
-        breakdown(db, &window, project_id, "referrer", "referrer_host", true),
+        breakdown(db, &window, project_id, "page"),
+        breakdown(db, &window, project_id, "referrer"),
     )?;
     let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
     Ok(json!({
@@ -222,28 +171,28 @@ pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResul
 
 pub async fn pages(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "page", "path", true).await?, "page") }),
+        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "page").await?, "page") }),
     )
 }
 
 pub async fn referrers(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "referrer", "referrer_host", true).await?, "referrer") }),
+        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "referrer").await?, "referrer") }),
     )
 }
 
 pub async fn countries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     Ok(
-        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "country", "country", true).await?, "country") }),
+        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "country").await?, "country") }),
     )
 }
 
 pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let window = Window::of(db, project_id, period).await?;
+    let window = Window::of(db, period).await?;
     let (devices, browsers, oses) = tokio::try_join!(
-        breakdown(db, &window, project_id, "device", "device", true),
-        breakdown(db, &window, project_id, "browser", "browser", true),
-        breakdown(db, &window, project_id, "os", "os", true),
+        breakdown(db, &window, project_id, "device"),
+        breakdown(db, &window, project_id, "browser"),
+        breakdown(db, &window, project_id, "os"),
     )?;
     Ok(json!({
         "period": period.label(),
@@ -254,18 +203,11 @@ pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult
 }
 
 pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let window = Window::of(db, project_id, period).await?;
+    let window = Window::of(db, period).await?;
     let (sources, mediums, campaigns) = tokio::try_join!(
-        breakdown(db, &window, project_id, "utm_source", "utm_source", true),
-        breakdown(db, &window, project_id, "utm_medium", "utm_medium", true),
-        breakdown(
-            db,
-            &window,
-            project_id,
-            "utm_campaign",
-            "utm_campaign",
-            true
-        ),
+        breakdown(db, &window, project_id, "utm_source"),
+        breakdown(db, &window, project_id, "utm_medium"),
+        breakdown(db, &window, project_id, "utm_campaign"),
     )?;
     Ok(json!({
         "period": period.label(),
@@ -277,7 +219,7 @@ pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Val
 
 /// Every event name, `page_view` included, with its count and visitors.
 pub async fn events(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let data: Vec<Value> = single(db, project_id, period, "event", "name", false)
+    let data: Vec<Value> = single(db, project_id, period, "event")
         .await?
         .into_iter()
         .map(|r| json!({ "name": r.key, "count": r.views, "visitors": r.visitors }))
@@ -292,21 +234,21 @@ pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppRes
     } else {
         "day"
     };
-    let window = Window::of(db, project_id, period).await?;
+    let window = Window::of(db, period).await?;
     // A summary row's bucket: its day, plus its hour for hourly series.
     let (dim, offset) = if unit == "hour" {
         ("hour", "make_interval(hours => value::int)")
     } else {
         ("total", "interval '0'")
     };
-    let (summaries, tail) = (summaries(dim), tail("''"));
+    let (summaries, tail) = (summaries(dim), tail(dim, true));
     let query = format!(
         "with buckets as (
-            select generate_series(date_trunc('{unit}', $6::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket
+            select generate_series(date_trunc('{unit}', $4::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket
          ), points as (
             select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from ({summaries}) s
             union all
-            select date_trunc('{unit}', ts, 'UTC'), {PAGE_VIEWS}, {VISITORS} from ({tail}) t group by 1
+            select since, views, visitors from ({tail}) t
          )
          select b.bucket, coalesce(sum(p.views), 0)::int8, coalesce(sum(p.visitors), 0)::int8
          from buckets b left join points p on p.bucket = b.bucket

@@ -68,75 +68,126 @@ pub async fn ensure_partitions(
     Ok(settled)
 }
 
-/// The rows a summary pass reads: one day's events before `$3` (`$2` is the day's start), with
-/// device, browser and OS decoded and the hour of day. An incremental pass takes only the events
-/// of visitors seen since `$4`; see `SUMMARY_TOTALS`.
-fn source(incremental: bool) -> String {
-    let visitors = if incremental {
-        "and (e.project_id, e.visitor) in (select project_id, visitor from analytics_events where ts >= $4 and ts < $3)"
+/// The dimensions a summary row can have, each as (name, value, counted, earlier): `value` is the
+/// row's value of it (NULL: the event does not count there), `counted` whether the event adds to
+/// `views` (page views, but every event for `event`), and `earlier` how an earlier event `p` of the
+/// same visitor matches the value (device, browser and OS compare codes, decoded at the end).
+const DIMS: [(&str, &str, &str, &str); 12] = [
+    ("total", "''", "e.name = 'page_view'", "true"),
+    (
+        "hour",
+        "to_char(e.ts at time zone 'UTC', 'HH24')",
+        "e.name = 'page_view'",
+        "true",
+    ),
+    ("event", "e.name", "true", "p.name = g.value"),
+    ("page", "e.path", "true", "p.path = g.value"),
+    (
+        "referrer",
+        "e.referrer_host",
+        "true",
+        "p.referrer_host = g.value",
+    ),
+    ("country", "e.country", "true", "p.country = g.value"),
+    (
+        "device",
+        "e.device::text",
+        "true",
+        "p.device::text = g.value",
+    ),
+    (
+        "browser",
+        "e.browser::text",
+        "true",
+        "p.browser::text = g.value",
+    ),
+    ("os", "e.os::text", "true", "p.os::text = g.value"),
+    (
+        "utm_source",
+        "e.utm_source",
+        "true",
+        "p.utm_source = g.value",
+    ),
+    (
+        "utm_medium",
+        "e.utm_medium",
+        "true",
+        "p.utm_medium = g.value",
+    ),
+    (
+        "utm_campaign",
+        "e.utm_campaign",
+        "true",
+        "p.utm_campaign = g.value",
+    ),
+];
+
+/// Views and visitors that the events matching `rows` (on `analytics_events e`) bring to the
+/// values of `dims`, per project, dimension and value (and per day or hour, `since`, when
+/// `by_since`). A visitor is counted only without an earlier event of theirs that day (that hour,
+/// for `hour`) with the same value, before `before`; the check reads only that visitor's events,
+/// through the day's (project, visitor, ts) index, so a pass costs what its own events cost,
+/// however busy the day. With `check` false nothing earlier is looked for (a pass from the day's
+/// start). The summaries' passes and the reads' raw tail both count this way.
+pub(crate) fn pass(dims: &[&str], rows: &str, before: &str, by_since: bool, check: bool) -> String {
+    let dims: Vec<_> = DIMS.iter().filter(|d| dims.contains(&d.0)).collect();
+    let values: Vec<String> = dims
+        .iter()
+        .map(|(dim, value, counted, _)| {
+            let value = match *dim {
+                "total" | "hour" | "event" => (*value).to_owned(),
+                _ => format!("case when e.name = 'page_view' then {value} end"),
+            };
+            let unit = if *dim == "hour" { "hour" } else { "day" };
+            format!("('{dim}', {value}, {counted}, date_trunc('{unit}', e.ts, 'UTC'))")
+        })
+        .collect();
+    let values = values.join(", ");
+    let earlier = if check {
+        let matches: String = dims
+            .iter()
+            .map(|(dim, _, _, m)| match *dim {
+                "total" | "hour" | "event" => format!(" when '{dim}' then {m}"),
+                _ => format!(" when '{dim}' then p.name = 'page_view' and {m}"),
+            })
+            .collect();
+        format!(
+            "exists (select 1 from analytics_events p
+                     where p.project_id = g.project_id and p.visitor = g.visitor
+                       and p.ts >= g.since and p.ts < {before} and case g.dim{matches} end)"
+        )
     } else {
-        ""
+        "false".to_owned()
+    };
+    let since = if by_since {
+        "g.since"
+    } else {
+        "null::timestamptz"
     };
     format!(
-        "select e.project_id, e.ts, e.name, e.visitor, e.path, e.referrer_host, e.country, e.utm_source, e.utm_medium,
-                e.utm_campaign, d.label as device, b.label as browser, o.label as os,
-                to_char(e.ts at time zone 'UTC', 'HH24') as hour
-         from analytics_events e
-         join analytics_labels d on d.id = e.device join analytics_labels b on b.id = e.browser
-         join analytics_labels o on o.id = e.os
-         where e.ts >= $2 and e.ts < $3 {visitors}"
+        "select g.project_id, g.dim, coalesce(l.label, g.value) as value, {since} as since,
+                sum(g.views)::int8 as views, count(*) filter (where not {earlier})::int8 as visitors
+         from (
+            select e.project_id, x.dim, x.value, e.visitor, x.since, count(*) filter (where x.counted) as views
+            from analytics_events e
+            cross join lateral (values {values}) x(dim, value, counted, since)
+            where {rows} and x.value is not null
+            group by 1, 2, 3, 4, 5
+         ) g
+         left join analytics_labels l on l.id = case when g.dim in ('device', 'browser', 'os') then g.value::int2 end
+         group by g.project_id, g.dim, coalesce(l.label, g.value), {since}"
     )
 }
 
-/// What events since `$4` add to a value's views, and to its visitors: the distinct visitors
-/// among all of the day's events minus those among the events before `$4`. Counted over every
-/// event of the visitors seen since `$4`, that is exact: other visitors' counts do not change.
-/// With `$4` at the day's start it is a plain count of the whole day.
-const VIEWS: &str = "count(*) filter (where ts >= $4)";
-const VISITORS: &str = "count(distinct visitor) - count(distinct visitor) filter (where ts < $4)";
-
-/// Adds a pass to the summaries (on a clean slate, the whole day's).
-const UPSERT: &str = "on conflict (project_id, day, dim, value) do update
-    set views = analytics_daily.views + excluded.views, visitors = analytics_daily.visitors + excluded.visitors";
-
-/// A day's totals (`total`), hours (`hour`) and event names (`event`), over every event.
-fn summary_totals(incremental: bool) -> String {
-    let source = source(incremental);
+/// Adds to day `$1`'s summaries what its events in `[$3, $2)` bring (see `pass`).
+fn summary(incremental: bool) -> String {
+    let names: Vec<&str> = DIMS.iter().map(|d| d.0).collect();
+    let pass = pass(&names, "e.ts >= $3 and e.ts < $2", "$3", false, incremental);
     format!(
         "insert into analytics_daily (project_id, day, dim, value, views, visitors)
-         select * from (
-            select project_id, $1::date,
-                   case when grouping(name) = 0 then 'event' when grouping(hour) = 0 then 'hour' else 'total' end,
-                   coalesce(name, hour, ''),
-                   case when grouping(name) = 0 then {VIEWS} else count(*) filter (where ts >= $4 and name = 'page_view') end,
-                   {VISITORS}
-            from ({source}) e
-            group by grouping sets ((project_id), (project_id, hour), (project_id, name))
-         ) s(project_id, day, dim, value, views, visitors) where views > 0 or visitors > 0
-         {UPSERT}"
-    )
-}
-
-/// A day's breakdowns, over page views only.
-fn summary_breakdowns(incremental: bool) -> String {
-    let source = source(incremental);
-    format!(
-        "insert into analytics_daily (project_id, day, dim, value, views, visitors)
-         select project_id, $1::date, dim, value, views, visitors from (
-            select project_id,
-                   case when grouping(path) = 0 then 'page' when grouping(referrer_host) = 0 then 'referrer'
-                        when grouping(country) = 0 then 'country' when grouping(device) = 0 then 'device'
-                        when grouping(browser) = 0 then 'browser' when grouping(os) = 0 then 'os'
-                        when grouping(utm_source) = 0 then 'utm_source' when grouping(utm_medium) = 0 then 'utm_medium'
-                        else 'utm_campaign' end as dim,
-                   coalesce(path, referrer_host, country, device, browser, os, utm_source, utm_medium, utm_campaign) as value,
-                   {VIEWS} as views, {VISITORS} as visitors
-            from ({source}) e where name = 'page_view'
-            group by grouping sets ((project_id, path), (project_id, referrer_host), (project_id, country),
-                                    (project_id, device), (project_id, browser), (project_id, os),
-                                    (project_id, utm_source), (project_id, utm_medium), (project_id, utm_campaign))
-         ) s where value is not null and (views > 0 or visitors > 0)
-         {UPSERT}"
+         select project_id, $1::date, dim, value, views, visitors from ({pass}) s
+         on conflict (project_id, day, dim, value) do update
+            set views = analytics_daily.views + excluded.views, visitors = analytics_daily.visitors + excluded.visitors"
     )
 }
 
@@ -217,16 +268,12 @@ async fn seal_and_summarise(
     } else {
         through
     };
-    let incremental = from > start;
-    for sql in [summary_totals(incremental), summary_breakdowns(incremental)] {
-        sqlx::query(&sql)
-            .bind(day)
-            .bind(start)
-            .bind(upto)
-            .bind(from)
-            .execute(&mut *tx)
-            .await?;
-    }
+    sqlx::query(&summary(from > start))
+        .bind(day)
+        .bind(upto)
+        .bind(from)
+        .execute(&mut *tx)
+        .await?;
     sqlx::query(
         "update analytics_rollups set through = $2, dirty = false, rolled_at = now() where day = $1",
     )
