@@ -161,11 +161,9 @@ impl Queue {
         Ok(())
     }
 
-    /// The lowest entry key (see `entry_key`) of `stream` that may still be delivered again: its
-    /// oldest pending entry, or with none pending the one after the last delivered. Entries below
-    /// it are acknowledged for good. `None` before the group exists. One transaction, so no
-    /// delivery can fall between the two answers.
-    pub async fn redeliverable_from(&self, stream: &str) -> redis::RedisResult<Option<i64>> {
+    /// Where the consumer group stands on `stream` (entry keys as `entry_key` makes them); `None`
+    /// before the group exists. One transaction, so no delivery falls between the two answers.
+    pub async fn progress(&self, stream: &str) -> redis::RedisResult<Option<Progress>> {
         let mut c = self.conn.clone();
         let key = self.key(stream);
         let (groups, pending): (StreamInfoGroupsReply, StreamPendingReply) = redis::pipe()
@@ -181,12 +179,54 @@ impl Queue {
         let Some(group) = groups.groups.iter().find(|g| g.name == GROUP) else {
             return Ok(None);
         };
-        let next = entry_key(&group.last_delivered_id).map(|k| k + 1);
-        Ok(match pending {
-            StreamPendingReply::Data(p) => entry_key(&p.start_id).zip(next).map(|(a, b)| a.min(b)),
-            StreamPendingReply::Empty => next,
-        })
+        let Some(last_delivered) = entry_key(&group.last_delivered_id) else {
+            return Ok(None);
+        };
+        let oldest_pending = match pending {
+            StreamPendingReply::Data(p) => Some(entry_key(&p.start_id).unwrap_or(0)),
+            StreamPendingReply::Empty => None,
+        };
+        Ok(Some(Progress {
+            oldest_pending,
+            last_delivered,
+            // Without the count (Redis before 7), assume entries wait.
+            waiting: group.lag.is_none_or(|n| n > 0),
+        }))
     }
+}
+
+/// A consumer group's progress on a stream: see `Queue::progress`.
+pub struct Progress {
+    /// The oldest entry delivered and not acknowledged.
+    pub oldest_pending: Option<i64>,
+    /// The last entry delivered to a consumer.
+    pub last_delivered: i64,
+    /// Some entries have not been delivered yet.
+    pub waiting: bool,
+}
+
+impl Progress {
+    /// The lowest entry that may still be delivered again: entries below it were acknowledged
+    /// for good.
+    pub fn redeliverable_from(&self) -> i64 {
+        let next = self.last_delivered + 1;
+        self.oldest_pending.map_or(next, |p| p.min(next))
+    }
+
+    /// A lower bound of the oldest entry not acknowledged yet, if there is one: the oldest
+    /// pending, or with only undelivered entries waiting, the last delivered.
+    pub fn unfinished_since(&self) -> Option<i64> {
+        match (self.oldest_pending, self.waiting) {
+            (Some(p), _) => Some(p),
+            (None, true) => Some(self.last_delivered),
+            (None, false) => None,
+        }
+    }
+}
+
+/// The time an entry key (`entry_key`) was added, in milliseconds since the epoch.
+pub fn entry_millis(key: i64) -> i64 {
+    key >> 20
 }
 
 /// A stream entry id (`milliseconds-sequence`) as one ordered number: milliseconds shifted left

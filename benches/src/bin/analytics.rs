@@ -353,7 +353,7 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     rollup::keep_current(
         db,
         chrono::Duration::minutes(5),
-        chrono::Duration::seconds(5),
+        chrono::Utc::now() - chrono::Duration::seconds(5),
         7,
     )
     .await?;

@@ -311,12 +311,12 @@ pub async fn covered_until(db: &PgPool) -> AppResult<Option<DateTime<Utc>>> {
 /// Keeps the summaries current, at most `limit` days per call so a long history is caught up a
 /// few days at a time: days made dirty by late events afresh, closed days once `grace` has passed
 /// after their end (events accepted just before midnight may still be queued), and then the day
-/// in progress up to `lag` ago (events younger than that may still be on their way from the
-/// queue; older ones that arrive later make the day dirty). Returns how many days were rolled.
+/// in progress up to `upto` (events accepted since may still be on their way from the queue;
+/// older ones that arrive later make the day dirty). Returns how many days were rolled.
 pub async fn keep_current(
     db: &PgPool,
     grace: Duration,
-    lag: Duration,
+    upto: DateTime<Utc>,
     limit: usize,
 ) -> AppResult<usize> {
     let now = Utc::now();
@@ -326,7 +326,7 @@ pub async fn keep_current(
             .fetch_all(db)
             .await?;
     for day in &dirty {
-        roll(db, *day, now - lag, true).await?;
+        roll(db, *day, upto, true).await?;
     }
     let last_closed = (now - grace).date_naive() - Duration::days(1);
     let complete: Option<NaiveDate> = sqlx::query_scalar(
@@ -353,8 +353,8 @@ pub async fn keep_current(
         day += Duration::days(1);
     }
     // Only once every earlier day is complete, so the summaries stay contiguous.
-    if day > last_closed && bounds(day).0 < now - lag {
-        roll(db, day, now - lag, false).await?;
+    if day > last_closed && bounds(day).0 < upto {
+        roll(db, day, upto, false).await?;
         rolled += 1;
     }
     Ok(rolled)

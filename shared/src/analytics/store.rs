@@ -78,7 +78,7 @@ pub async fn already_stored(db: &PgPool, entries: &[i64]) -> AppResult<HashSet<i
 }
 
 /// Forgets stored batches whose entries all lie below `bound`: the queue will never deliver those
-/// again (see `Queue::redeliverable_from`).
+/// again (see `queue::Progress::redeliverable_from`).
 pub async fn forget_replays(db: &PgPool, bound: i64) -> AppResult<u64> {
     Ok(
         sqlx::query("delete from analytics_replays where last_entry < $1")

@@ -4,16 +4,16 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use chrono::{NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use shipmate_shared::analytics::{rollup, store};
-use shipmate_shared::queue::{Queue, EVENTS_STREAM};
+use shipmate_shared::queue::{entry_millis, Queue, EVENTS_STREAM};
 use sqlx::PgPool;
 use tokio::sync::watch;
 
 pub struct Upkeep {
     pub db: PgPool,
     pub queue: Queue,
-    /// How far behind the clock the summaries of the day in progress stay.
+    /// How far behind the clock the summaries of the day in progress stay, at least.
     pub lag: chrono::Duration,
     /// Days whose partition exists (or never can: their rows are in the default partition).
     partitions: BTreeSet<NaiveDate>,
@@ -58,9 +58,18 @@ impl Upkeep {
             self.partitions.retain(|d| *d >= yesterday);
             self.partitions.extend(settled);
         }
-        rollup::keep_current(&self.db, chrono::Duration::minutes(5), self.lag, 7).await?;
-        if let Some(bound) = self.queue.redeliverable_from(EVENTS_STREAM).await? {
-            store::forget_replays(&self.db, bound).await?;
+        let progress = self.queue.progress(EVENTS_STREAM).await?;
+        // Summarise no further than the oldest request still queued (a second before it, for the
+        // time between a request's arrival and its append): a backlog's events would otherwise
+        // arrive behind the summaries and make the day be summarised again, whole.
+        let mut upto = Utc::now() - self.lag;
+        if let Some(key) = progress.as_ref().and_then(|p| p.unfinished_since()) {
+            let queued = DateTime::from_timestamp_millis(entry_millis(key)).unwrap_or_default();
+            upto = upto.min(queued - chrono::Duration::seconds(1));
+        }
+        rollup::keep_current(&self.db, chrono::Duration::minutes(5), upto, 7).await?;
+        if let Some(p) = progress {
+            store::forget_replays(&self.db, p.redeliverable_from()).await?;
         }
         Ok(())
     }

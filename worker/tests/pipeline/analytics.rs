@@ -214,15 +214,9 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     // behind; bring them up to now, and every read for every period must be unchanged.
     let raw = every_read(&app, &token, &project).await;
     let today = chrono::Utc::now().date_naive();
-    let current = |lag: i64| {
-        rollup::keep_current(
-            &pool,
-            chrono::Duration::minutes(5),
-            chrono::Duration::seconds(lag),
-            7,
-        )
-    };
-    current(0).await.unwrap();
+    let current =
+        || rollup::keep_current(&pool, chrono::Duration::minutes(5), chrono::Utc::now(), 7);
+    current().await.unwrap();
     let summaries: i64 = sqlx::query_scalar("select count(*) from analytics_daily where day = $1")
         .bind(today)
         .fetch_one(&pool)
@@ -260,7 +254,7 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     );
     let later = every_read(&app, &token, &project).await;
     // A pass adding only those events, and a pass over the whole day, give the same figures.
-    current(0).await.unwrap();
+    current().await.unwrap();
     assert_eq!(every_read(&app, &token, &project).await, later);
     rollup::roll_day(&pool, today, true).await.unwrap();
     assert_eq!(every_read(&app, &token, &project).await, later);
@@ -344,14 +338,8 @@ async fn an_event_stored_behind_the_summaries_is_summarised_again() {
     let now = chrono::Utc::now();
     // Today as of midnight (the test must not straddle it).
     let earlier = rollup::bounds(now.date_naive()).0 + chrono::Duration::milliseconds(1);
-    let current = || {
-        rollup::keep_current(
-            &pool,
-            chrono::Duration::minutes(5),
-            chrono::Duration::zero(),
-            7,
-        )
-    };
+    let current =
+        || rollup::keep_current(&pool, chrono::Duration::minutes(5), chrono::Utc::now(), 7);
     enricher
         .handle(&[read_of("1700000000000-0", false, batch(&project, 2, now))])
         .await
