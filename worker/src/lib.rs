@@ -84,6 +84,9 @@ async fn events_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = settings.events_stale_secs * 1000;
+    // Reads are stored while the next is read and enriched, up to two at once: a single insert
+    // keeps one Postgres backend, one core, busy, and the worker would wait for it.
+    let mut storing = tokio::task::JoinSet::new();
     while !*stop.borrow() {
         let entries = tokio::select! {
             // Up to 256 requests per read, stored with one insert: single-event requests arrive
@@ -92,38 +95,43 @@ async fn events_loop(
             _ = stop.changed() => break,
         };
         // Unreadable entries can never succeed: they are dropped rather than retried forever.
-        let (mut done, mut taken, mut batches) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut unreadable, mut reads) = (Vec::new(), Vec::new());
         for e in entries {
             match (entry_key(&e.id), e.job) {
-                (Some(key), Some(job)) => {
-                    taken.push(e.id);
-                    batches.push(Read {
-                        key,
-                        redelivered: e.redelivered,
-                        batch: job,
-                    });
-                }
-                _ => done.push(e.id),
+                (Some(key), Some(batch)) => reads.push(Read {
+                    id: e.id,
+                    key,
+                    redelivered: e.redelivered,
+                    batch,
+                }),
+                _ => unreadable.push(e.id),
             }
         }
-        match enricher.handle(&batches).await {
-            Ok(()) => done.extend(taken),
-            // One request that cannot be stored must not hold up the others of its read: store
-            // them one by one. What still fails is left unacknowledged and redelivered (to any
-            // worker) after `stale_ms`.
-            Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), entries = taken.len(), "storing a read's events failed; storing its requests one by one");
-                for (id, batch) in taken.into_iter().zip(&batches) {
-                    match enricher.handle(std::slice::from_ref(batch)).await {
-                        Ok(()) => done.push(id),
-                        Err(e) => {
-                            tracing::warn!(error = %format!("{e:#}"), entry = %id, "storing events failed; will retry")
+        ack(&queue, EVENTS_STREAM, unreadable).await;
+        if !reads.is_empty() {
+            match enricher.prepare(reads).await {
+                Ok(prepared) => {
+                    while storing.len() >= 2 {
+                        if let Some(Ok(done)) = storing.join_next().await {
+                            ack(&queue, EVENTS_STREAM, done).await;
                         }
                     }
+                    let db = enricher.db.clone();
+                    storing.spawn(async move { prepared.store_all(&db).await });
+                }
+                // Left unacknowledged: redelivered (to any worker) after `stale_ms`.
+                Err(e) => {
+                    tracing::warn!(error = %format!("{e:#}"), "preparing a read's events failed; will retry")
                 }
             }
         }
-        ack(&queue, EVENTS_STREAM, done).await;
+        while let Some(Ok(done)) = storing.try_join_next() {
+            ack(&queue, EVENTS_STREAM, done).await;
+        }
+    }
+    // Finish the reads in hand.
+    while let Some(done) = storing.join_next().await {
+        ack(&queue, EVENTS_STREAM, done.unwrap_or_default()).await;
     }
 }
 

@@ -278,6 +278,7 @@ fn entry(id: &str) -> i64 {
 /// A queue entry as a worker reads it.
 fn read_of(id: &str, redelivered: bool, batch: EventBatch) -> Read {
     Read {
+        id: id.to_owned(),
         key: entry(id),
         redelivered,
         batch,
@@ -298,13 +299,17 @@ async fn a_redelivered_queue_entry_is_stored_once() {
             .unwrap()
     };
     enricher
-        .handle(&[read_of("1700000000000-0", false, batch(&project, 3, now))])
+        .handle(vec![read_of(
+            "1700000000000-0",
+            false,
+            batch(&project, 3, now),
+        )])
         .await
         .unwrap();
     assert_eq!(count().await, 3);
     // The same entry again (its worker died before acknowledging it), now read beside a new one.
     enricher
-        .handle(&[
+        .handle(vec![
             read_of("1700000000000-0", true, batch(&project, 3, now)),
             read_of("1700000000001-0", false, batch(&project, 2, now)),
         ])
@@ -314,11 +319,19 @@ async fn a_redelivered_queue_entry_is_stored_once() {
     // A worker took an entry over and stored it while its first worker was still busy with it:
     // the first one's insert is refused (and the entry later acknowledged as already stored).
     enricher
-        .handle(&[read_of("1700000000002-0", true, batch(&project, 1, now))])
+        .handle(vec![read_of(
+            "1700000000002-0",
+            true,
+            batch(&project, 1, now),
+        )])
         .await
         .unwrap();
     assert!(enricher
-        .handle(&[read_of("1700000000002-0", false, batch(&project, 1, now))])
+        .handle(vec![read_of(
+            "1700000000002-0",
+            false,
+            batch(&project, 1, now)
+        )])
         .await
         .is_err());
     assert_eq!(count().await, 6);
@@ -341,13 +354,17 @@ async fn an_event_stored_behind_the_summaries_is_summarised_again() {
     let current =
         || rollup::keep_current(&pool, chrono::Duration::minutes(5), chrono::Utc::now(), 7);
     enricher
-        .handle(&[read_of("1700000000000-0", false, batch(&project, 2, now))])
+        .handle(vec![read_of(
+            "1700000000000-0",
+            false,
+            batch(&project, 2, now),
+        )])
         .await
         .unwrap();
     current().await.unwrap();
     // A request accepted before that roll, stored only now (its queue lagged behind).
     enricher
-        .handle(&[read_of(
+        .handle(vec![read_of(
             "1700000000001-0",
             false,
             batch(&project, 3, earlier),
