@@ -40,10 +40,7 @@ pub async fn ensure_partitions(
             end.to_rfc3339()
         )];
         if day >= today {
-            for (name, columns) in [
-                ("visitors", "project_id, visitor"),
-                ("recent", "project_id, ts"),
-            ] {
+            for (name, columns) in [("visitors", "project_id, visitor, ts"), ("recent", "ts")] {
                 sql.push(format!(
                     "create index if not exists {table}_{name} on {table} ({columns})"
                 ));
@@ -76,7 +73,7 @@ const DIMS: [(&str, &str, &str, &str); 12] = [
     ("total", "''", "e.name = 'page_view'", "true"),
     (
         "hour",
-        "to_char(e.ts at time zone 'UTC', 'HH24')",
+        "to_char(e.hour at time zone 'UTC', 'HH24')",
         "e.name = 'page_view'",
         "true",
     ),
@@ -123,11 +120,13 @@ const DIMS: [(&str, &str, &str, &str); 12] = [
 ];
 
 /// Views and visitors that the events matching `rows` (on `analytics_events e`) bring to the
-/// values of `dims`, per project, dimension and value (and per day or hour, `since`, when
+/// values of `dims` (events alike in every dimension and hour are counted together first, so a
+/// burst of repeats costs little), per project, dimension and value (and per day or hour, `since`, when
 /// `by_since`). A visitor is counted only without an earlier event of theirs that day (that hour,
 /// for `hour`) with the same value, before `before`; the check reads only that visitor's events,
-/// through the day's (project, visitor, ts) index, so a pass costs what its own events cost,
-/// however busy the day. With `check` false nothing earlier is looked for (a pass from the day's
+/// newest first, through the day's (project, visitor, ts) index, and only for values the day's
+/// summaries already have, so a pass costs about what its own events cost, however busy the day
+/// (a visitor's first event with a value others had that day costs a scan of their day). With `check` false nothing earlier is looked for (a pass from the day's
 /// start). The summaries' passes and the reads' raw tail both count this way.
 pub(crate) fn pass(dims: &[&str], rows: &str, before: &str, by_since: bool, check: bool) -> String {
     let dims: Vec<_> = DIMS.iter().filter(|d| dims.contains(&d.0)).collect();
@@ -138,8 +137,12 @@ pub(crate) fn pass(dims: &[&str], rows: &str, before: &str, by_since: bool, chec
                 "total" | "hour" | "event" => (*value).to_owned(),
                 _ => format!("case when e.name = 'page_view' then {value} end"),
             };
-            let unit = if *dim == "hour" { "hour" } else { "day" };
-            format!("('{dim}', {value}, {counted}, date_trunc('{unit}', e.ts, 'UTC'))")
+            let since = if *dim == "hour" {
+                "e.hour"
+            } else {
+                "date_trunc('day', e.hour, 'UTC')"
+            };
+            format!("('{dim}', {value}, {counted}, {since})")
         })
         .collect();
     let values = values.join(", ");
@@ -151,10 +154,16 @@ pub(crate) fn pass(dims: &[&str], rows: &str, before: &str, by_since: bool, chec
                 _ => format!(" when '{dim}' then p.name = 'page_view' and {m}"),
             })
             .collect();
+        // No summary of the value that day: nobody had it before, no need to look. Otherwise
+        // the newest matching event first: a visitor who had the value mostly had it lately.
         format!(
-            "exists (select 1 from analytics_events p
-                     where p.project_id = g.project_id and p.visitor = g.visitor
-                       and p.ts >= g.since and p.ts < {before} and case g.dim{matches} end)"
+            "(exists (select 1 from analytics_daily s
+                      where s.project_id = g.project_id and s.day = (g.since at time zone 'UTC')::date
+                        and s.dim = g.dim and s.value = coalesce(l.label, g.value))
+              and (select p.ts from analytics_events p
+                   where p.project_id = g.project_id and p.visitor = g.visitor
+                     and p.ts >= g.since and p.ts < {before} and case g.dim{matches} end
+                   order by p.ts desc limit 1) is not null)"
         )
     } else {
         "false".to_owned()
@@ -168,10 +177,17 @@ pub(crate) fn pass(dims: &[&str], rows: &str, before: &str, by_since: bool, chec
         "select g.project_id, g.dim, coalesce(l.label, g.value) as value, {since} as since,
                 sum(g.views)::int8 as views, count(*) filter (where not {earlier})::int8 as visitors
          from (
-            select e.project_id, x.dim, x.value, e.visitor, x.since, count(*) filter (where x.counted) as views
-            from analytics_events e
+            select e.project_id, x.dim, x.value, e.visitor, x.since,
+                   coalesce(sum(e.n) filter (where x.counted), 0) as views
+            from (
+                select e.project_id, e.visitor, e.name, e.path, e.referrer_host, e.country, e.device, e.browser,
+                       e.os, e.utm_source, e.utm_medium, e.utm_campaign, date_trunc('hour', e.ts, 'UTC') as hour,
+                       count(*) as n
+                from analytics_events e where {rows}
+                group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+            ) e
             cross join lateral (values {values}) x(dim, value, counted, since)
-            where {rows} and x.value is not null
+            where x.value is not null
             group by 1, 2, 3, 4, 5
          ) g
          left join analytics_labels l on l.id = case when g.dim in ('device', 'browser', 'os') then g.value::int2 end
