@@ -12,7 +12,8 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 /// Opens a pool; requests wait at most a few seconds for a connection, then answer 503.
 pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
     // Analytics days are UTC days: date arithmetic must not follow the server's own time zone.
-    let opts = PgConnectOptions::from_str(url)?.options([("TimeZone", "UTC")]);
+    // No JIT: compiling an analytics read's expressions took 0.5 s of a 0.1 s read.
+    let opts = PgConnectOptions::from_str(url)?.options([("TimeZone", "UTC"), ("jit", "off")]);
     let pool = PgPoolOptions::new()
         .max_connections(max)
         .acquire_timeout(Duration::from_secs(3))

@@ -76,6 +76,9 @@ async fn embed_loop(
     }
 }
 
+/// Most queue entries (requests) one read takes.
+const READ_SIZE: usize = 256;
+
 async fn events_loop(
     mut enricher: Enricher,
     queue: Queue,
@@ -84,14 +87,14 @@ async fn events_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = settings.events_stale_secs * 1000;
-    // Reads are stored while the next is read and enriched, up to two at once: a single insert
-    // keeps one Postgres backend, one core, busy, and the worker would wait for it.
+    // Under a backlog reads are stored while the next is read and enriched, up to two at once: a
+    // single insert keeps one Postgres backend, one core, busy, and the worker would wait for it.
     let mut storing = tokio::task::JoinSet::new();
     while !*stop.borrow() {
         let entries = tokio::select! {
             // Up to 256 requests per read, stored with one insert: single-event requests arrive
             // by the thousand per second, and a statement per few rows would not keep up.
-            r = read::<EventBatch>(&queue, EVENTS_STREAM, &consumer, 256, stale_ms) => r,
+            r = read::<EventBatch>(&queue, EVENTS_STREAM, &consumer, READ_SIZE, stale_ms) => r,
             _ = stop.changed() => break,
         };
         // Unreadable entries can never succeed: they are dropped rather than retried forever.
@@ -108,6 +111,7 @@ async fn events_loop(
             }
         }
         ack(&queue, EVENTS_STREAM, unreadable).await;
+        let full = reads.len() >= READ_SIZE;
         if !reads.is_empty() {
             match enricher.prepare(reads).await {
                 Ok(prepared) => {
@@ -125,8 +129,17 @@ async fn events_loop(
                 }
             }
         }
-        while let Some(Ok(done)) = storing.try_join_next() {
-            ack(&queue, EVENTS_STREAM, done).await;
+        // A read that was not full means the worker keeps up: wait for its store, so the next
+        // read gathers what arrives meanwhile (fewer, larger transactions, each with its commit
+        // flush). Only a backlog gets the second store in flight.
+        while let Some(joined) = if full {
+            storing.try_join_next()
+        } else {
+            storing.join_next().await
+        } {
+            if let Ok(done) = joined {
+                ack(&queue, EVENTS_STREAM, done).await;
+            }
         }
     }
     // Finish the reads in hand.

@@ -77,11 +77,18 @@ impl Window {
     }
 }
 
-/// The summary rows of `dim` that a read takes (see `Window`).
-fn summaries(dim: &str) -> String {
+/// The summary rows of `dim` that a read takes (see `Window`), per value, or per day and value
+/// when `by_day`.
+fn summaries(dim: &str, by_day: bool) -> String {
+    let (day, group) = if by_day {
+        ("day", "day, value")
+    } else {
+        ("null::date", "value")
+    };
     format!(
-        "select day, value, views, visitors from analytics_daily
-         where project_id = $1 and dim = '{dim}' and day >= $2 and day::timestamp at time zone 'UTC' < $3"
+        "select {day} as day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
+         where project_id = $1 and dim = '{dim}' and day >= $2 and day::timestamp at time zone 'UTC' < $3
+         group by {group}"
     )
 }
 
@@ -112,7 +119,7 @@ async fn breakdown(
     project_id: Uuid,
     dim: &'static str,
 ) -> AppResult<Vec<Row>> {
-    let (summaries, tail) = (summaries(dim), tail(dim, false));
+    let (summaries, tail) = (summaries(dim, false), tail(dim, false));
     let query = format!(
         "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
             select value as key, views, visitors from ({summaries}) s
@@ -146,7 +153,7 @@ fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
 /// The three parts run at once, each on its own connection.
 pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
     let window = Window::of(db, period).await?;
-    let (summaries, tail) = (summaries("total"), tail("total", false));
+    let (summaries, tail) = (summaries("total", false), tail("total", false));
     let query = format!(
         "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
             select views, visitors from ({summaries}) s
@@ -241,7 +248,7 @@ pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppRes
     } else {
         ("total", "interval '0'")
     };
-    let (summaries, tail) = (summaries(dim), tail(dim, true));
+    let (summaries, tail) = (summaries(dim, true), tail(dim, true));
     let query = format!(
         "with buckets as (
             select generate_series(date_trunc('{unit}', $4::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket

@@ -30,14 +30,15 @@ impl Upkeep {
     }
 
     /// Runs rounds until `stop`: every two seconds, or less often when a round takes long (a very
-    /// busy day), so upkeep never takes more than about a twentieth of the worker's time.
+    /// busy day), up to every 15 s, so upkeep rarely takes more than a twentieth of the time.
     pub async fn run(mut self, mut stop: watch::Receiver<bool>) {
         while !*stop.borrow() {
             let began = Instant::now();
             if let Err(e) = self.round().await {
                 tracing::warn!(error = %format!("{e:#}"), "analytics upkeep failed; will retry");
             }
-            let pause = (began.elapsed() * 20).max(Duration::from_secs(2));
+            let pause =
+                (began.elapsed() * 20).clamp(Duration::from_secs(2), Duration::from_secs(15));
             tokio::select! {
                 _ = tokio::time::sleep(pause) => {}
                 _ = stop.changed() => break,
