@@ -284,6 +284,11 @@ async fn seal_and_summarise(
     } else {
         through
     };
+    // A burst of events is grouped in memory, not sorted in temporary files that compete with
+    // the commit flushes of Postgres and Redis for the disk.
+    sqlx::query("set local work_mem = '64MB'")
+        .execute(&mut *tx)
+        .await?;
     sqlx::query(&summary(from > start))
         .bind(day)
         .bind(upto)
