@@ -389,16 +389,7 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         raw as f64 / events as f64,
         summaries as f64 / events as f64
     );
-    for what in [
-        "overview",
-        "pages",
-        "referrers",
-        "countries",
-        "devices",
-        "events",
-        "timeseries",
-        "utm",
-    ] {
+    for what in shipmate_shared::analytics::reads::ENDPOINTS {
         let mut line = format!("read {what}:");
         for period in ["7d", "30d", "90d"] {
             let mut took = Vec::new();

@@ -10,6 +10,18 @@ use uuid::Uuid;
 use super::rollup;
 use crate::{AppError, AppResult};
 
+/// The read endpoints, as `/v1/analytics/{name}`.
+pub const ENDPOINTS: [&str; 8] = [
+    "overview",
+    "pages",
+    "referrers",
+    "countries",
+    "devices",
+    "events",
+    "timeseries",
+    "utm",
+];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Period {
     Days7,
@@ -194,13 +206,25 @@ pub async fn countries(db: &PgPool, project_id: Uuid, period: Period) -> AppResu
     )
 }
 
-pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+/// Three breakdowns over one window, read at once.
+async fn three(
+    db: &PgPool,
+    project_id: Uuid,
+    period: Period,
+    dims: [&'static str; 3],
+) -> AppResult<[Vec<Row>; 3]> {
     let window = Window::of(db, period).await?;
-    let (devices, browsers, oses) = tokio::try_join!(
-        breakdown(db, &window, project_id, "device"),
-        breakdown(db, &window, project_id, "browser"),
-        breakdown(db, &window, project_id, "os"),
+    let (a, b, c) = tokio::try_join!(
+        breakdown(db, &window, project_id, dims[0]),
+        breakdown(db, &window, project_id, dims[1]),
+        breakdown(db, &window, project_id, dims[2]),
     )?;
+    Ok([a, b, c])
+}
+
+pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+    let [devices, browsers, oses] =
+        three(db, project_id, period, ["device", "browser", "os"]).await?;
     Ok(json!({
         "period": period.label(),
         "data": rows(devices, "device"),
@@ -210,12 +234,13 @@ pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult
 }
 
 pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let window = Window::of(db, period).await?;
-    let (sources, mediums, campaigns) = tokio::try_join!(
-        breakdown(db, &window, project_id, "utm_source"),
-        breakdown(db, &window, project_id, "utm_medium"),
-        breakdown(db, &window, project_id, "utm_campaign"),
-    )?;
+    let [sources, mediums, campaigns] = three(
+        db,
+        project_id,
+        period,
+        ["utm_source", "utm_medium", "utm_campaign"],
+    )
+    .await?;
     Ok(json!({
         "period": period.label(),
         "sources": rows(sources, "utm_source"),

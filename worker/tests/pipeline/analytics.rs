@@ -49,16 +49,7 @@ async fn read(app: &TestApp, token: &str, what: &str, project: &Value, period: &
 }
 
 /// Every analytics read endpoint.
-const READS: [&str; 8] = [
-    "overview",
-    "pages",
-    "referrers",
-    "countries",
-    "devices",
-    "events",
-    "timeseries",
-    "utm",
-];
+const READS: [&str; 8] = shipmate_shared::analytics::reads::ENDPOINTS;
 
 /// Every read for every period.
 async fn every_read(app: &TestApp, token: &str, project: &Value) -> Vec<Value> {
