@@ -2,6 +2,11 @@ use clap::Parser;
 use shipmate_api::settings::{Cli, Command};
 use shipmate_api::{telemetry, Application};
 
+/// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
+/// analytics benchmark (benches/README.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     dotenvy::dotenv().ok();

@@ -1,6 +1,8 @@
 //! Shared pieces of the benchmark programs: an api and a worker started in this process against a
 //! fresh database, a signed-in client, and percentile arithmetic.
 
+pub mod load;
+
 use std::time::Duration;
 
 use serde_json::{json, Value};

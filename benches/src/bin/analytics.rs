@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use serde_json::{json, Value};
-use shipmate_benches::{ms, percentile, start, Bench};
+use shipmate_benches::{load, ms, percentile, start, Bench};
 use shipmate_shared::analytics::{rollup, store};
 use sqlx::PgPool;
 
@@ -35,6 +35,11 @@ struct Args {
     #[arg(long)]
     reads_only: bool,
 }
+
+/// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
+/// analytics benchmark (benches/README.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -75,7 +80,7 @@ async fn ingestion(
     // First a steady fixed rate: accept latency, and lag from the 202 to the event being in the
     // reads (after the sustained runs below it would measure the recovery from their backlog).
     let (mut latency, mut lag) =
-        fixed_rate(b, db, project, &url, key, args.rate, args.seconds).await?;
+        fixed_rate(db, project, &url, key, args.rate, args.seconds).await?;
     println!(
         "{} events/s for {} s: accept p50 {} p99 {}; accept to visible p50 {} p99 {} ({} samples)",
         args.rate,
@@ -92,7 +97,7 @@ async fn ingestion(
         ("batches of 100", hundred, 100),
     ] {
         let before = stored(db).await?;
-        let run = sustained(b, &url, key, &body, args.senders, args.seconds).await;
+        let run = sustained(b, &url, key, &body, args.senders, args.seconds).await?;
         let accepted = run.requests * per_request;
         let drained = wait_stored(b, db, before + accepted as i64).await?;
         println!(
@@ -130,33 +135,33 @@ async fn sustained(
     body: &Value,
     senders: usize,
     seconds: u64,
-) -> Sustained {
+) -> anyhow::Result<Sustained> {
     let count = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
+    let request = Arc::new(load::post(
+        url,
+        &[("X-Project-Key", key), ("User-Agent", BROWSER)],
+        &body.to_string(),
+    )?);
     for _ in 0..senders {
-        let (http, url, key, body, count) = (
-            b.http.clone(),
-            url.to_owned(),
-            key.to_owned(),
-            body.to_string(),
-            count.clone(),
-        );
+        let (url, request, count) = (url.to_owned(), request.clone(), count.clone());
         tasks.push(tokio::spawn(async move {
             let mut took = Vec::new();
+            let mut conn: Option<load::Conn> = None;
             while Instant::now() < deadline {
+                if conn.is_none() {
+                    conn = load::Conn::open(&url).await.ok();
+                }
+                let Some(c) = conn.as_mut() else { continue };
                 let t = Instant::now();
-                let res = http
-                    .post(&url)
-                    .header("X-Project-Key", &key)
-                    .header("User-Agent", BROWSER)
-                    .header("Content-Type", "application/json")
-                    .body(body.clone())
-                    .send()
-                    .await;
-                if res.is_ok_and(|r| r.status().as_u16() == 202) {
-                    count.fetch_add(1, Ordering::Relaxed);
-                    took.push(t.elapsed());
+                match c.send(&request).await {
+                    Ok(202) => {
+                        count.fetch_add(1, Ordering::Relaxed);
+                        took.push(t.elapsed());
+                    }
+                    Ok(_) => {}
+                    Err(_) => conn = None,
                 }
             }
             took
@@ -171,11 +176,11 @@ async fn sustained(
     for t in tasks {
         took.extend(t.await.unwrap_or_default());
     }
-    Sustained {
+    Ok(Sustained {
         requests: count.load(Ordering::Relaxed),
         p99: percentile(&mut took, 99.0),
         backlog,
-    }
+    })
 }
 
 /// Entries of the events stream no worker has finished: the consumer group's lag plus pending.
@@ -233,7 +238,6 @@ async fn wait_stored(b: &Bench, db: &PgPool, n: i64) -> anyhow::Result<Duration>
 /// Posts single events at `rate` per second; every 500th is a marker whose name is then polled for
 /// in the database (the rows today's reads aggregate) to measure the accept-to-visible lag.
 async fn fixed_rate(
-    b: &Bench,
     db: &PgPool,
     project: &str,
     url: &str,
@@ -243,38 +247,51 @@ async fn fixed_rate(
 ) -> anyhow::Result<(Vec<Duration>, Vec<Duration>)> {
     let total = rate * seconds;
     let gap = Duration::from_secs_f64(1.0 / rate as f64);
+    let headers = [("X-Project-Key", key), ("User-Agent", BROWSER)];
+    let page_view = Arc::new(load::post(
+        url,
+        &headers,
+        r#"{"name":"page_view","url":"https://example.com/"}"#,
+    )?);
+    // Idle connections, kept alive between requests.
+    let idle = Arc::new(std::sync::Mutex::new(Vec::<load::Conn>::new()));
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(total as usize);
     for i in 0..total {
         let due = started + gap * i as u32;
         tokio::time::sleep_until(due.into()).await;
-        let (http, url, key, db, project) = (
-            b.http.clone(),
-            url.to_owned(),
-            key.to_owned(),
-            db.clone(),
-            project.to_owned(),
-        );
+        let marker = (i % 500 == 0).then(|| format!("lag_marker_{i}"));
+        let request = match &marker {
+            Some(name) => Arc::new(load::post(
+                url,
+                &headers,
+                &json!({"name": name, "url": "https://example.com/"}).to_string(),
+            )?),
+            None => page_view.clone(),
+        };
+        let (url, idle, db, project) =
+            (url.to_owned(), idle.clone(), db.clone(), project.to_owned());
         tasks.push(tokio::spawn(async move {
-            let name = if i % 500 == 0 {
-                format!("lag_marker_{i}")
-            } else {
-                "page_view".into()
-            };
             let sent_at = chrono::Utc::now() - chrono::Duration::seconds(1);
             let t = Instant::now();
-            let ok = http
-                .post(&url)
-                .header("X-Project-Key", &key)
-                .header("User-Agent", BROWSER)
-                .json(&json!({"name": name, "url": "https://example.com/"}))
-                .send()
-                .await
-                .is_ok_and(|r| r.status().as_u16() == 202);
-            let accepted = t.elapsed();
-            if !ok || i % 500 != 0 {
-                return (ok.then_some(accepted), None);
+            let reused = idle.lock().ok().and_then(|mut v| v.pop());
+            let conn = match reused {
+                Some(c) => Some(c),
+                None => load::Conn::open(&url).await.ok(),
+            };
+            let mut ok = false;
+            if let Some(mut c) = conn {
+                ok = c.send(&request).await.is_ok_and(|s| s == 202);
+                if ok {
+                    if let Ok(mut v) = idle.lock() {
+                        v.push(c);
+                    }
+                }
             }
+            let accepted = t.elapsed();
+            let Some(name) = marker.filter(|_| ok) else {
+                return (ok.then_some(accepted), None);
+            };
             let accepted_at = Instant::now();
             loop {
                 let seen: bool = sqlx::query_scalar(

@@ -34,6 +34,11 @@ struct Args {
     queries: usize,
 }
 
+/// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
+/// analytics benchmark (benches/README.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
