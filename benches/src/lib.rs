@@ -1,5 +1,5 @@
-//! Shared pieces of the benchmark programs: an api and a worker started in this process against a
-//! fresh database, a signed-in client, and percentile arithmetic.
+//! Shared pieces of the benchmark programs: an api and a worker started in this process (each on a
+//! runtime of its own) against a fresh database, a signed-in client, and percentile arithmetic.
 
 pub mod load;
 
@@ -41,9 +41,20 @@ pub async fn start(extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
         &queue_prefix,
     ];
     args.extend_from_slice(extra_api_flags);
-    let app = Application::build(ApiSettings::from_args(args)?).await?;
-    let base = format!("http://{}", app.addr());
-    tokio::spawn(app.run_until_stopped());
+    let settings = ApiSettings::from_args(args)?;
+    let (built, addr) = tokio::sync::oneshot::channel();
+    apart("api")?.spawn(async move {
+        match Application::build(settings).await {
+            Ok(app) => {
+                let _ = built.send(Ok(app.addr()));
+                let _ = app.run_until_stopped().await;
+            }
+            Err(e) => {
+                let _ = built.send(Err(e));
+            }
+        }
+    });
+    let base = format!("http://{}", addr.await??);
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(64)
         .build()?;
@@ -76,7 +87,7 @@ impl Bench {
         args.extend_from_slice(extra);
         let settings = <WorkerSettings as clap::Parser>::try_parse_from(args)?;
         let (tx, rx) = watch::channel(false);
-        tokio::spawn(shipmate_worker::run(settings, rx));
+        apart("worker")?.spawn(shipmate_worker::run(settings, rx));
         Ok(tx)
     }
 
@@ -121,6 +132,19 @@ impl Bench {
             .json()
             .await?)
     }
+}
+
+/// A runtime of its own, on two threads named `name`, for the api or a worker: as in their own
+/// processes in production, the OS then shares the cores between them and the load generator (one
+/// runtime's cooperative scheduler had the worker's batches delay the api's answers), and
+/// `perf report --sort comm` tells them apart. It lives as long as the benchmark.
+fn apart(name: &str) -> anyhow::Result<&'static tokio::runtime::Runtime> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name(name)
+        .enable_all()
+        .build()?;
+    Ok(Box::leak(Box::new(runtime)))
 }
 
 /// The `p`th percentile (0-100) of `samples`, nearest rank.

@@ -156,8 +156,12 @@ impl Queue {
         }
         let mut c = self.conn.clone();
         let key = self.key(stream);
-        let _: i64 = c.xack(&key, GROUP, ids).await?;
-        let _: i64 = c.xdel(&key, ids).await?;
+        // One round trip: Redis then handles both in one loop iteration, with one fsync.
+        let _: (i64, i64) = redis::pipe()
+            .xack(&key, GROUP, ids)
+            .xdel(&key, ids)
+            .query_async(&mut c)
+            .await?;
         Ok(())
     }
 
