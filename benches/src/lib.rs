@@ -76,6 +76,31 @@ pub async fn start(extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
 }
 
 impl Bench {
+    /// Drops the benchmark's database and queue streams: runs load millions of rows, and left
+    /// behind they would be vacuumed during the next run and share the disk with its measurements.
+    pub async fn finish(&self) -> anyhow::Result<()> {
+        let mut url = url::Url::parse(&self.db_url)?;
+        let name = url.path().trim_start_matches('/').to_owned();
+        url.set_path("/postgres");
+        let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(url.as_str()).await?;
+        sqlx::query(&format!("drop database if exists {name} with (force)"))
+            .execute(&mut admin)
+            .await?;
+        let redis_url =
+            std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+        let mut c = redis::Client::open(redis_url)?
+            .get_multiplexed_async_connection()
+            .await?;
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{}:*", self.queue_prefix))
+            .query_async(&mut c)
+            .await?;
+        if !keys.is_empty() {
+            let _: i64 = redis::cmd("DEL").arg(&keys).query_async(&mut c).await?;
+        }
+        Ok(())
+    }
+
     pub fn start_worker(&self, extra: &[&str]) -> anyhow::Result<watch::Sender<bool>> {
         let mut args = vec![
             "shipmate-worker",

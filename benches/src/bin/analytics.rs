@@ -47,19 +47,28 @@ async fn main() -> anyhow::Result<()> {
     // The per-key rate limit (50,000 events/s by default) would cap the batched run: it measures
     // what the machine can take, so the limit is raised out of the way.
     let b = start(&["--events-rate-per-second", "100000000"]).await?;
+    let worker = b.start_worker(&[])?;
+    let result = run(&b, &args).await;
+    // Stopped first, so that it does not recreate the queue streams just dropped.
+    let _ = worker.send(true);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    b.finish().await?;
+    result
+}
+
+async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     let db = PgPool::connect(&b.db_url).await?;
-    let _worker = b.start_worker(&[])?;
     let (project, key) = b.project("bench-events").await?;
     // Let the worker create today's partition before the load starts.
     tokio::time::sleep(Duration::from_secs(1)).await;
 
     if !args.reads_only {
-        ingestion(&b, &db, &project, &key, &args).await?;
+        ingestion(b, &db, &project, &key, args).await?;
     }
     if args.read_events > 0 {
         // A project of its own: the ingestion runs above would make its today unusually large.
         let (reads_project, _) = b.project("bench-reads").await?;
-        reads(&b, &db, &reads_project, args.read_events).await?;
+        reads(b, &db, &reads_project, args.read_events).await?;
     }
     Ok(())
 }

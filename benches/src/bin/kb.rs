@@ -43,6 +43,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     let b = start(&[]).await?;
+    let result = run(&b, &args).await;
+    b.finish().await?;
+    result
+}
+
+async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     let db = PgPool::connect(&b.db_url).await?;
     let corpus = load_corpus(args.docs)?;
     println!(
@@ -159,7 +165,7 @@ async fn main() -> anyhow::Result<()> {
     for i in 0..20 {
         idle.push(
             freshness(
-                &b,
+                b,
                 &key_b,
                 id(&index_b),
                 &format!(
@@ -189,7 +195,7 @@ async fn main() -> anyhow::Result<()> {
         );
         let path = format!("/v1/indexes/{}/documents", id(&index_a));
         tokio::spawn(async move {
-            futures::stream::iter(bulk_docs.into_iter())
+            futures::stream::iter(bulk_docs)
                 .map(|d| {
                     let (b2, key, path) = (&b2, &key, &path);
                     async move { b2.post(key, path, json!({"content": d})).await }
@@ -204,7 +210,7 @@ async fn main() -> anyhow::Result<()> {
     for i in 0..20 {
         busy.push(
             freshness(
-                &b,
+                b,
                 &key_b,
                 id(&index_b),
                 &format!("Document {i} beside a bulk upload."),
