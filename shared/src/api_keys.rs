@@ -195,12 +195,14 @@ pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<ApiKey>> {
 
 /// Revokes a key: it answers 401 from the next request on.
 pub async fn revoke(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let gone = sqlx::query("delete from api_keys where id = $1 and project_id = $2")
-        .bind(id)
-        .bind(project_id)
-        .execute(db)
-        .await?
-        .rows_affected();
+    let gone = sqlx::query!(
+        "delete from api_keys where id = $1 and project_id = $2",
+        id,
+        project_id
+    )
+    .execute(db)
+    .await?
+    .rows_affected();
     if gone == 0 {
         return Err(AppError::not_found("API key"));
     }

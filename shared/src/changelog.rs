@@ -126,11 +126,13 @@ pub async fn list(db: &PgPool, project_id: Uuid, published_only: bool) -> AppRes
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from changelog_entries where project_id = $1 and id = $2")
-        .bind(project_id)
-        .bind(id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from changelog_entries where project_id = $1 and id = $2",
+        project_id,
+        id
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("changelog entry"));
     }

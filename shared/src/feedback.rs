@@ -155,11 +155,13 @@ pub async fn set_status(
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from feedback where project_id = $1 and id = $2")
-        .bind(project_id)
-        .bind(id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from feedback where project_id = $1 and id = $2",
+        project_id,
+        id
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("feedback entry"));
     }
@@ -181,8 +183,7 @@ pub struct VoteState {
 pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult<VoteState> {
     let mut tx = db.begin().await?;
     let kind: Option<String> =
-        sqlx::query_scalar("select type from feedback where id = $1 for update")
-            .bind(id)
+        sqlx::query_scalar!("select type from feedback where id = $1 for update", id)
             .fetch_optional(&mut *tx)
             .await?;
     match kind.as_deref() {
@@ -197,31 +198,29 @@ pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult
         }
     }
     if value == 0 {
-        sqlx::query("delete from feedback_votes where feedback_id = $1 and user_id = $2")
-            .bind(id)
-            .bind(user_id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query!(
+            "delete from feedback_votes where feedback_id = $1 and user_id = $2",
+            id,
+            user_id
+        )
+        .execute(&mut *tx)
+        .await?;
     } else {
-        sqlx::query(
+        sqlx::query!(
             "insert into feedback_votes (feedback_id, user_id, value) values ($1, $2, $3)
              on conflict (feedback_id, user_id) do update set value = excluded.value",
+            id,
+            user_id,
+            value
         )
-        .bind(id)
-        .bind(user_id)
-        .bind(value)
         .execute(&mut *tx)
         .await?;
     }
-    let state = sqlx::query_as::<_, VoteState>(
-        "update feedback f set
+    let state = sqlx::query_as!(VoteState, r#"update feedback f set
             upvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = 1),
             downvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = -1)
          where f.id = $1
-         returning f.id as feedback_id, f.upvotes, f.downvotes, f.upvotes - f.downvotes as score, $2::int as user_vote",
-    )
-    .bind(id)
-    .bind(i32::from(value))
+         returning f.id as feedback_id, f.upvotes, f.downvotes, f.upvotes - f.downvotes as "score!", $2::int as "user_vote!""#, id, i32::from(value))
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;

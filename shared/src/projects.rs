@@ -90,8 +90,7 @@ pub async fn rotate_key(db: &PgPool, id: Uuid) -> AppResult<Project> {
 
 /// Deletes the project; every resource of it goes with it (foreign keys cascade).
 pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
-    sqlx::query("delete from projects where id = $1")
-        .bind(id)
+    sqlx::query!("delete from projects where id = $1", id)
         .execute(db)
         .await?;
     Ok(())

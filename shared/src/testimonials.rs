@@ -111,15 +111,16 @@ pub struct Stats {
 }
 
 pub async fn stats(db: &PgPool, project_id: Uuid) -> AppResult<Stats> {
-    Ok(sqlx::query_as::<_, Stats>(
-        "select count(*) as total,
-            count(*) filter (where status = 'pending') as pending,
-            count(*) filter (where status = 'approved') as approved,
-            count(*) filter (where status = 'rejected') as rejected,
+    Ok(sqlx::query_as!(
+        Stats,
+        r#"select count(*) as "total!",
+            count(*) filter (where status = 'pending') as "pending!",
+            count(*) filter (where status = 'approved') as "approved!",
+            count(*) filter (where status = 'rejected') as "rejected!",
             (avg(rating) filter (where status = 'approved'))::float8 as average_rating
-         from testimonials where project_id = $1",
+         from testimonials where project_id = $1"#,
+        project_id
     )
-    .bind(project_id)
     .fetch_one(db)
     .await?)
 }
@@ -142,11 +143,13 @@ pub async fn set_status(
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from testimonials where project_id = $1 and id = $2")
-        .bind(project_id)
-        .bind(id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from testimonials where project_id = $1 and id = $2",
+        project_id,
+        id
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("testimonial"));
     }

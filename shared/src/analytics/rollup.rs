@@ -256,13 +256,13 @@ async fn seal_and_summarise(
         .bind(day_lock_key(day))
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
+    sqlx::query!(
         "insert into analytics_rollups (day, through, sealed) values ($1, $2, $3)
          on conflict (day) do update set sealed = greatest(analytics_rollups.sealed, $3)",
+        day,
+        start,
+        upto
     )
-    .bind(day)
-    .bind(start)
-    .bind(upto)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -274,8 +274,7 @@ async fn seal_and_summarise(
             .fetch_one(&mut *tx)
             .await?;
     let from = if afresh || dirty || through <= start {
-        sqlx::query("delete from analytics_daily where day = $1")
-            .bind(day)
+        sqlx::query!("delete from analytics_daily where day = $1", day)
             .execute(&mut *tx)
             .await?;
         start
@@ -286,7 +285,7 @@ async fn seal_and_summarise(
     };
     // A burst of events is grouped in memory, not sorted in temporary files that compete with
     // the commit flushes of Postgres and Redis for the disk.
-    sqlx::query("set local work_mem = '64MB'")
+    sqlx::query!("set local work_mem = '64MB'")
         .execute(&mut *tx)
         .await?;
     sqlx::query(&summary(from > start))
@@ -295,11 +294,7 @@ async fn seal_and_summarise(
         .bind(from)
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
-        "update analytics_rollups set through = $2, dirty = false, rolled_at = now() where day = $1",
-    )
-    .bind(day)
-    .bind(upto)
+    sqlx::query!("update analytics_rollups set through = $2, dirty = false, rolled_at = now() where day = $1", day, upto)
     .execute(&mut *tx)
     .await?;
     if upto == end {
@@ -323,7 +318,7 @@ pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()>
 /// Days are summarised in order, so every day before it is summarised to its end.
 pub async fn covered_until(db: &PgPool) -> AppResult<Option<DateTime<Utc>>> {
     Ok(
-        sqlx::query_scalar("select max(through) from analytics_rollups")
+        sqlx::query_scalar!("select max(through) from analytics_rollups")
             .fetch_one(db)
             .await?,
     )
@@ -341,18 +336,17 @@ pub async fn keep_current(
     limit: usize,
 ) -> AppResult<usize> {
     let now = Utc::now();
-    let dirty: Vec<NaiveDate> =
-        sqlx::query_scalar("select day from analytics_rollups where dirty order by day limit $1")
-            .bind(limit as i64)
-            .fetch_all(db)
-            .await?;
+    let dirty: Vec<NaiveDate> = sqlx::query_scalar!(
+        "select day from analytics_rollups where dirty order by day limit $1",
+        limit as i64
+    )
+    .fetch_all(db)
+    .await?;
     for day in &dirty {
         roll(db, *day, upto, true).await?;
     }
     let last_closed = (now - grace).date_naive() - Duration::days(1);
-    let complete: Option<NaiveDate> = sqlx::query_scalar(
-        "select max(day) from analytics_rollups where through >= (day + 1)::timestamp at time zone 'UTC'",
-    )
+    let complete: Option<NaiveDate> = sqlx::query_scalar!("select max(day) from analytics_rollups where through >= (day + 1)::timestamp at time zone 'UTC'")
     .fetch_one(db)
     .await?;
     let mut day = match complete {

@@ -14,20 +14,18 @@ use crate::{AppError, AppResult};
 /// The salt of `day`, made on first use; salts older than two days are deleted.
 pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
     let fresh: [u8; 32] = rand::random();
-    sqlx::query(
+    sqlx::query!(
         "insert into analytics_salts (day, salt) values ($1, $2) on conflict (day) do nothing",
+        day,
+        fresh.as_slice()
     )
-    .bind(day)
-    .bind(fresh.as_slice())
     .execute(db)
     .await?;
-    sqlx::query("delete from analytics_salts where day < $1::date - 2")
-        .bind(day)
+    sqlx::query!("delete from analytics_salts where day < $1::date - 2", day)
         .execute(db)
         .await?;
     Ok(
-        sqlx::query_scalar("select salt from analytics_salts where day = $1")
-            .bind(day)
+        sqlx::query_scalar!("select salt from analytics_salts where day = $1", day)
             .fetch_one(db)
             .await?,
     )
@@ -44,21 +42,19 @@ pub struct Stored {
 /// The codes of device, browser and OS names, adding the names not seen before.
 pub async fn label_ids(db: &PgPool, labels: &[String]) -> AppResult<HashMap<String, i16>> {
     // Only names not there yet reach the insert: each proposed row would use up an identity value.
-    sqlx::query(
-        "insert into analytics_labels (label)
+    sqlx::query!("insert into analytics_labels (label)
          select distinct l from unnest($1::text[]) l where not exists (select 1 from analytics_labels where label = l)
-         on conflict (label) do nothing",
-    )
-    .bind(labels)
+         on conflict (label) do nothing", labels)
     .execute(db)
     .await?;
-    Ok(sqlx::query_as::<_, (String, i16)>(
+    Ok(sqlx::query!(
         "select label, id from analytics_labels where label = any($1)",
+        labels
     )
-    .bind(labels)
     .fetch_all(db)
     .await?
     .into_iter()
+    .map(|r| (r.label, r.id))
     .collect())
 }
 
@@ -67,10 +63,7 @@ pub async fn already_stored(db: &PgPool, entries: &[i64]) -> AppResult<HashSet<i
     if entries.is_empty() {
         return Ok(HashSet::new());
     }
-    Ok(sqlx::query_scalar(
-        "select e from analytics_replays r, unnest(r.entries) e where r.entries && $1 and e = any($1)",
-    )
-    .bind(entries)
+    Ok(sqlx::query_scalar!(r#"select e as "e!" from analytics_replays r, unnest(r.entries) e where r.entries && $1 and e = any($1)"#, entries)
     .fetch_all(db)
     .await?
     .into_iter()
@@ -81,8 +74,7 @@ pub async fn already_stored(db: &PgPool, entries: &[i64]) -> AppResult<HashSet<i
 /// again (see `queue::Progress::redeliverable_from`).
 pub async fn forget_replays(db: &PgPool, bound: i64) -> AppResult<u64> {
     Ok(
-        sqlx::query("delete from analytics_replays where last_entry < $1")
-            .bind(bound)
+        sqlx::query!("delete from analytics_replays where last_entry < $1", bound)
             .execute(db)
             .await?
             .rows_affected(),
@@ -172,23 +164,15 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .await?;
         // Events older than their day's seal (a queue that lagged behind a roll) may be missing
         // from its summaries: the workers' upkeep rolls such a day again.
-        sqlx::query(
-            "update analytics_rollups r set dirty = true
+        sqlx::query!("update analytics_rollups r set dirty = true
              from (select (t at time zone 'UTC')::date as day, min(t) as first from unnest($1::timestamptz[]) t group by 1) u
-             where r.day = u.day and r.sealed > u.first and not r.dirty",
-        )
-        .bind(&times)
+             where r.day = u.day and r.sealed > u.first and not r.dirty", &times)
         .execute(&mut *tx)
         .await?;
     }
     for (project, day, bots) in batch.bots {
-        sqlx::query(
-            "insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
-             on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots",
-        )
-        .bind(project)
-        .bind(day)
-        .bind(bots)
+        sqlx::query!("insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
+             on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots", project, day, bots)
         .execute(&mut *tx)
         .await?;
     }
@@ -213,12 +197,12 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
             "another worker stored some of these queue entries meanwhile"
         )));
     }
-    sqlx::query(
+    sqlx::query!(
         "insert into analytics_replays (entries, last_entry, redelivered) values ($1, $2, $3)",
+        batch.entries,
+        batch.entries.iter().max().copied().unwrap_or_default(),
+        batch.redelivered
     )
-    .bind(batch.entries)
-    .bind(batch.entries.iter().max().copied().unwrap_or_default())
-    .bind(batch.redelivered)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -345,16 +345,8 @@ pub async fn save_state(
         Destination::Dashboard { redirect_to } => (Some(redirect_to.as_str()), None, None),
         Destination::Cli { callback, state } => (None, Some(callback.as_str()), state.as_deref()),
     };
-    sqlx::query(
-        "insert into oauth_states (state, provider, code_verifier, redirect_to, cli_callback, cli_state)
-         values ($1, $2, $3, $4, $5, $6)",
-    )
-    .bind(&state)
-    .bind(provider)
-    .bind(verifier)
-    .bind(redirect_to)
-    .bind(cli_callback)
-    .bind(cli_state)
+    sqlx::query!("insert into oauth_states (state, provider, code_verifier, redirect_to, cli_callback, cli_state)
+         values ($1, $2, $3, $4, $5, $6)", &state, provider, verifier, redirect_to, cli_callback, cli_state)
     .execute(db)
     .await?;
     Ok(state)
@@ -373,12 +365,8 @@ pub async fn take_state(
         cli_callback: Option<String>,
         cli_state: Option<String>,
     }
-    let row = sqlx::query_as::<_, Row>(
-        "delete from oauth_states where state = $1 and provider = $2 and created_at > now() - interval '10 minutes'
-         returning code_verifier, redirect_to, cli_callback, cli_state",
-    )
-    .bind(state)
-    .bind(provider)
+    let row = sqlx::query_as!(Row, "delete from oauth_states where state = $1 and provider = $2 and created_at > now() - interval '10 minutes'
+         returning code_verifier, redirect_to, cli_callback, cli_state", state, provider)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::unauthorized("unknown or expired sign-in state"))?;

@@ -14,14 +14,15 @@ pub struct User {
 /// Finds the user by email, creating it on first sign-in; a later sign-in keeps the name up to date.
 pub async fn upsert_by_email(db: &PgPool, email: &str, name: Option<&str>) -> AppResult<User> {
     let email = email.trim().to_lowercase();
-    let user = sqlx::query_as::<_, User>(
+    let user = sqlx::query_as!(
+        User,
         "insert into users (id, email, name) values ($1, $2, coalesce($3, ''))
          on conflict (email) do update set name = coalesce(nullif($3, ''), users.name)
          returning id, email, name",
+        Uuid::now_v7(),
+        &email,
+        name
     )
-    .bind(Uuid::now_v7())
-    .bind(&email)
-    .bind(name)
     .fetch_one(db)
     .await?;
     Ok(user)
@@ -36,22 +37,20 @@ pub async fn upsert_identity(
     email: &str,
     name: Option<&str>,
 ) -> AppResult<User> {
-    let existing = sqlx::query_as::<_, User>(
+    let existing = sqlx::query_as!(
+        User,
         "select u.id, u.email, u.name from identities i join users u on u.id = i.user_id
          where i.provider = $1 and i.subject = $2",
+        provider,
+        subject
     )
-    .bind(provider)
-    .bind(subject)
     .fetch_optional(db)
     .await?;
     if let Some(user) = existing {
         return Ok(user);
     }
     let user = upsert_by_email(db, email, name).await?;
-    sqlx::query("insert into identities (provider, subject, user_id) values ($1, $2, $3) on conflict do nothing")
-        .bind(provider)
-        .bind(subject)
-        .bind(user.id)
+    sqlx::query!("insert into identities (provider, subject, user_id) values ($1, $2, $3) on conflict do nothing", provider, subject, user.id)
         .execute(db)
         .await?;
     Ok(user)

@@ -47,16 +47,8 @@ pub async fn create(
     .await?;
     let ids: Vec<Uuid> = chunks.iter().map(|_| Uuid::now_v7()).collect();
     let ordinals: Vec<i32> = (0..chunks.len() as i32).collect();
-    sqlx::query(
-        "insert into kb_chunks (id, document_id, index_id, ordinal, content, dims)
-         select u.id, $2, $3, u.ordinal, u.content, $4 from unnest($1::uuid[], $5::int[], $6::text[]) as u(id, ordinal, content)",
-    )
-    .bind(&ids)
-    .bind(id)
-    .bind(index.id)
-    .bind(index.dimensions as i16)
-    .bind(&ordinals)
-    .bind(&chunks)
+    sqlx::query!("insert into kb_chunks (id, document_id, index_id, ordinal, content, dims)
+         select u.id, $2, $3, u.ordinal, u.content, $4 from unnest($1::uuid[], $5::int[], $6::text[]) as u(id, ordinal, content)", &ids, id, index.id, index.dimensions as i16, &ordinals, &chunks)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -78,10 +70,12 @@ pub async fn list(
     .bind((page - 1) * per_page)
     .fetch_all(db)
     .await?;
-    let total: i64 = sqlx::query_scalar("select count(*) from kb_documents where index_id = $1")
-        .bind(index_id)
-        .fetch_one(db)
-        .await?;
+    let total: i64 = sqlx::query_scalar!(
+        r#"select count(*) as "count!" from kb_documents where index_id = $1"#,
+        index_id
+    )
+    .fetch_one(db)
+    .await?;
     Ok((data, total))
 }
 
@@ -98,11 +92,13 @@ pub async fn get(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<Document> {
 
 /// Deletes the document and all its chunks; a queued embedding job for it then finds nothing to do.
 pub async fn delete(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from kb_documents where index_id = $1 and id = $2")
-        .bind(index_id)
-        .bind(id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from kb_documents where index_id = $1 and id = $2",
+        index_id,
+        id
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("document"));
     }
@@ -119,8 +115,7 @@ pub async fn claim(
     chunk_budget: i64,
     lease_secs: i64,
 ) -> AppResult<Vec<Uuid>> {
-    Ok(sqlx::query_scalar(
-        "with ranked as (
+    Ok(sqlx::query_scalar!("with ranked as (
             select id, created_at, chunks_created,
                    row_number() over (partition by project_id order by created_at) as turn
             from kb_documents
@@ -135,11 +130,7 @@ pub async fn claim(
          update kb_documents d set lease_until = now() + make_interval(secs => $2), attempts = attempts + 1
          from pick
          where d.id = pick.id and d.status = 'pending' and (d.lease_until is null or d.lease_until < now())
-         returning d.id",
-    )
-    .bind(limit)
-    .bind(lease_secs as f64)
-    .bind(chunk_budget)
+         returning d.id", limit, lease_secs as f64, chunk_budget)
     .fetch_all(db)
     .await?)
 }
@@ -154,12 +145,13 @@ pub struct PendingChunk {
 }
 
 pub async fn pending_chunks(db: &PgPool, documents: &[Uuid]) -> AppResult<Vec<PendingChunk>> {
-    Ok(sqlx::query_as::<_, PendingChunk>(
+    Ok(sqlx::query_as!(
+        PendingChunk,
         "select c.id, c.document_id, c.content, i.embedding_model
          from kb_chunks c join kb_indexes i on i.id = c.index_id
          where c.document_id = any($1) and c.embedding is null",
+        documents
     )
-    .bind(documents)
     .fetch_all(db)
     .await?)
 }
@@ -167,12 +159,12 @@ pub async fn pending_chunks(db: &PgPool, documents: &[Uuid]) -> AppResult<Vec<Pe
 /// Writes vectors by chunk id: a repeated job rewrites the same rows, never adds any.
 pub async fn store_embeddings(db: &PgPool, ids: &[Uuid], vectors: Vec<Vec<f32>>) -> AppResult<()> {
     let texts: Vec<String> = vectors.iter().map(|v| format!("{v:?}")).collect();
-    sqlx::query(
+    sqlx::query!(
         "update kb_chunks c set embedding = u.embedding::vector
          from unnest($1::uuid[], $2::text[]) as u(id, embedding) where c.id = u.id",
+        ids,
+        &texts
     )
-    .bind(ids)
-    .bind(&texts)
     .execute(db)
     .await?;
     Ok(())
@@ -181,19 +173,18 @@ pub async fn store_embeddings(db: &PgPool, ids: &[Uuid], vectors: Vec<Vec<f32>>)
 /// Marks `ready` every listed document whose chunks all have vectors.
 pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
     let mut tx = db.begin().await?;
-    let ready: Vec<Uuid> = sqlx::query_scalar(
-        "update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
+    let ready: Vec<Uuid> = sqlx::query_scalar!("update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
          where d.id = any($1) and d.status = 'pending'
            and not exists (select 1 from kb_chunks c where c.document_id = d.id and c.embedding is null)
-         returning d.id",
-    )
-    .bind(documents)
+         returning d.id", documents)
     .fetch_all(&mut *tx)
     .await?;
-    sqlx::query("update kb_chunks set ready = true where document_id = any($1)")
-        .bind(&ready)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "update kb_chunks set ready = true where document_id = any($1)",
+        &ready
+    )
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(ready.len() as u64)
 }
@@ -201,11 +192,11 @@ pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
 /// Lets go of claimed documents that were not worked on (another document of the claim failed):
 /// claimable again at once, and the claim does not count as one of their attempts.
 pub async fn release(db: &PgPool, documents: &[Uuid]) -> AppResult<()> {
-    sqlx::query(
+    sqlx::query!(
         "update kb_documents set lease_until = null, attempts = greatest(attempts - 1, 0)
          where id = any($1) and status = 'pending'",
+        documents
     )
-    .bind(documents)
     .execute(db)
     .await?;
     Ok(())
@@ -213,12 +204,12 @@ pub async fn release(db: &PgPool, documents: &[Uuid]) -> AppResult<()> {
 
 /// Renews a claim's lease while its work goes on.
 pub async fn extend_lease(db: &PgPool, documents: &[Uuid], lease_secs: i64) -> AppResult<()> {
-    sqlx::query(
+    sqlx::query!(
         "update kb_documents set lease_until = now() + make_interval(secs => $2)
          where id = any($1) and status = 'pending'",
+        documents,
+        lease_secs as f64
     )
-    .bind(documents)
-    .bind(lease_secs as f64)
     .execute(db)
     .await?;
     Ok(())
@@ -231,17 +222,17 @@ pub async fn record_failure(
     error: &str,
     max_attempts: i32,
 ) -> AppResult<()> {
-    sqlx::query(
+    sqlx::query!(
         "update kb_documents set
             status = case when attempts >= $3 then 'failed' else status end,
             error = case when attempts >= $3 then $2 else error end,
             lease_until = now() + make_interval(secs => least(60, power(2, attempts))::float8),
             updated_at = now()
          where id = any($1) and status = 'pending'",
+        documents,
+        error,
+        max_attempts
     )
-    .bind(documents)
-    .bind(error)
-    .bind(max_attempts)
     .execute(db)
     .await?;
     Ok(())

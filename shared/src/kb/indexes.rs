@@ -48,11 +48,12 @@ pub async fn create(
     external_id: Option<&str>,
 ) -> AppResult<Index> {
     let mut tx = db.begin().await?;
-    let locked: Option<String> =
-        sqlx::query_scalar("select embedding_model from projects where id = $1 for update")
-            .bind(project_id)
-            .fetch_one(&mut *tx)
-            .await?;
+    let locked: Option<String> = sqlx::query_scalar!(
+        "select embedding_model from projects where id = $1 for update",
+        project_id
+    )
+    .fetch_one(&mut *tx)
+    .await?;
     let model = match (locked, model) {
         (Some(l), Some(m)) if l != m => {
             return Err(AppError::conflict(
@@ -83,23 +84,19 @@ pub async fn create(
                     "is not available on this deployment",
                 ));
             }
-            sqlx::query("update projects set embedding_model = $2 where id = $1")
-                .bind(project_id)
-                .bind(m)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query!(
+                "update projects set embedding_model = $2 where id = $1",
+                project_id,
+                m
+            )
+            .execute(&mut *tx)
+            .await?;
             m.to_owned()
         }
     };
     let dims = models.info(&model).map(|m| m.dimensions).unwrap_or(0) as i32;
     let id = Uuid::now_v7();
-    sqlx::query("insert into kb_indexes (id, project_id, name, embedding_model, dimensions, external_id) values ($1, $2, $3, $4, $5, $6)")
-        .bind(id)
-        .bind(project_id)
-        .bind(name)
-        .bind(&model)
-        .bind(dims)
-        .bind(external_id)
+    sqlx::query!("insert into kb_indexes (id, project_id, name, embedding_model, dimensions, external_id) values ($1, $2, $3, $4, $5, $6)", id, project_id, name, &model, dims, external_id)
         .execute(&mut *tx)
         .await
         .map_err(on_constraint("kb_indexes_name_key", "conflict", "an index with this name already exists in the project"))?;
@@ -128,22 +125,20 @@ pub async fn get(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Index> {
 
 /// The index, if it belongs to the project (another project's index is a 404), without counts.
 pub async fn find(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<IndexRef> {
-    sqlx::query_as::<_, IndexRef>(
-        "select id, project_id, embedding_model, dimensions from kb_indexes where project_id = $1 and id = $2",
-    )
-    .bind(project_id)
-    .bind(id)
+    sqlx::query_as!(IndexRef, "select id, project_id, embedding_model, dimensions from kb_indexes where project_id = $1 and id = $2", project_id, id)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("index"))
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from kb_indexes where project_id = $1 and id = $2")
-        .bind(project_id)
-        .bind(id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from kb_indexes where project_id = $1 and id = $2",
+        project_id,
+        id
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("index"));
     }

@@ -51,9 +51,7 @@ pub async fn search(
     let mut tx = db.begin().await?;
     // pgvector 0.8: keep scanning the graph until enough rows pass the index filter; a wider
     // candidate list than the default 40 buys recall@10 >= 0.95 for a few milliseconds.
-    sqlx::query(
-        "select set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', '200', true)",
-    )
+    sqlx::query("select set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', '200', true)")
     .execute(&mut *tx)
     .await?;
     let results = sqlx::query_as::<_, SearchResult>(&format!(
