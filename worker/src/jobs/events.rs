@@ -178,8 +178,8 @@ impl Prepared {
     /// Stores the read with one insert; if that fails, request by request, so that one request
     /// that cannot be stored does not hold up the others. Returns the ids of the entries stored
     /// (or found stored before), to acknowledge; the rest are redelivered, to any worker, later.
-    pub async fn store_all(self, db: &PgPool) -> Vec<String> {
-        let mut done = self.stored_before.clone();
+    pub async fn store_all(mut self, db: &PgPool) -> Vec<String> {
+        let mut done = std::mem::take(&mut self.stored_before);
         match self.store(db, &self.entries).await {
             Ok(()) => done.extend(self.entries.iter().map(|e| e.id.clone())),
             Err(e) => {
