@@ -5,10 +5,17 @@ use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
 use axum::http::{header, Method, StatusCode};
 use axum_extra::extract::CookieJar;
+use std::marker::PhantomData;
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, RawPathParams};
+use shipmate_shared::api_keys::required_scope;
 use shipmate_shared::auth::{sessions, User};
-use shipmate_shared::projects::Project;
-use shipmate_shared::validate::Input;
+use shipmate_shared::projects::{self, Project};
+use shipmate_shared::teams::Role;
+use shipmate_shared::validate::{parse_id, project_id_param, Input};
 use shipmate_shared::AppError;
+use uuid::Uuid;
 
 use crate::state::AppState;
 
@@ -62,17 +69,21 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 }
 
 /// The project whose key is in `X-Project-Key`. A scoped key is checked here against the route's
-/// scope and its allowed origins, so handlers only ever see keys that may call them.
-pub struct ProjectKey(pub Project);
+/// scope and its allowed origins, so handlers only ever see keys that may call them. Requests with
+/// a key the public holds (the publishable key, a scoped key) carry their client's rate-limit
+/// bucket, and their writes are limited here; the secret key is the customer's own server.
+pub struct ProjectKey {
+    pub project: Project,
+    /// The client's address (IPv6 per /64) when the key is a public one.
+    pub public_client: Option<IpAddr>,
+}
 
 impl FromRequestParts<AppState> for ProjectKey {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
         let Some(key) = parts.headers.get("x-project-key") else {
-            return Err(AppError::unauthorized(
-                "this endpoint needs the project's API key in X-Project-Key",
-            ));
+            return on_behalf_of_member(parts, state).await;
         };
         let key = key
             .to_str()
@@ -92,13 +103,67 @@ impl FromRequestParts<AppState> for ProjectKey {
             .get(header::ORIGIN)
             .and_then(|v| v.to_str().ok());
         access.check(parts.method.as_str(), route, origin)?;
-        Ok(ProjectKey(project))
+        let public_client = access.is_public().then(|| client_bucket(parts, state));
+        if let Some(client) = public_client {
+            if parts.method == Method::POST && WRITE_ROUTES.contains(&route) {
+                state.limits.write(client, project.id)?;
+            }
+        }
+        Ok(ProjectKey {
+            project,
+            public_client,
+        })
     }
+}
+
+/// Without a key, the dashboard calls key endpoints as a signed-in member, naming the project in
+/// `X-Project-Id`: members and viewers never hold the secret key, yet work in the knowledge base.
+/// Reads (searches included) need a viewer, writes a member.
+async fn on_behalf_of_member(parts: &mut Parts, state: &AppState) -> Result<ProjectKey, AppError> {
+    let Some(id) = parts
+        .headers
+        .get("x-project-id")
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Err(AppError::unauthorized(
+            "this endpoint needs the project's API key in X-Project-Key",
+        ));
+    };
+    let id = parse_id(id.trim(), "project")?;
+    let session = SessionUser::from_request_parts(parts, state).await?;
+    // Reads (a search is a POST, yet a read) need a viewer; writes a member.
+    let route = parts
+        .extensions
+        .get::<MatchedPath>()
+        .map(|m| m.as_str())
+        .unwrap_or_default();
+    let read = parts.method == Method::GET
+        || required_scope(parts.method.as_str(), route).is_some_and(|s| s.ends_with(":read"));
+    let needed = if read { Role::Viewer } else { Role::Member };
+    let (project, _) = require(state, &session, id, needed).await?;
+    Ok(ProjectKey {
+        project,
+        public_client: None,
+    })
+}
+
+/// Key routes that create something: the per-client write limit applies to them.
+const WRITE_ROUTES: &[&str] = &["/v1/feedback", "/v1/testimonials"];
+
+/// The rate-limit bucket of the request's client (see `limits::bucket`).
+pub fn client_bucket(parts: &Parts, state: &AppState) -> IpAddr {
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0)
+        .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)));
+    crate::limits::bucket(state.client_ip(peer, &parts.headers))
 }
 
 /// A signed-in user, from `Authorization: Bearer st_...` or the dashboard's session cookie.
 pub struct SessionUser {
     pub user: User,
+    pub session_id: Uuid,
     pub token: String,
     pub via_cookie: bool,
 }
@@ -133,13 +198,14 @@ impl FromRequestParts<AppState> for SessionUser {
         if via_cookie && !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS) {
             check_same_origin(parts, state)?;
         }
-        let user = sessions::user_for_token(&state.db, &token)
+        let live = sessions::user_for_token(&state.db, &token)
             .await?
             .ok_or_else(|| {
                 AppError::unauthorized("the session token is unknown, expired or revoked")
             })?;
         Ok(SessionUser {
-            user,
+            user: live.user,
+            session_id: live.session_id,
             token,
             via_cookie,
         })
@@ -200,4 +266,82 @@ fn format_host(host: &str, port: Option<u16>) -> String {
         Some(p) => format!("{host}:{p}"),
         None => host.to_owned(),
     }
+}
+
+/// The least role an endpoint needs, as a type: `ProjectAccess<Admin>` in a handler's signature
+/// says who may call it.
+pub trait Needs {
+    const ROLE: Role;
+}
+
+pub struct Viewer;
+pub struct Member;
+pub struct Admin;
+pub struct Owner;
+
+impl Needs for Viewer {
+    const ROLE: Role = Role::Viewer;
+}
+impl Needs for Member {
+    const ROLE: Role = Role::Member;
+}
+impl Needs for Admin {
+    const ROLE: Role = Role::Admin;
+}
+impl Needs for Owner {
+    const ROLE: Role = Role::Owner;
+}
+
+/// A signed-in member of the project named by the route's `{project_id}` (or, on the dashboard's
+/// query-style endpoints, the `project_id` query parameter) with at least the role `R`:
+/// 401 without a session, 404 for an unknown project, 403 for a non-member or a lower role.
+pub struct ProjectAccess<R> {
+    pub project: Project,
+    pub role: Role,
+    pub session: SessionUser,
+    needs: PhantomData<R>,
+}
+
+impl<R: Needs + Send + Sync> FromRequestParts<AppState> for ProjectAccess<R> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let session = SessionUser::from_request_parts(parts, state).await?;
+        let from_path = RawPathParams::from_request_parts(parts, state)
+            .await
+            .ok()
+            .and_then(|p| {
+                p.iter()
+                    .find(|(k, _)| *k == "project_id")
+                    .map(|(_, v)| v.to_owned())
+            });
+        let id = match from_path {
+            Some(v) => parse_id(&v, "project")?,
+            None => project_id_param(query_value(parts, "project_id").as_deref())?,
+        };
+        let (project, role) = require(state, &session, id, R::ROLE).await?;
+        Ok(ProjectAccess {
+            project,
+            role,
+            session,
+            needs: PhantomData,
+        })
+    }
+}
+
+/// The one role check behind `ProjectAccess`, for routes that find the project through another
+/// resource (a feedback entry's id).
+pub async fn require(
+    state: &AppState,
+    session: &SessionUser,
+    project: Uuid,
+    needed: Role,
+) -> Result<(Project, Role), AppError> {
+    projects::access(&state.db, session.user.id, project, needed).await
+}
+
+fn query_value(parts: &Parts, name: &str) -> Option<String> {
+    url::form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
 }

@@ -1,6 +1,7 @@
 //! `shipmate-api`: the HTTP API, public pages and the browser script.
 
 pub mod extract;
+pub mod limits;
 pub mod pages;
 pub mod routes;
 pub mod settings;
@@ -28,6 +29,12 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
+        tracing::info!(
+            database = %shipmate_shared::config::mask_url(&settings.common.database_url),
+            redis = %shipmate_shared::config::mask_url(&settings.common.redis_url),
+            registration = ?settings.registration,
+            "starting"
+        );
         let db = shipmate_shared::db::create_and_migrate(
             &settings.common.database_url,
             settings.common.db_pool,
@@ -50,6 +57,15 @@ impl Application {
             tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
         }
         let state = AppState::new(db, queue, settings, public_url)?;
+        tokio::spawn(state.limits.clone().prune_forever());
+        if !shipmate_shared::auth::users::any_exist(&state.db).await? {
+            // The one place the setup token appears: whoever can read this log owns the instance.
+            tracing::warn!(
+                "first run: create the instance admin at {}/setup?token={}",
+                state.public_url,
+                state.setup_token
+            );
+        }
         let router = app(state.clone());
         Ok(Application {
             listener,

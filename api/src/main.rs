@@ -1,4 +1,3 @@
-use clap::Parser;
 use shipmate_api::settings::{Cli, Command};
 use shipmate_api::{telemetry, Application};
 
@@ -11,7 +10,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     dotenvy::dotenv().ok();
     telemetry::init();
-    let cli = Cli::parse();
+    let cli: Cli = shipmate_shared::config::parse_masked();
     match cli.command {
         Some(Command::Migrate) => {
             shipmate_shared::db::create_and_migrate(&cli.settings.common.database_url, 2).await?;

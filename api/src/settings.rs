@@ -3,6 +3,7 @@
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
 use shipmate_shared::auth::oauth::OAuthSettings;
+use shipmate_shared::auth::Registration;
 use shipmate_shared::config::CommonSettings;
 
 #[derive(Parser, Debug, Clone)]
@@ -40,11 +41,27 @@ pub struct ApiSettings {
     /// Comma-separated CIDRs; only from these peers is `X-Forwarded-For` believed.
     #[arg(long, env = "SHIPMATE_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: String,
+    /// Who may create an account: `invite` (only with an invite for that email), `open`, `closed`.
+    #[arg(
+        long,
+        env = "SHIPMATE_REGISTRATION",
+        value_enum,
+        default_value = "invite"
+    )]
+    pub registration: Registration,
     #[command(flatten)]
     pub oauth: OAuthSettings,
-    /// Public testimonial form: valid submissions per minute from one IP address to one project.
-    #[arg(long, env = "SHIPMATE_FORM_RATE_PER_MINUTE", default_value_t = 10)]
-    pub form_rate_per_minute: u32,
+    /// Public writes (feedback, testimonials, through the publishable key or a public form) per
+    /// minute from one client (IPv6: per /64) to one project; 0 turns the limit off.
+    #[arg(long, env = "SHIPMATE_RATE_WRITES_PER_MINUTE", default_value_t = 30)]
+    pub rate_writes_per_minute: u32,
+    /// Analytics events per second from one client to one project through a public key (a batch
+    /// counts each event); 0 turns the limit off. The secret key has no per-client limit.
+    #[arg(long, env = "SHIPMATE_RATE_EVENTS_PER_SECOND", default_value_t = 200)]
+    pub rate_events_per_second: u32,
+    /// Votes per minute by one user; 0 turns the limit off.
+    #[arg(long, env = "SHIPMATE_RATE_VOTES_PER_MINUTE", default_value_t = 60)]
+    pub rate_votes_per_minute: u32,
     /// Analytics ingestion: events per second for one API key (bursts up to one second's worth).
     #[arg(
         long,

@@ -8,15 +8,18 @@ use std::time::{Duration, Instant};
 
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota};
+use shipmate_shared::analytics::visitor::{Geo, SaltCache};
 use shipmate_shared::api_keys::{self, Access};
 use shipmate_shared::auth::oauth::Provider;
 use shipmate_shared::kb::embed::InputKind;
 use shipmate_shared::kb::models::Registry;
+use shipmate_shared::kb::pool::Busy;
 use shipmate_shared::projects::Project;
 use shipmate_shared::queue::Queue;
 use shipmate_shared::{AppError, AppResult};
 use sqlx::PgPool;
 
+use crate::limits::Limits;
 use crate::settings::ApiSettings;
 
 /// What every handler can reach; cheap to clone.
@@ -30,13 +33,21 @@ pub struct Inner {
     pub public_url: String,
     pub http: reqwest::Client,
     pub providers: Vec<Provider>,
+    /// The first-run setup token: fresh at every start, kept only here and on the start-up log.
+    pub setup_token: String,
+    /// Keys the hashes of client addresses kept with started sign-ins; never stored.
+    pub client_salt: String,
     pub trusted_proxies: Vec<ipnet::IpNet>,
-    /// Public testimonial form, per client IP and project.
-    pub form_limiter: DefaultKeyedRateLimiter<(IpAddr, uuid::Uuid)>,
+    /// Per-client limits on what the public can reach.
+    pub limits: Arc<Limits>,
     /// Analytics ingestion, per project.
     pub events_limiter: DefaultKeyedRateLimiter<uuid::Uuid>,
     pub models: Registry,
     pub queue: Queue,
+    /// The country database, read into memory once at start.
+    pub geo: Geo,
+    /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
+    pub salts: SaltCache,
     /// Recent query vectors by (model, query): repeated searches skip the model.
     query_cache: Mutex<HashMap<QueryKey, Arc<Vec<f32>>>>,
     /// API keys resolved in the last `KEY_CACHE_TTL`: the ingestion hot path skips Postgres (and
@@ -72,17 +83,19 @@ impl AppState {
         let http = reqwest::Client::builder()
             .timeout(std::time::Duration::from_secs(15))
             .build()?;
-        let per_minute =
-            NonZeroU32::new(settings.form_rate_per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
         let events_per_second =
             NonZeroU32::new(settings.events_rate_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
         Ok(AppState(Arc::new(Inner {
             providers: settings.oauth.providers(),
+            setup_token: shipmate_shared::tokens::random_token("", 32),
+            client_salt: shipmate_shared::tokens::random_token("", 32),
             trusted_proxies: settings.trusted_proxies()?,
-            form_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_minute(per_minute)),
+            limits: Arc::new(Limits::new(&settings)),
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common),
             queue,
+            geo: Geo::open(settings.common.geoip_db.as_deref()),
+            salts: SaltCache::default(),
             query_cache: Mutex::new(HashMap::new()),
             key_cache: Mutex::new(HashMap::new()),
             key_generation: AtomicU64::new(0),
@@ -127,8 +140,13 @@ impl AppState {
         }
     }
 
-    /// The query's vector, from the cache or the model.
-    pub async fn embed_query(&self, model: &str, query: &str) -> AppResult<Arc<Vec<f32>>> {
+    /// The query's vector, from the cache or the model (where `project` waits its turn).
+    pub async fn embed_query(
+        &self,
+        project: uuid::Uuid,
+        model: &str,
+        query: &str,
+    ) -> AppResult<Arc<Vec<f32>>> {
         let key = (model.to_owned(), query.to_owned());
         if let Some(v) = self
             .query_cache
@@ -140,9 +158,14 @@ impl AppState {
         }
         let embedder = self.models.embedder(model)?;
         let vector = embedder
-            .embed(vec![query.to_owned()], InputKind::Query)
+            .embed_for(project, vec![query.to_owned()], InputKind::Query)
             .await
-            .map_err(|e| AppError::Unavailable(format!("embedding the query: {e:#}")))?
+            .map_err(|e| match e.downcast_ref::<Busy>() {
+                Some(_) => AppError::RateLimited {
+                    retry_after_secs: 1,
+                },
+                None => AppError::Unavailable(format!("embedding the query: {e:#}")),
+            })?
             .pop()
             .map(Arc::new)
             .ok_or_else(|| AppError::Internal(anyhow::anyhow!("the model returned no vector")))?;

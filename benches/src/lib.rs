@@ -11,6 +11,7 @@ use shipmate_api::Application;
 use shipmate_worker::settings::WorkerSettings;
 use tokio::sync::watch;
 
+#[derive(Clone)]
 pub struct Bench {
     pub base: String,
     pub http: reqwest::Client,
@@ -118,6 +119,12 @@ impl Bench {
 
     /// A new project: (id, api key).
     pub async fn project(&self, slug: &str) -> anyhow::Result<(String, String)> {
+        let (id, key, _) = self.project_keys(slug).await?;
+        Ok((id, key))
+    }
+
+    /// A new project: (id, secret api key, publishable key).
+    pub async fn project_keys(&self, slug: &str) -> anyhow::Result<(String, String, String)> {
         let p: Value = self
             .http
             .post(format!("{}/v1/projects", self.base))
@@ -127,10 +134,8 @@ impl Bench {
             .await?
             .json()
             .await?;
-        Ok((
-            p["id"].as_str().unwrap_or_default().to_owned(),
-            p["api_key"].as_str().unwrap_or_default().to_owned(),
-        ))
+        let text = |field: &str| p[field].as_str().unwrap_or_default().to_owned();
+        Ok((text("id"), text("api_key"), text("publishable_key")))
     }
 
     pub async fn post(&self, key: &str, path: &str, body: Value) -> anyhow::Result<Value> {

@@ -12,7 +12,7 @@ Environment:
   SHIPMATE_CONFIG_DIR  where credentials.json is kept (default: <config dir>/shipmate)
   SHIPMATE_NO_BROWSER  set to 1 to only print the sign-in URL instead of opening a browser";
 
-/// Shipmate from the terminal: projects, feedback, testimonials, changelog, knowledge base and analytics.
+/// Shipmate from the terminal: projects and their members, feedback, testimonials, changelog, knowledge base and analytics.
 #[derive(Parser, Debug)]
 #[command(name = "shipmate", version, after_help = ENVIRONMENT)]
 pub struct Cli {
@@ -28,7 +28,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Sign in with an identity provider in your browser and store the session token.
+    /// Sign in through your browser (password or identity provider) or with --with-token; store the session token.
     Login(LoginArgs),
     /// Revoke the session and forget the stored token.
     Logout,
@@ -37,6 +37,9 @@ pub enum Command {
     /// Create, list and inspect projects; rotate their API keys.
     #[command(subcommand)]
     Projects(ProjectsCommand),
+    /// List a project's members, invite people, change roles, remove members.
+    #[command(subcommand)]
+    Members(MembersCommand),
     /// List and moderate feedback (bugs, feature requests, general feedback).
     #[command(subcommand)]
     Feedback(FeedbackCommand),
@@ -60,11 +63,25 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
+/// How `login` signs in, shown by `shipmate login --help`.
+const LOGIN_HELP: &str = "\
+By default the browser opens on the server's first sign-in method (email and password, on the
+dashboard's sign-in page); the page hands the session back to this command through a one-time
+listener on 127.0.0.1. Set SHIPMATE_NO_BROWSER=1 to only print the URL (open it on this machine).
+
+Without a browser (CI, servers), pipe a session token in:
+  shipmate login --with-token < token.txt";
+
 #[derive(Args, Debug)]
+#[command(after_help = LOGIN_HELP)]
 pub struct LoginArgs {
-    /// Identity provider id (default: the first one the server offers).
+    /// Sign-in method: `password` or an identity provider id such as `github` (default: the
+    /// first one the server offers).
     #[arg(long, value_name = "ID")]
     pub provider: Option<String>,
+    /// Read a session token (st_...) from standard input instead of opening a browser.
+    #[arg(long, conflicts_with = "provider")]
+    pub with_token: bool,
 }
 
 /// The project a command works on.
@@ -86,17 +103,68 @@ pub enum ProjectsCommand {
         #[arg(long)]
         slug: String,
     },
-    /// List your projects.
+    /// List the projects you are a member of, with your role in each.
     List,
-    /// Show a project, with its API key.
+    /// Show a project: its publishable key, and its secret API key if you are an owner or admin.
     Show {
         /// Project id or slug.
         project: String,
     },
-    /// Issue a new API key; the old one stops working at once.
+    /// Issue a new secret API key (or, with --publishable, publishable key); the old one stops
+    /// working at once.
     RotateKey {
         /// Project id or slug.
         project: String,
+        /// Rotate the publishable key (the one in web pages) instead of the secret key.
+        #[arg(long)]
+        publishable: bool,
+    },
+    /// Print the analytics script tag for a site, with the project's publishable key.
+    Snippet {
+        /// Project id or slug.
+        project: String,
+    },
+}
+
+/// Project roles, strongest first (as `--help` lists them).
+pub const ROLES: [&str; 4] = ["owner", "admin", "member", "viewer"];
+
+#[derive(Subcommand, Debug)]
+pub enum MembersCommand {
+    /// List the project's members and their roles (any member may).
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Invite someone by email and print the invite link to send them (admins; owners for `owner`).
+    ///
+    /// The link is shown once, works once, for 7 days, and only for that email. Inviting the same
+    /// email again replaces the pending invite.
+    Invite {
+        /// Email address of the person to invite.
+        email: String,
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Role they get on accepting.
+        #[arg(long, default_value = "member", value_parser = ROLES)]
+        role: String,
+    },
+    /// Change a member's role (admins; only owners touch owners).
+    Role {
+        /// User id or email of the member.
+        user: String,
+        /// The new role.
+        #[arg(value_parser = ROLES)]
+        role: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Remove a member from the project (admins, or yourself to leave). The last owner stays.
+    Remove {
+        /// User id or email of the member.
+        user: String,
+        #[command(flatten)]
+        project: ProjectArg,
     },
 }
 

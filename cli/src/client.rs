@@ -15,8 +15,9 @@ pub enum Auth<'a> {
     None,
     /// `Authorization: Bearer <session token>`.
     Session,
-    /// `X-Project-Key: <API key>`.
-    Key(&'a str),
+    /// The session acting in a project (`X-Project-Id: <project id>`), for key endpoints: members
+    /// and viewers hold no secret key, and the CLI need not fetch it.
+    InProject(&'a str),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -199,16 +200,15 @@ impl Client {
         if !query.is_empty() {
             req = req.query(query);
         }
+        let session = || {
+            self.token
+                .as_deref()
+                .ok_or_else(|| ClientError::NotSignedIn(self.base.clone()))
+        };
         req = match auth {
             Auth::None => req,
-            Auth::Session => {
-                let token = self
-                    .token
-                    .as_deref()
-                    .ok_or_else(|| ClientError::NotSignedIn(self.base.clone()))?;
-                req.bearer_auth(token)
-            }
-            Auth::Key(key) => req.header("X-Project-Key", key),
+            Auth::Session => req.bearer_auth(session()?),
+            Auth::InProject(project) => req.bearer_auth(session()?).header("X-Project-Id", project),
         };
         if let Some(b) = body {
             req = req.json(b);
@@ -221,7 +221,7 @@ impl Client {
         let status = res.status();
         let bytes = res.bytes().await.map_err(transport)?;
         if !status.is_success() {
-            let session = matches!(auth, Auth::Session);
+            let session = matches!(auth, Auth::Session | Auth::InProject(_));
             return Err(ClientError::Api(Problem::from_response(
                 status.as_u16(),
                 &bytes,

@@ -1,10 +1,12 @@
 //! Signing in from the terminal (RFC 8252: a loopback redirect), signing out, and `whoami`.
 //!
-//! The api does the OAuth code exchange with PKCE against the identity provider; the CLI's part
-//! is a one-shot listener on 127.0.0.1 and a random `state` that the final redirect must echo,
-//! so no other page or process can slip a token of its own choosing into the CLI.
+//! The api does the sign-in (the dashboard's password page, or the OAuth code exchange with PKCE
+//! against an identity provider); the CLI's part is a one-shot listener on 127.0.0.1 and a random
+//! `state` that the final redirect must echo, so no other page or process can slip a token of its
+//! own choosing into the CLI. `--with-token` skips the browser for machines without one.
 
 use std::collections::HashMap;
+use std::io::{BufRead, IsTerminal, Read};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context};
@@ -34,7 +36,39 @@ const PAGE_FAILED: &str =
 <h1>Sign-in failed</h1><p>Return to the terminal for details.</p></body></html>";
 
 pub async fn login(ctx: &Ctx, args: LoginArgs) -> anyhow::Result<()> {
-    let provider = match args.provider {
+    let token = if args.with_token {
+        token_from_stdin()?
+    } else {
+        browser_login(ctx, args.provider).await?
+    };
+
+    let client = ctx.client.with_token(token.clone());
+    let me = match client.get("/v1/me", Auth::Session, &[]).await {
+        Ok(me) => me,
+        Err(ClientError::Api(p)) if p.status == 401 => bail!(
+            "{} did not accept that token ({}); nothing was stored",
+            ctx.client.base(),
+            p.detail
+        ),
+        Err(e) => return Err(e.into()),
+    };
+    let path = config::save(&Credentials {
+        api_url: ctx.client.base().to_owned(),
+        token,
+    })?;
+    if ctx.json {
+        print_json(&me)
+    } else {
+        println!("Signed in as {}", field(&me, "email")?);
+        eprintln!("Token stored in {}", path.display());
+        Ok(())
+    }
+}
+
+/// The loopback flow: the browser signs in (on the dashboard's page for `password`, at the
+/// identity provider otherwise) and the api redirects it to our listener with the token.
+async fn browser_login(ctx: &Ctx, provider: Option<String>) -> anyhow::Result<String> {
+    let provider = match provider {
         Some(p) => p,
         None => first_provider(ctx).await?,
     };
@@ -51,24 +85,36 @@ pub async fn login(ctx: &Ctx, args: LoginArgs) -> anyhow::Result<()> {
         open_browser(url.to_string());
     }
 
-    let token = tokio::time::timeout(LOGIN_TIMEOUT, wait_for_token(&listener, &state))
+    tokio::time::timeout(LOGIN_TIMEOUT, wait_for_token(&listener, &state))
         .await
-        .map_err(|_| anyhow!("gave up waiting for the sign-in after 5 minutes"))??;
-    drop(listener);
+        .map_err(|_| anyhow!("gave up waiting for the sign-in after 5 minutes"))?
+}
 
-    let client = ctx.client.with_token(token.clone());
-    let me = client.get("/v1/me", Auth::Session, &[]).await?;
-    let path = config::save(&Credentials {
-        api_url: ctx.client.base().to_owned(),
-        token,
-    })?;
-    if ctx.json {
-        print_json(&me)
+/// `--with-token`: the whole of standard input, trimmed (as `gh auth login --with-token`); at a
+/// terminal, one pasted line.
+fn token_from_stdin() -> anyhow::Result<String> {
+    let stdin = std::io::stdin();
+    let mut input = String::new();
+    if stdin.is_terminal() {
+        eprint!("Paste a session token: ");
+        stdin.lock().read_line(&mut input)
     } else {
-        println!("Signed in as {}", field(&me, "email")?);
-        eprintln!("Token stored in {}", path.display());
-        Ok(())
+        stdin.lock().read_to_string(&mut input)
     }
+    .context("cannot read the token from standard input")?;
+    parse_token(&input)
+}
+
+fn parse_token(input: &str) -> anyhow::Result<String> {
+    let token = input.trim();
+    if token.is_empty() {
+        bail!("no token on standard input (try `shipmate login --with-token < token.txt`)");
+    }
+    // Two lines or a stray space would only fail later, as an unreadable header.
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        bail!("standard input must hold only the session token, on one line");
+    }
+    Ok(token.to_owned())
 }
 
 pub async fn logout(ctx: &Ctx) -> anyhow::Result<()> {
@@ -117,7 +163,7 @@ async fn first_provider(ctx: &Ctx) -> anyhow::Result<String> {
         .map(str::to_owned)
         .ok_or_else(|| {
             anyhow!(
-                "{} offers no identity provider to sign in with",
+                "{} offers no way to sign in (no password sign-in, no identity provider)",
                 ctx.client.base()
             )
         })
@@ -254,6 +300,13 @@ mod tests {
             url.map(|u| u.to_string()).ok().as_deref(),
             Some("https://shipmate.example/api/v1/auth/oidc/start?cli_callback=http%3A%2F%2F127.0.0.1%3A4567%2Fcallback&state=abc")
         );
+    }
+
+    #[test]
+    fn a_piped_token_is_trimmed_and_must_be_one_word() {
+        assert_eq!(parse_token("  st_abc\n").ok().as_deref(), Some("st_abc"));
+        assert!(parse_token(" \n").is_err());
+        assert!(parse_token("st_a\nst_b\n").is_err());
     }
 
     #[test]

@@ -2,7 +2,7 @@ use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::fake_idp::FakeIdp;
 use crate::helpers::*;
@@ -57,11 +57,78 @@ async fn login_through_the_browser_stores_a_private_token_that_logout_revokes() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_defaults_to_the_password_page_which_hands_the_token_to_the_cli() {
+    let app = spawn_app_with(&["--registration", "open"]).await;
+    let (status, body) = app
+        .call(
+            Method::POST,
+            "/v1/auth/register",
+            Auth::None,
+            Some(json!({
+                "email": "lin@example.com",
+                "name": "Lin",
+                "password": "correct horse battery",
+            })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let cli = Shipmate::new(&app);
+
+    let run = cli
+        .login_with_password(&app, "lin@example.com", "correct horse battery")
+        .await;
+    let out = run.ok();
+    assert!(out.contains("Signed in as lin@example.com"), "{out}");
+    assert!(cli.token().starts_with("st_"));
+    let out = cli.ok(&["whoami"]).await;
+    assert!(out.contains("lin@example.com (Lin)"), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_with_token_checks_and_stores_a_token_from_standard_input() {
+    let app = spawn_app().await;
+    let cli = Shipmate::new(&app);
+    let token = app.login("ci@example.com").await;
+
+    let err = cli
+        .run_stdin(&["login", "--with-token"], "st_nonsense\n")
+        .await
+        .fails(1);
+    assert!(
+        err.starts_with("error: ") && err.contains("did not accept that token"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was stored"), "{err}");
+    assert!(!cli.credentials_path().exists());
+    let err = cli
+        .run_stdin(&["login", "--with-token"], "  \n")
+        .await
+        .fails(1);
+    assert!(
+        err.starts_with("error: no token on standard input"),
+        "{err}"
+    );
+    cli.run(&["login", "--with-token", "--provider", "oidc"])
+        .await
+        .fails(2);
+
+    let out = cli.login_with_token(&format!("  {token}  ")).await;
+    assert!(out.contains("Signed in as ci@example.com"), "{out}");
+    assert_eq!(cli.token(), token, "stored trimmed");
+    let mode = std::fs::metadata(cli.credentials_path())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "credentials must be private");
+    assert!(cli.ok(&["whoami"]).await.contains("ci@example.com"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_refuses_a_callback_with_the_wrong_state() {
     let idp = FakeIdp::start().await;
     let app = spawn_app_with(&idp.flags()).await;
     let cli = Shipmate::new(&app);
-    let (child, url, drain) = cli.start_login().await;
+    let (child, url, drain) = cli.start_login(&[]).await;
 
     let params: HashMap<String, String> = url::Url::parse(&url)
         .unwrap()
@@ -137,6 +204,7 @@ async fn help_completions_and_usage_errors_need_no_server() {
         "logout",
         "whoami",
         "projects",
+        "members",
         "feedback",
         "testimonials",
         "changelog",
@@ -153,7 +221,9 @@ async fn help_completions_and_usage_errors_need_no_server() {
     }
     assert!(help.contains("SHIPMATE_TOKEN"));
     for args in [
+        &["login", "--help"][..],
         &["projects", "create", "--help"][..],
+        &["members", "invite", "--help"][..],
         &["feedback", "set-status", "--help"][..],
         &["testimonials", "approve", "--help"][..],
         &["changelog", "new", "--help"][..],
@@ -165,6 +235,11 @@ async fn help_completions_and_usage_errors_need_no_server() {
         let out = cli.ok(args).await;
         assert!(out.contains("Usage: shipmate"), "{args:?}: {out}");
     }
+    let out = cli.ok(&["login", "--help"]).await;
+    assert!(
+        out.contains("--with-token") && out.contains("password"),
+        "{out}"
+    );
     let out = cli.ok(&["changelog", "new", "--help"]).await;
     assert!(out.contains("feature") && out.contains("breaking"), "{out}");
 
@@ -183,6 +258,17 @@ async fn help_completions_and_usage_errors_need_no_server() {
         .await
         .fails(2);
     cli.run(&["completions", "tcsh"]).await.fails(2);
+    cli.run(&[
+        "members",
+        "invite",
+        "a@example.com",
+        "--project",
+        "x",
+        "--role",
+        "boss",
+    ])
+    .await
+    .fails(2);
     cli.run(&["docs", "upload", "--project", "x", "--index", "i"])
         .await
         .fails(2);

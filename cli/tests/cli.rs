@@ -15,6 +15,7 @@ mod support;
 mod auth;
 mod changelog;
 mod knowledge_base;
+mod members;
 mod moderation;
 mod projects;
 mod stats;

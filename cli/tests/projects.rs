@@ -28,6 +28,7 @@ async fn projects_are_created_listed_shown_and_their_keys_rotated() {
         "acme",
         "beta-app",
         "Beta App",
+        "owner",
         acme_id.as_str(),
     ] {
         assert!(out.contains(expected), "{expected} missing: {out}");
@@ -58,6 +59,24 @@ async fn projects_are_created_listed_shown_and_their_keys_rotated() {
         .send(Method::GET, "/v1/indexes", Auth::Key(&new_key), None)
         .await;
     assert_eq!(res.status(), StatusCode::OK);
+
+    // The snippet carries the publishable key, never the secret one; that key rotates on its own.
+    let publishable = shown["publishable_key"].as_str().unwrap().to_owned();
+    let snippet = cli.ok(&["projects", "snippet", "acme"]).await;
+    assert!(
+        snippet.contains(&format!("data-project=\"{publishable}\""))
+            && snippet.contains("/sdk/sm.js"),
+        "{snippet}"
+    );
+    assert!(!snippet.contains(&new_key), "{snippet}");
+    let out = cli
+        .ok(&["projects", "rotate-key", "acme", "--publishable"])
+        .await;
+    let shown = cli.json(&["projects", "show", "acme"]).await;
+    let rotated = shown["publishable_key"].as_str().unwrap();
+    assert_ne!(rotated, publishable);
+    assert!(out.contains(rotated), "{out}");
+    assert_eq!(key(&shown), new_key, "the secret key stays");
 
     let err = cli
         .run(&["projects", "create", "--name", "Again", "--slug", "acme"])

@@ -1,7 +1,7 @@
 //! Running the `shipmate` binary against a test app, and playing the browser for `login`.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -56,6 +56,16 @@ pub struct Run {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
+}
+
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Self {
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
 }
 
 impl Run {
@@ -130,11 +140,7 @@ impl Shipmate {
             .await
             .unwrap()
             .unwrap();
-        Run {
-            code: out.status.code(),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::from(out)
     }
 
     pub async fn run(&self, args: &[&str]) -> Run {
@@ -154,12 +160,42 @@ impl Shipmate {
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
     }
 
-    /// Starts `shipmate login` and waits for the sign-in URL it prints: (process, URL, the
+    /// Runs with `input` on standard input (as `login --with-token` reads it).
+    pub async fn run_stdin(&self, args: &[&str], input: &str) -> Run {
+        let mut cmd = self.command(args);
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let input = input.to_owned();
+        let out = tokio::task::spawn_blocking(move || {
+            let mut child = cmd.spawn()?;
+            let mut stdin = child.stdin.take().expect("piped stdin");
+            stdin.write_all(input.as_bytes())?;
+            drop(stdin); // end of input
+            child.wait_with_output()
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        Run::from(out)
+    }
+
+    /// Stores a session token the way CI does: `shipmate login --with-token`.
+    pub async fn login_with_token(&self, token: &str) -> String {
+        self.run_stdin(&["login", "--with-token"], &format!("{token}\n"))
+            .await
+            .ok()
+    }
+
+    /// Starts `shipmate login <args>` and waits for the sign-in URL it prints: (process, URL, the
     /// thread draining its stderr).
     pub async fn start_login(
         &self,
+        args: &[&str],
     ) -> (std::process::Child, String, std::thread::JoinHandle<String>) {
-        let mut cmd = self.command(&["login"]);
+        let mut all = vec!["login"];
+        all.extend_from_slice(args);
+        let mut cmd = self.command(&all);
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
@@ -188,13 +224,55 @@ impl Shipmate {
     }
 
     /// Signs in the way a person does: follows the printed URL through the api, the identity
-    /// provider and back to the CLI's loopback listener.
+    /// provider (`oidc`, the fake one) and back to the CLI's loopback listener.
     pub async fn login(&self) -> Run {
-        let (child, url, drain) = self.start_login().await;
-        let browser = reqwest::Client::new(); // follows redirects, like a browser
+        let (child, url, drain) = self.start_login(&["--provider", "oidc"]).await;
+        // Follows redirects and keeps cookies, like a browser: the callback requires the
+        // `shipmate_oauth` cookie that the start set (login CSRF binding).
+        let browser = reqwest::Client::builder()
+            .cookie_store(true)
+            .build()
+            .unwrap();
         let page = browser.get(&url).send().await.unwrap();
         assert_eq!(page.status(), reqwest::StatusCode::OK);
         assert!(page.text().await.unwrap().contains("Signed in"));
+        finish(child, drain).await
+    }
+
+    /// Signs in with a password as the dashboard's sign-in page does, one step at a time:
+    /// the start URL sends the browser to `/login` with the CLI's callback and state, the page
+    /// posts them with the credentials, and opens the `redirect` it gets (the CLI's listener).
+    pub async fn login_with_password(&self, app: &TestApp, email: &str, password: &str) -> Run {
+        let (child, url, drain) = self.start_login(&[]).await;
+        let start = app.client.get(&url).send().await.unwrap();
+        assert_eq!(start.status(), reqwest::StatusCode::FOUND, "{start:?}");
+        let location = start.headers()["location"].to_str().unwrap();
+        let page = url::Url::parse(&app.base).unwrap().join(location).unwrap();
+        assert_eq!(page.path(), "/login", "{page}");
+        let query: HashMap<String, String> = page.query_pairs().into_owned().collect();
+        let sent: HashMap<String, String> = url::Url::parse(&url)
+            .unwrap()
+            .query_pairs()
+            .into_owned()
+            .collect();
+        assert_eq!(query["cli_callback"], sent["cli_callback"], "{page}");
+        assert_eq!(query["state"], sent["state"], "{page}");
+
+        let body = serde_json::json!({
+            "email": email,
+            "password": password,
+            "cli_callback": query["cli_callback"],
+            "state": query["state"],
+        });
+        let (status, signed) = app
+            .call(Method::POST, "/v1/auth/login", Auth::None, Some(body))
+            .await;
+        assert_eq!(status, reqwest::StatusCode::OK, "{signed}");
+        let redirect = signed["redirect"].as_str().unwrap();
+        assert!(redirect.starts_with(&sent["cli_callback"]), "{redirect}");
+        let done = app.client.get(redirect).send().await.unwrap();
+        assert_eq!(done.status(), reqwest::StatusCode::OK);
+        assert!(done.text().await.unwrap().contains("Signed in"));
         finish(child, drain).await
     }
 }

@@ -23,6 +23,19 @@ pub const SCOPES: &[&str] = &[
     "kb:write",
 ];
 
+/// The scopes of every project's publishable key: what browser code may do, and no more.
+pub const PUBLIC_SCOPES: &[&str] = &[
+    "analytics:write",
+    "feedback:write",
+    "testimonials:read",
+    "testimonials:write",
+    "changelog:read",
+];
+
+/// Routes any key of the project may call, whatever its scopes (they reveal only what a
+/// publishable key's owner already shows on its site).
+const ANY_KEY_ROUTES: &[(&str, &str)] = &[("GET", "/v1/project")];
+
 /// The scope an API-key route needs, by method and route template. A route missing here is
 /// refused to every scoped key (fail closed), so a new endpoint cannot leak to them by accident.
 pub fn required_scope(method: &str, route: &str) -> Option<&'static str> {
@@ -44,10 +57,12 @@ pub fn required_scope(method: &str, route: &str) -> Option<&'static str> {
     })
 }
 
-/// What a presented key may do: everything (the project's own key) or a scoped key's limits.
+/// What a presented key may do: everything (the project's secret key), the public scopes (its
+/// publishable key), or a scoped key's limits.
 #[derive(Debug, Clone)]
 pub enum Access {
     Full,
+    Publishable,
     Scoped {
         scopes: Vec<String>,
         allowed_origins: Vec<String>,
@@ -55,19 +70,23 @@ pub enum Access {
 }
 
 impl Access {
-    /// Refuses a scoped key outside its scopes (403 `insufficient_scope`) or, when it names
+    /// Refuses a key outside its scopes (403 `insufficient_scope`) or, for a scoped key that names
     /// origins, a request from any other origin (403 `origin_not_allowed`; a request without an
     /// `Origin` header counts as another origin: such a key is meant for browsers).
     pub fn check(&self, method: &str, route: &str, origin: Option<&str>) -> AppResult<()> {
-        let Access::Scoped {
-            scopes,
-            allowed_origins,
-        } = self
-        else {
+        if ANY_KEY_ROUTES.contains(&(method, route)) {
             return Ok(());
+        }
+        let (scopes, allowed_origins): (Vec<&str>, &[String]) = match self {
+            Access::Full => return Ok(()),
+            Access::Publishable => (PUBLIC_SCOPES.to_vec(), &[]),
+            Access::Scoped {
+                scopes,
+                allowed_origins,
+            } => (scopes.iter().map(String::as_str).collect(), allowed_origins),
         };
         match required_scope(method, route) {
-            Some(needed) if scopes.iter().any(|s| s == needed) => {}
+            Some(needed) if scopes.contains(&needed) => {}
             needed => {
                 return Err(AppError::client(
                     StatusCode::FORBIDDEN,
@@ -92,12 +111,18 @@ impl Access {
         }
         Ok(())
     }
+
+    /// Keys the public holds (in a web page), whose requests the per-client limits apply to.
+    pub fn is_public(&self) -> bool {
+        !matches!(self, Access::Full)
+    }
 }
 
 #[derive(sqlx::FromRow)]
 struct KeyRow {
     #[sqlx(flatten)]
     project: Project,
+    publishable: bool,
     scopes: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
 }
@@ -108,11 +133,11 @@ pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Acces
         return Ok(None);
     }
     let row: Option<KeyRow> = sqlx::query_as(
-        "select id, name, slug, api_key, owner_id, created_at,
+        "select id, name, slug, api_key, publishable_key, created_at, publishable_key = $1 as publishable,
                 null::text[] as scopes, null::text[] as allowed_origins
-         from projects where api_key = $1
+         from projects where api_key = $1 or publishable_key = $1
          union all
-         select p.id, p.name, p.slug, p.api_key, p.owner_id, p.created_at, k.scopes, k.allowed_origins
+         select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.created_at, false, k.scopes, k.allowed_origins
          from api_keys k join projects p on p.id = k.project_id where k.key_hash = $2
          limit 1",
     )
@@ -121,9 +146,10 @@ pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Acces
     .fetch_optional(db)
     .await?;
     Ok(row.map(|r| {
-        let access = match r.scopes {
-            None => Access::Full,
-            Some(scopes) => Access::Scoped {
+        let access = match (r.publishable, r.scopes) {
+            (true, _) => Access::Publishable,
+            (false, None) => Access::Full,
+            (false, Some(scopes)) => Access::Scoped {
                 scopes,
                 allowed_origins: r.allowed_origins.unwrap_or_default(),
             },

@@ -72,7 +72,76 @@ pub struct CommonSettings {
     /// API key for provider B; its model is unavailable without one.
     #[arg(long, env = "SHIPMATE_PROVIDER_B_KEY", hide_env_values = true)]
     pub provider_b_key: Option<Secret>,
+    /// ONNX Runtime sessions per local model and process, each on its own thread with an equal
+    /// share of the cores: more sessions run more queries (or parts of a batch) at once, each
+    /// holding its own copy of the model in memory.
+    #[arg(long, env = "SHIPMATE_EMBED_SESSIONS", default_value_t = crate::kb::local::DEFAULT_SESSIONS)]
+    pub embed_sessions: usize,
     /// Database connections per process.
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
+}
+
+/// Settings whose values are URLs that may carry a password.
+const URL_SETTINGS: &[&str] = &[
+    "DATABASE_URL",
+    "REDIS_URL",
+    "SHIPMATE_PROVIDER_A_URL",
+    "SHIPMATE_PROVIDER_B_URL",
+];
+
+/// The URL with its password, if any, shown as `***`.
+pub fn mask_url(raw: &str) -> String {
+    match url::Url::parse(raw) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.into()
+        }
+        Ok(_) => raw.to_owned(),
+        // Unparseable: it might still hold a password, so show none of it.
+        Err(_) => "***".to_owned(),
+    }
+}
+
+/// Parses the command line, with a `--help` that never prints a secret: URL settings show their
+/// value with the password as `***`, and secret settings only whether they are set.
+pub fn parse_masked<P: clap::Parser>() -> P {
+    let matches = mask_help(P::command()).get_matches();
+    P::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+fn mask_help(cmd: clap::Command) -> clap::Command {
+    cmd.mut_args(|arg| {
+        let Some(env) = arg.get_env().and_then(|e| e.to_str()).map(str::to_owned) else {
+            return arg;
+        };
+        let value = std::env::var(&env).ok().filter(|v| !v.is_empty());
+        let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+        if URL_SETTINGS.contains(&env.as_str()) {
+            let shown = value
+                .map(|v| format!(" [env: {env}={}]", mask_url(&v)))
+                .unwrap_or_default();
+            arg.hide_env_values(true).help(format!("{help}{shown}"))
+        } else if arg.is_hide_env_values_set() {
+            let state = if value.is_some() { "set" } else { "unset" };
+            arg.help(format!("{help} [env: {env} is {state}]"))
+        } else {
+            arg
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mask_url;
+
+    #[test]
+    fn passwords_in_urls_are_masked() {
+        assert_eq!(
+            mask_url("postgres://app:s3cret@db:5432/shipmate"),
+            "postgres://app:***@db:5432/shipmate"
+        );
+        assert_eq!(mask_url("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(mask_url("not a url with s3cret"), "***");
+    }
 }

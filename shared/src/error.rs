@@ -51,12 +51,8 @@ impl AppError {
     pub fn unauthorized(detail: impl Into<String>) -> Self {
         Self::client(StatusCode::UNAUTHORIZED, "unauthorized", detail)
     }
-    pub fn forbidden() -> Self {
-        Self::client(
-            StatusCode::FORBIDDEN,
-            "forbidden",
-            "you are not the owner of this project",
-        )
+    pub fn forbidden(detail: impl Into<String>) -> Self {
+        Self::client(StatusCode::FORBIDDEN, "forbidden", detail)
     }
     pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
         Self::client(StatusCode::CONFLICT, code, detail)

@@ -15,6 +15,7 @@ pub mod kb;
 pub mod projects;
 pub mod queue;
 pub mod startup;
+pub mod teams;
 pub mod testimonials;
 pub mod tokens;
 pub mod validate;

@@ -1,4 +1,4 @@
-//! Projects: the tenant of every other resource, owned by one user, reached by slug or API key.
+//! Projects: the tenant of every other resource, shared by its members, reached by slug or API key.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -6,6 +6,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::error::on_constraint;
+use crate::teams::Role;
 use crate::tokens::new_api_key;
 use crate::{AppError, AppResult};
 
@@ -15,12 +16,41 @@ pub struct Project {
     pub name: String,
     pub slug: String,
     pub api_key: String,
-    #[serde(skip)]
-    pub owner_id: Uuid,
+    /// Limited to the public scopes: the key for browser code and snippets.
+    pub publishable_key: String,
     pub created_at: DateTime<Utc>,
 }
 
-const COLUMNS: &str = "id, name, slug, api_key, owner_id, created_at";
+/// A project as one member sees it: with their role, and the secret key only for owners and admins.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct ProjectView {
+    pub id: Uuid,
+    pub name: String,
+    pub slug: String,
+    /// The secret key, for the customer's own server: owners and admins only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// The key for browser code and snippets (the public scopes only).
+    pub publishable_key: String,
+    pub role: Role,
+    pub created_at: DateTime<Utc>,
+}
+
+impl Project {
+    pub fn view(self, role: Role) -> ProjectView {
+        ProjectView {
+            id: self.id,
+            name: self.name,
+            slug: self.slug,
+            api_key: role.sees_secret_key().then_some(self.api_key),
+            publishable_key: self.publishable_key,
+            role,
+            created_at: self.created_at,
+        }
+    }
+}
+
+const COLUMNS: &str = "id, name, slug, api_key, publishable_key, created_at";
 
 /// A slug: 3 to 48 of `a-z 0-9 -`, starting and ending with a letter or digit.
 pub fn is_valid_slug(s: &str) -> bool {
@@ -31,42 +61,94 @@ pub fn is_valid_slug(s: &str) -> bool {
         && s.ends_with(ok_char)
 }
 
-pub async fn create(db: &PgPool, owner: Uuid, name: &str, slug: &str) -> AppResult<Project> {
+/// Creates the project with its creator as owner, in one transaction.
+pub async fn create(db: &PgPool, creator: Uuid, name: &str, slug: &str) -> AppResult<Project> {
+    let mut tx = db.begin().await?;
     let project = sqlx::query_as::<_, Project>(&format!(
-        "insert into projects (id, owner_id, name, slug, api_key) values ($1, $2, $3, $4, $5) returning {COLUMNS}"
+        "insert into projects (id, name, slug, api_key, publishable_key) values ($1, $2, $3, $4, $5)
+         returning {COLUMNS}"
     ))
     .bind(Uuid::now_v7())
-    .bind(owner)
     .bind(name)
     .bind(slug)
     .bind(new_api_key())
-    .fetch_one(db)
+    .bind(new_api_key())
+    .fetch_one(&mut *tx)
     .await
-    .map_err(on_constraint("projects_slug_key", "conflict", "a project with this slug already exists"))?;
+    .map_err(on_constraint(
+        "projects_slug_key",
+        "conflict",
+        "a project with this slug already exists",
+    ))?;
+    sqlx::query!(
+        "insert into project_members (project_id, user_id, role) values ($1, $2, 'owner')",
+        project.id,
+        creator
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
     Ok(project)
 }
 
-pub async fn list_owned(db: &PgPool, owner: Uuid) -> AppResult<Vec<Project>> {
-    Ok(sqlx::query_as::<_, Project>(&format!(
-        "select {COLUMNS} from projects where owner_id = $1 order by created_at desc"
-    ))
-    .bind(owner)
+/// The projects the user is a member of, newest first, as they see them.
+pub async fn list_for(db: &PgPool, user: Uuid) -> AppResult<Vec<ProjectView>> {
+    let rows = sqlx::query!(
+        "select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.created_at, m.role
+         from project_members m join projects p on p.id = m.project_id
+         where m.user_id = $1 order by p.created_at desc",
+        user
+    )
     .fetch_all(db)
-    .await?)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            Project {
+                id: r.id,
+                name: r.name,
+                slug: r.slug,
+                api_key: r.api_key,
+                publishable_key: r.publishable_key,
+                created_at: r.created_at,
+            }
+            .view(Role::from(r.role))
+        })
+        .collect())
 }
 
-/// The project, if the user owns it: 404 when it does not exist, 403 when someone else owns it.
-pub async fn get_owned(db: &PgPool, owner: Uuid, id: Uuid) -> AppResult<Project> {
-    let project =
-        sqlx::query_as::<_, Project>(&format!("select {COLUMNS} from projects where id = $1"))
-            .bind(id)
-            .fetch_optional(db)
-            .await?
-            .ok_or_else(|| AppError::not_found("project"))?;
-    if project.owner_id != owner {
-        return Err(AppError::forbidden());
+/// The project and the user's role in it, when the role is at least `needed`: 404 when the project
+/// does not exist, 403 when the user is not a member or their role is too low.
+pub async fn access(db: &PgPool, user: Uuid, id: Uuid, needed: Role) -> AppResult<(Project, Role)> {
+    let row = sqlx::query!(
+        "select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.created_at, m.role as \"role?\"
+         from projects p left join project_members m on m.project_id = p.id and m.user_id = $2
+         where p.id = $1",
+        id,
+        user
+    )
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("project"))?;
+    let Some(role) = row.role.map(Role::from) else {
+        return Err(AppError::forbidden("you are not a member of this project"));
+    };
+    if role < needed {
+        return Err(AppError::forbidden(format!(
+            "this needs the {} role in the project; you are {}",
+            needed.as_str(),
+            role.as_str()
+        )));
     }
-    Ok(project)
+    let project = Project {
+        id: row.id,
+        name: row.name,
+        slug: row.slug,
+        api_key: row.api_key,
+        publishable_key: row.publishable_key,
+        created_at: row.created_at,
+    };
+    Ok((project, role))
 }
 
 pub async fn by_slug(db: &PgPool, slug: &str) -> AppResult<Project> {
@@ -77,10 +159,21 @@ pub async fn by_slug(db: &PgPool, slug: &str) -> AppResult<Project> {
         .ok_or_else(|| AppError::not_found("project"))
 }
 
+/// Which of a project's two keys.
+#[derive(Debug, Clone, Copy)]
+pub enum KeyKind {
+    Secret,
+    Publishable,
+}
+
 /// Replaces the key; the old one stops working at once.
-pub async fn rotate_key(db: &PgPool, id: Uuid) -> AppResult<Project> {
+pub async fn rotate_key(db: &PgPool, id: Uuid, kind: KeyKind) -> AppResult<Project> {
+    let column = match kind {
+        KeyKind::Secret => "api_key",
+        KeyKind::Publishable => "publishable_key",
+    };
     Ok(sqlx::query_as::<_, Project>(&format!(
-        "update projects set api_key = $2 where id = $1 returning {COLUMNS}"
+        "update projects set {column} = $2 where id = $1 returning {COLUMNS}"
     ))
     .bind(id)
     .bind(new_api_key())

@@ -131,6 +131,26 @@ impl Input {
         }
     }
 
+    /// A required password: taken as sent (never trimmed), `min` to 256 characters (10 for a new
+    /// one; a sign-in takes whatever was typed).
+    pub fn password(&mut self, field: &str, min: usize) -> Option<String> {
+        match self.raw(field) {
+            Some(Value::String(s)) if (min..=256).contains(&s.chars().count()) => Some(s.clone()),
+            Some(Value::String(_)) => {
+                self.error(field, format!("must be {min} to 256 characters"));
+                None
+            }
+            Some(_) => {
+                self.error(field, "must be a string");
+                None
+            }
+            None => {
+                self.error(field, "is required");
+                None
+            }
+        }
+    }
+
     /// An optional absolute `http(s)` URL.
     pub fn opt_http_url(&mut self, field: &str, max: usize) -> Option<String> {
         let s = self.opt_string(field, max)?;

@@ -100,14 +100,24 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
     // Settings: key, snippets, public links.
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
     const key = await page.inputValue('#api-key');
+    const publishable = await page.inputValue('#publishable-key');
     assert.match(key, /^pk_/);
+    assert.match(publishable, /^pk_/);
     const { data: projects } = await api('GET', '/v1/projects', { token, expect: 200 });
     const project = projects.find((p) => p.slug === slug);
     assert.ok(project, 'the project was created');
     assert.equal(project.api_key, key);
+    assert.equal(project.publishable_key, publishable);
+    // The secret key is masked until revealed, and no snippet carries it.
+    assert.equal(await page.getAttribute('#api-key', 'type'), 'password');
+    await page.click('#reveal-key');
+    assert.equal(await page.getAttribute('#api-key', 'type'), 'text');
+    await page.click('#reveal-key');
     const scriptTag = await page.locator('#script-snippet').textContent();
-    assert.ok(scriptTag.includes(`data-project="${key}"`) && scriptTag.includes(`src="${API}/sdk/sm.js"`), scriptTag);
-    assert.match(await page.locator('#sdk-snippet').textContent(), new RegExp(`apiKey: '${key}'`));
+    assert.ok(scriptTag.includes(`data-project="${publishable}"`) && scriptTag.includes(`src="${API}/sdk/sm.js"`), scriptTag);
+    const sdkSnippet = await page.locator('#sdk-snippet').textContent();
+    assert.match(sdkSnippet, new RegExp(`apiKey: '${publishable}'`));
+    for (const snippet of [scriptTag, sdkSnippet]) assert.ok(!snippet.includes(key), 'a snippet shows the secret key');
     for (const prefix of ['f', 't', 'c']) {
       assert.equal(await page.locator(`#public-pages a[href="/${prefix}/${slug}"]`).count(), 1, `link to /${prefix}/${slug}`);
     }
@@ -314,7 +324,19 @@ test('on a phone, an owner rotates the API key and deletes the project', { timeo
     const newKey = await page.inputValue('#api-key');
     await api('GET', '/v1/changelog', { key: oldKey, expect: 401 });
     await api('GET', '/v1/changelog', { key: newKey, expect: 200 });
-    assert.ok((await page.locator('#script-snippet').textContent()).includes(newKey), 'the snippet shows the new key');
+
+    // The publishable key rotates on its own; the snippets follow it.
+    const oldPublishable = await page.inputValue('#publishable-key');
+    await page.click('#rotate-publishable');
+    await page.click('#confirm-ok');
+    await page.waitForFunction((old) => {
+      const k = document.querySelector('#publishable-key');
+      return !!k && k.value !== old && k.value.startsWith('pk_');
+    }, oldPublishable);
+    const newPublishable = await page.inputValue('#publishable-key');
+    await api('GET', '/v1/changelog', { key: oldPublishable, expect: 401 });
+    await api('GET', '/v1/changelog', { key: newPublishable, expect: 200 });
+    assert.ok((await page.locator('#script-snippet').textContent()).includes(newPublishable), 'the snippet shows the new key');
     await shot(page, 'settings-phone');
 
     // Reloading a client-side route serves the app again.

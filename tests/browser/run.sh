@@ -37,7 +37,7 @@ fi
 
 # The test files are listed explicitly: `node --test <dir>` means different things across Node versions.
 set +e
-SHIPMATE_API_URL="$API_URL" CHROMIUM_PATH="$CHROMIUM" node --test "$REPO"/tests/browser/*.test.mjs
+SHIPMATE_API_URL="$API_URL" SHIPMATE_API_LOG="$LOG" CHROMIUM_PATH="$CHROMIUM" node --test "$REPO"/tests/browser/*.test.mjs
 status=$?
 set -e
 if (( status != 0 )); then

@@ -2,7 +2,9 @@
 # Property-based fuzzing of the HTTP surface from its own OpenAPI document with schemathesis:
 # every operation gets generated requests (valid and invalid), signed in as a project owner with
 # the project's key; the run fails on any 5xx and on any response that does not match the
-# operation's documented schema (status code, content type, body).
+# operation's documented schema (status code, content type, body). Operations that would end the
+# fuzzer's own session (logout, ending a session, disabling the only account it can name) are left
+# out: schemathesis reuses ids it sees in answers, and every later request would then answer 401.
 #
 #   tests/fuzz/run.sh [REPO_ROOT]        SHIPMATE_FUZZ_EXAMPLES=N (default 50 per operation)
 #
@@ -51,6 +53,8 @@ set +e
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
     --max-examples "$EXAMPLES" \
     --exclude-path /v1/auth/logout \
+    --exclude-path '/v1/auth/sessions/{session_id}' \
+    --exclude-path '/v1/admin/users/{user_id}' \
     --exclude-path /v1/indexes/{index_id} \
     --exclude-path-regex '^/v1/projects/\{project_id\}(/api-key/rotate)?$' \
     --phases examples,coverage,fuzzing \

@@ -6,8 +6,8 @@ pub mod settings;
 use std::sync::Arc;
 use std::time::Duration;
 
-use shipmate_shared::analytics::enrich::Geo;
 use shipmate_shared::analytics::events::EventBatch;
+use shipmate_shared::analytics::visitor::Geo;
 use shipmate_shared::kb::models::Registry;
 use shipmate_shared::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_shared::startup::retry;
@@ -17,7 +17,7 @@ use crate::jobs::events::{Enricher, Read};
 use crate::jobs::upkeep::Upkeep;
 use crate::settings::WorkerSettings;
 
-/// Runs both job loops until `stop` turns true; each finishes the batch in hand first.
+/// Runs the job loops until `stop` turns true; each finishes the batch in hand first.
 pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     let db = retry("postgres", || {
         shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)
@@ -39,15 +39,16 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     tracing::info!(%consumer, "shipmate-worker started");
     let embed_ctx = jobs::embed::Context {
         db: db.clone(),
-        models: Arc::new(Registry::new(&settings.common)),
+        models: Arc::new(Registry::new(&settings.common).with_nice(settings.embed_nice)),
         settings: settings.clone(),
     };
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
     let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
+    let housekeeping = jobs::housekeeping::run(db.clone(), stop.clone());
     let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
     let events = events_loop(enricher, events_queue, consumer, settings, stop);
-    tokio::join!(embed, events, upkeep);
+    tokio::join!(embed, events, upkeep, housekeeping);
     tracing::info!("shipmate-worker stopped");
     Ok(())
 }

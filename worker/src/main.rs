@@ -1,4 +1,3 @@
-use clap::Parser;
 use shipmate_worker::settings::WorkerSettings;
 use tokio::sync::watch;
 
@@ -16,7 +15,7 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(filter)
         .with_target(false)
         .init();
-    let settings = WorkerSettings::parse();
+    let settings: WorkerSettings = shipmate_shared::config::parse_masked();
     let (tx, rx) = watch::channel(false);
     tokio::spawn(async move {
         shutdown_signal().await;

@@ -28,6 +28,10 @@ pub struct WorkerSettings {
     /// Approximate tokens per inference batch (dynamic batching across documents).
     #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]
     pub embed_batch_tokens: usize,
+    /// Nice value of the local models' threads: document batches yield the cores to searches
+    /// (the api's query embeddings, Postgres) on the same machine; 0 leaves them at normal priority.
+    #[arg(long, env = "SHIPMATE_EMBED_NICE", default_value_t = 10)]
+    pub embed_nice: i32,
     /// Seconds before analytics batches a worker took but never acknowledged go to another worker.
     #[arg(long, env = "SHIPMATE_EVENTS_STALE_SECS", default_value_t = 30)]
     pub events_stale_secs: u64,

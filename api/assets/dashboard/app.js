@@ -1,8 +1,10 @@
 // Shipmate dashboard: a dependency-free single-page app served at /dashboard.
 // It talks to the /v1 API with the HttpOnly `shipmate_session` cookie (credentials: 'same-origin');
-// knowledge-base calls add the project's API key in X-Project-Key. The page runs under a strict
-// CSP (no inline scripts or styles): every node is built with the DOM API, text goes in as text,
-// and the only HTML strings are the Markdown preview's, escaped before any markup is added.
+// knowledge-base calls add the project's API key in X-Project-Key (X-Project-Id with the session for
+// members, who do not see the key). The views of accounts and teams live in auth.js, invite.js,
+// account.js, members.js and admin.js, which use window.Shipmate (end of this file). The page runs
+// under a strict CSP (no inline scripts or styles): every node is built with the DOM API, text goes
+// in as text, and the only HTML strings are the Markdown preview's, escaped before any markup is added.
 'use strict';
 
 (() => {
@@ -17,6 +19,13 @@
     ['analytics', 'Analytics'],
     ['settings', 'Settings'],
   ];
+  // Section id -> view; members.js adds its own through Shipmate.registerSection.
+  const SCREENS = {
+    settings: screenSettings, feedback: screenFeedback, testimonials: screenTestimonials,
+    changelog: screenChangelog, knowledge: screenKnowledge, analytics: screenAnalytics,
+  };
+  const PAGES = {}; // /dashboard/<name> -> view (account.js, admin.js)
+  const PUBLIC = []; // [pattern, view]: pages without a session (auth.js)
   const FEEDBACK_TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
   const STATUS_LABELS = {
     new: 'New', planned: 'Planned', in_progress: 'In progress', done: 'Done', shipped: 'Shipped',
@@ -37,7 +46,7 @@
     me: null,
     token: 0, // bumped on every route change; async work checks it before touching the page
     rendered: false,
-    projects: new Map(), // id -> project (with api_key)
+    projects: new Map(), // id -> project (with api_key for owners and admins)
     models: null,
     devProbe: null,
     period: '30d',
@@ -148,11 +157,12 @@
     }
   }
 
-  /** Calls the API. `key` adds X-Project-Key. Resolves to the parsed body; rejects with ApiError. */
-  async function api(method, path, { body, key } = {}) {
+  /** Calls the API. `key` adds X-Project-Key, `projectId` X-Project-Id. Resolves to the body; rejects with ApiError. */
+  async function api(method, path, { body, key, projectId } = {}) {
     const headers = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (key) headers['X-Project-Key'] = key;
+    else if (projectId) headers['X-Project-Id'] = projectId;
     let res;
     try {
       res = await fetch(path, {
@@ -182,20 +192,11 @@
   }
 
   /**
-   * An API-key call for `project`. A 401 may mean the key was rotated since the project was
-   * loaded (another tab, the CLI): fetch the project again and retry once with its current key.
+   * A call to an API-key endpoint for `project`, made with the session and `X-Project-Id`: the
+   * dashboard never puts the secret key in a request of its own.
    */
-  async function keyApi(project, method, path, opts = {}) {
-    try {
-      return await api(method, path, { ...opts, key: project.api_key });
-    } catch (e) {
-      if (!(e instanceof ApiError && e.status === 401)) throw e;
-      const fresh = await api('GET', `/v1/projects/${encodeURIComponent(project.id)}`);
-      state.projects.set(fresh.id, fresh);
-      if (!fresh.api_key || fresh.api_key === project.api_key) throw e;
-      project.api_key = fresh.api_key;
-      return api(method, path, { ...opts, key: project.api_key });
-    }
+  function keyApi(project, method, path, opts = {}) {
+    return api(method, path, { ...opts, projectId: project.id });
   }
 
   const q = (params) => {
@@ -465,7 +466,9 @@
     if (!state.me) { box.replaceChildren(); return; }
     const who = state.me.name && state.me.name.trim() ? `${state.me.name} (${state.me.email})` : state.me.email;
     box.replaceChildren(
-      h('span', { class: 'account-email', title: who }, state.me.email),
+      h('a', { class: 'account-link', id: 'account-link', href: `${ROOT}/account`, 'data-nav': '', title: who },
+        h('span', { class: 'account-email' }, state.me.email), h('span', { class: 'account-short' }, 'Account')),
+      state.me.is_admin ? h('a', { class: 'account-link', id: 'admin-link', href: `${ROOT}/admin`, 'data-nav': '' }, 'Admin') : '',
       h('button', { type: 'button', class: 'button-secondary button-small', id: 'sign-out', onclick: signOut }, 'Sign out'),
     );
   }
@@ -494,6 +497,7 @@
       return;
     }
     document.body.classList.add('has-nav');
+    document.body.setAttribute('data-role', project.role || 'owner'); // app.css hides write controls from viewers
     nav.replaceChildren(
       h('a', { class: 'nav-back', href: ROOT, 'data-nav': '' }, '\u2190 All projects'),
       h('div', { class: 'nav-project' }, h('strong', null, project.name), h('span', null, `/${project.slug}`)),
@@ -541,6 +545,8 @@
   function parseRoute(pathname) {
     const p = pathname.replace(/\/+$/, '');
     if (p === ROOT || p === '') return { name: 'projects' };
+    const page = p.match(/^\/dashboard\/([a-z]+)$/);
+    if (page && PAGES[page[1]]) return { name: 'page', page: page[1] };
     const m = p.match(/^\/dashboard\/p\/([^/]+)(?:\/([a-z]+))?(?:\/([^/]+))?$/);
     if (m) {
       return {
@@ -574,9 +580,17 @@
     stopTimers();
     state.onResize = null;
     hideBanner();
+    const pub = publicPage(window.location.pathname);
+    if (pub) {
+      renderAccount();
+      renderNav(null);
+      await pub.view({ alive, match: pub.match, params: new URLSearchParams(window.location.search) });
+      return;
+    }
     if (!state.me) { renderSignIn(); return; }
     const route = parseRoute(window.location.pathname);
     if (route.name === 'projects') { await screenProjects(alive); return; }
+    if (route.name === 'page') { renderNav(null); await PAGES[route.page]({ alive }); return; }
     if (route.name === 'notfound') { screenNotFound('There is nothing at this address.'); return; }
 
     const known = state.projects.get(route.projectId);
@@ -601,15 +615,15 @@
     if (!section) { navigate(projectPath(project, 'feedback'), { replace: true }); return; }
     renderNav(project, section);
     const ctx = { project, alive, sub: route.sub };
-    const screens = {
-      settings: screenSettings,
-      feedback: screenFeedback,
-      testimonials: screenTestimonials,
-      changelog: screenChangelog,
-      knowledge: screenKnowledge,
-      analytics: screenAnalytics,
-    };
-    await screens[section](ctx);
+    await SCREENS[section](ctx);
+  }
+
+  function publicPage(pathname) {
+    for (const [pattern, view] of PUBLIC) {
+      const match = pathname.match(pattern);
+      if (match) return { match, view };
+    }
+    return null;
   }
 
   async function loadProject(id) {
@@ -643,73 +657,16 @@
     return state.devProbe;
   }
 
-  async function renderSignIn(message) {
-    const token = ++state.token;
-    const alive = aliveFn(token);
-    stopTimers();
-    hideBanner();
-    renderAccount();
-    renderNav(null);
-    setTitle('Sign in');
-    const providersBox = h('div', { class: 'providers' }, h('p', { class: 'muted' }, 'Loading sign-in options\u2026'));
-    const devBox = h('div');
-    setMain(h('section', { class: 'card signin', 'aria-labelledby': 'signin-title' },
-      h('h1', { id: 'signin-title', tabindex: '-1' }, 'Sign in to Shipmate'),
-      h('p', { class: 'muted' }, message || 'Collect feedback and testimonials, publish your changelog, search your docs and see who visits.'),
-      providersBox,
-      devBox));
-
-    const [providers, dev] = await Promise.all([
-      api('GET', '/v1/auth/providers').then((r) => (r && Array.isArray(r.data) ? r.data : []), () => []),
-      devLoginEnabled(),
-    ]);
-    if (!alive()) return;
-    const back = window.location.pathname.startsWith(ROOT) ? window.location.pathname : ROOT;
-    providersBox.replaceChildren(...providers.map((p) => h('a', {
-      class: 'button',
-      href: `/v1/auth/${encodeURIComponent(p.id)}/start?${q({ redirect_to: back })}`,
-    }, `Continue with ${p.name || p.id}`)));
-    if (!providers.length && !dev) {
-      providersBox.replaceChildren(h('p', null,
-        'No sign-in method is configured on this server. Configure GitHub, Google or an OpenID Connect provider (see the Shipmate README).'));
+  /** No session: the sign-in page (auth.js, at /login) takes over and comes back here afterwards. */
+  function renderSignIn(message) {
+    if (!publicPage(window.location.pathname)) {
+      const here = window.location.pathname + window.location.search;
+      const back = here.replace(/\/+$/, '') === ROOT ? '' : `?${q({ next: here })}`;
+      history.replaceState(null, '', `/login${back}`);
     }
-    if (dev) devBox.replaceChildren(devLoginForm(Boolean(providers.length)));
-    else if (!providers.length) devBox.replaceChildren();
-  }
-
-  function devLoginForm(withDivider) {
-    const email = h('input', { type: 'email', name: 'email', autocomplete: 'email', required: true, spellcheck: 'false', autocapitalize: 'off' });
-    const submit = h('button', { type: 'submit' }, 'Sign in with email');
-    const form = h('form', { id: 'dev-login', novalidate: '' },
-      field({ id: 'dev-email', label: 'Email', control: email, hint: 'Development sign-in (SHIPMATE_DEV_LOGIN=1): no password, never enable it in production.' }),
-      formErr(),
-      submit);
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      clearFormErrors(form);
-      await busy(submit, async () => {
-        try {
-          await api('POST', '/v1/auth/dev-login', { body: { email: email.value.trim() } });
-        } catch (e) {
-          showFormError(form, e);
-          return;
-        }
-        try {
-          state.me = await api('GET', '/v1/me');
-        } catch (e) {
-          $('.form-err', form).textContent = e instanceof ApiError && e.status === 401
-            ? 'Signed in, but the server did not set the session cookie. Reload the page and try again.'
-            : capitalize(e.message);
-          return;
-        }
-        renderAccount();
-        announce(`Signed in as ${state.me.email}.`);
-        render();
-      });
-    });
-    return h('div', null,
-      withDivider ? h('div', { class: 'divider' }, 'or') : null,
-      form);
+    state.flash = message || '';
+    if (publicPage(window.location.pathname)) render();
+    else setMain(h('p', { class: 'card' }, 'The sign-in page could not be loaded. Please reload the page.'));
   }
 
   // ---------------------------------------------------------------- projects
@@ -748,7 +705,8 @@
     listBox.replaceChildren(h('ul', { class: 'records', id: 'project-list' }, projects.map((p) => h('li', { class: 'card project-card', 'data-project': p.id },
       h('div', { class: 'record-main' },
         h('a', { class: 'project-link', href: projectPath(p, 'feedback'), 'data-nav': '' }, p.name),
-        h('p', { class: 'meta' }, h('span', { class: 'mono' }, `/${p.slug}`), p.created_at ? h('span', null, 'Created ', timeEl(p.created_at)) : null)),
+        h('p', { class: 'meta' }, h('span', { class: 'mono' }, `/${p.slug}`), p.role && p.role !== 'owner' ? badge('role', p.role, capitalize(p.role)) : null,
+          p.created_at ? h('span', null, 'Created ', timeEl(p.created_at)) : null)),
       h('a', { class: 'button button-secondary button-small', href: projectPath(p, 'settings'), 'data-nav': '', 'aria-label': `Settings of ${p.name}` }, 'Settings')))));
   }
 
@@ -805,35 +763,52 @@
     if (!alive()) return;
     setTitle('Settings', project.name);
 
-    const key = project.api_key;
-    const scriptTag = `<script defer data-project="${key}" data-api="${BASE}" src="${BASE}/sdk/sm.js"></script>`;
-    const sdk = `import { Shipmate } from '@shipmate/sdk';\n\nconst sm = new Shipmate({ apiKey: '${key}', baseUrl: '${BASE}' });`;
-    const keyInput = h('input', { type: 'text', id: 'api-key', readOnly: true, value: key, spellcheck: 'false', 'aria-describedby': 'api-key-hint' });
+    const key = project.api_key; // the secret key: owners and admins only
+    const publishable = project.publishable_key;
+    const scriptTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/sm.js"></script>`;
+    const sdk = `import { Shipmate } from '@shipmate/sdk';\n\n// In browser code: the publishable key.\nconst sm = new Shipmate({ apiKey: '${publishable}', baseUrl: '${BASE}' });\n\n// On your server: the secret key, from the environment.\nconst server = new Shipmate({ apiKey: process.env.SHIPMATE_API_KEY, baseUrl: '${BASE}' });`;
+    const pubInput = h('input', { type: 'text', id: 'publishable-key', readOnly: true, value: publishable, spellcheck: 'false', 'aria-describedby': 'publishable-key-hint' });
+    pubInput.addEventListener('focus', () => pubInput.select());
+    // The secret key stays masked until revealed: it must never end up in a screenshot or a page.
+    const keyInput = h('input', { type: 'password', id: 'api-key', readOnly: true, value: key, spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'api-key-hint' });
     keyInput.addEventListener('focus', () => keyInput.select());
+    const revealBtn = h('button', { type: 'button', class: 'button-secondary', id: 'reveal-key', 'aria-pressed': 'false' }, 'Reveal');
+    revealBtn.addEventListener('click', () => {
+      const hidden = keyInput.type === 'password';
+      keyInput.type = hidden ? 'text' : 'password';
+      revealBtn.textContent = hidden ? 'Hide' : 'Reveal';
+      revealBtn.setAttribute('aria-pressed', String(hidden));
+    });
     const idInput = h('input', { type: 'text', id: 'project-id', readOnly: true, value: project.id, spellcheck: 'false' });
 
-    const rotateBtn = h('button', { type: 'button', class: 'button-secondary', id: 'rotate-key' }, 'Rotate key');
-    rotateBtn.addEventListener('click', async () => {
-      const ok = await confirmDialog({
-        title: 'Rotate the API key?',
-        text: 'A new key is issued and the current one stops working immediately. Sites, apps and scripts using it must be updated.',
-        ok: 'Rotate key',
+    const rotateButton = (id, which, path, focusId) => {
+      const btn = h('button', { type: 'button', class: 'button-secondary', id }, 'Rotate key');
+      btn.addEventListener('click', async () => {
+        const ok = await confirmDialog({
+          title: `Rotate the ${which}?`,
+          text: 'A new key is issued and the current one stops working immediately. Sites, apps and scripts using it must be updated.',
+          ok: 'Rotate key',
+        });
+        if (!ok) return;
+        await busy(btn, async () => {
+          try {
+            const p = await api('POST', `/v1/projects/${encodeURIComponent(project.id)}/${path}`);
+            state.projects.set(p.id, p);
+            if (!alive()) return;
+            announce(`New ${which} issued. The old key no longer works.`);
+            await screenSettings({ ...ctx, project: p });
+            const k = $(`#${focusId}`);
+            if (k) k.focus();
+          } catch (e) {
+            showError(e, 'Could not rotate the key');
+          }
+        });
       });
-      if (!ok) return;
-      await busy(rotateBtn, async () => {
-        try {
-          const p = await api('POST', `/v1/projects/${encodeURIComponent(project.id)}/api-key/rotate`);
-          state.projects.set(p.id, p);
-          if (!alive()) return;
-          announce('New API key issued. The old key no longer works.');
-          await screenSettings({ ...ctx, project: p });
-          const k = $('#api-key');
-          if (k) k.focus();
-        } catch (e) {
-          showError(e, 'Could not rotate the key');
-        }
-      });
-    });
+      return btn;
+    };
+    const rotateBtn = rotateButton('rotate-key', 'secret API key', 'api-key/rotate', 'api-key');
+    const rotatePubBtn = rotateButton('rotate-publishable', 'publishable key', 'publishable-key/rotate', 'publishable-key');
+    const canRotate = project.role === 'owner' || project.role === 'admin';
 
     const deleteBtn = h('button', { type: 'button', class: 'button-danger', id: 'delete-project' }, 'Delete project');
     deleteBtn.addEventListener('click', async () => {
@@ -864,14 +839,23 @@
 
     setMain(
       pageHead('Settings', null, project),
-      h('section', { class: 'card', 'aria-labelledby': 'key-title' },
-        h('h2', { id: 'key-title' }, 'API key'),
-        h('p', { class: 'muted', id: 'api-key-hint' }, 'Sends feedback, testimonials and analytics events, reads published changelog entries and powers the knowledge base. It is safe in browser code, but anyone who has it can submit data to this project.'),
+      h('section', { class: 'card', 'aria-labelledby': 'pub-key-title' },
+        h('h2', { id: 'pub-key-title' }, 'Publishable key'),
+        h('p', { class: 'muted', id: 'publishable-key-hint' }, 'For browser code and every snippet below: it sends feedback, testimonials and analytics events and reads approved testimonials and published changelog entries, nothing more. Anyone who has it can submit data to this project, within the per-visitor rate limits.'),
         h('div', { class: 'field' },
-          h('label', { for: 'api-key' }, 'Project API key'),
-          h('div', { class: 'copy-row' }, keyInput,
-            h('button', { type: 'button', class: 'button-secondary', id: 'copy-key', onclick: () => copyText($('#api-key').value, 'API key') }, 'Copy'))),
-        h('div', { class: 'button-row' }, rotateBtn)),
+          h('label', { for: 'publishable-key' }, 'Publishable key'),
+          h('div', { class: 'copy-row' }, pubInput,
+            h('button', { type: 'button', class: 'button-secondary', id: 'copy-publishable', onclick: () => copyText($('#publishable-key').value, 'Publishable key') }, 'Copy'))),
+        canRotate ? h('div', { class: 'button-row' }, rotatePubBtn) : null),
+      h('section', { class: 'card', 'aria-labelledby': 'key-title' },
+        h('h2', { id: 'key-title' }, 'Secret API key'),
+        h('p', { class: 'muted', id: 'api-key-hint' }, 'Server-side only: it can do everything, including deleting documents and reading the knowledge base. Keep it in your server\u2019s environment; never put it in a web page, an app or a snippet.'),
+        key ? h('div', { class: 'field' },
+          h('label', { for: 'api-key' }, 'Secret API key'),
+          h('div', { class: 'copy-row' }, keyInput, revealBtn,
+            h('button', { type: 'button', class: 'button-secondary', id: 'copy-key', onclick: () => copyText($('#api-key').value, 'Secret API key') }, 'Copy')))
+          : h('p', { id: 'api-key-hidden' }, 'Only owners and admins see the API key.'),
+        key ? h('div', { class: 'button-row' }, rotateBtn) : null),
       h('section', { class: 'card', 'aria-labelledby': 'script-title' },
         h('h2', { id: 'script-title' }, 'Analytics script'),
         h('p', { class: 'muted' }, 'Paste this into the <head> of every page to count page views (cookie-free, respects Do Not Track). Custom events: sm(\'signup\', { plan: \'pro\' }).'),
@@ -890,7 +874,7 @@
           h('div', { class: 'copy-row' }, idInput,
             h('button', { type: 'button', class: 'button-secondary', onclick: () => copyText(project.id, 'Project ID') }, 'Copy')),
           h('p', { class: 'hint' }, 'The project_id of dashboard API calls and the CLI.'))),
-      h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
+      project.role && project.role !== 'owner' ? null : h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
         h('h2', { id: 'danger-title' }, 'Delete this project'),
         h('p', { class: 'muted' }, 'Removes the project and everything in it, for good.'),
         deleteBtn),
@@ -1316,16 +1300,12 @@
 
   async function screenKnowledge(ctx) {
     const { project, alive } = ctx;
-    if (!project.api_key) {
-      showError(new ApiError(0, { detail: 'This project has no API key to call the knowledge base with.' }));
-      return;
-    }
     if (ctx.sub) { await screenIndex(ctx); return; }
     setTitle('Knowledge base', project.name);
     const listBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading indexes\u2026'));
     const formBox = h('div');
     setMain(
-      pageHead('Knowledge base', 'Document indexes with semantic search. These calls use the project\u2019s API key.', project),
+      pageHead('Knowledge base', `Document indexes with semantic search. Calls go through your session.`, project),
       h('div', { class: 'grid-2' },
         h('section', { class: 'card', 'aria-labelledby': 'indexes-title' }, h('h2', { id: 'indexes-title' }, 'Indexes'), listBox),
         formBox));
@@ -1849,7 +1829,7 @@
     try {
       state.me = await api('GET', '/v1/me');
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) { renderSignIn(); return; }
+      if (e instanceof ApiError && e.status === 401) { render(); return; } // a public page, or /login
       setMain(pageHead('Shipmate is unavailable'),
         h('section', { class: 'card' }, h('p', null, 'The dashboard could not reach the server.'),
           h('button', { type: 'button', onclick: () => window.location.reload() }, 'Try again')));
@@ -1860,6 +1840,22 @@
     render();
   }
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
-  else boot();
+  // The surface the other dashboard scripts (loaded after this one, `defer`) build their views with.
+  window.Shipmate = {
+    ROOT, state, h, $, api, ApiError, q, announce, showError, hideBanner, showFormError, clearFormErrors,
+    setFieldError, field, options, formErr, confirmDialog, busy, copyText, timeEl, badge, capitalize, nextId,
+    setMain, setLoading, setTitle, pageHead, navigate, projectPath, renderAccount, loadProject, signOut,
+    devLoginEnabled,
+    registerSection(id, label, view, before) {
+      const at = SECTIONS.findIndex(([s]) => s === before);
+      SECTIONS.splice(at < 0 ? SECTIONS.length : at, 0, [id, label]);
+      SCREENS[id] = view;
+    },
+    registerPage(name, view) { PAGES[name] = view; },
+    registerPublic(pattern, view) { PUBLIC.push([pattern, view]); },
+  };
+
+  // Deferred scripts run before DOMContentLoaded, so every view is registered when boot() runs.
+  if (document.readyState === 'complete') boot();
+  else document.addEventListener('DOMContentLoaded', boot);
 })();

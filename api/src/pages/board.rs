@@ -76,7 +76,7 @@ pub async fn board(
         ),
         None => format!(
             "<a class=\"button button-secondary\" href=\"{}\">Sign in to vote</a>",
-            esc(&sign_in_href(&state, &project))
+            esc(&sign_in_href(&project))
         ),
     };
     body.push_str(&format!(
@@ -131,12 +131,9 @@ pub async fn board(
     html_page(StatusCode::OK, layout(&title, &body, scripts))
 }
 
-/// The first configured identity provider's sign-in, coming back to this board.
-fn sign_in_href(state: &AppState, project: &Project) -> String {
-    match state.providers.first() {
-        Some(p) => format!("/v1/auth/{}/start?redirect_to=/f/{}", p.id, project.slug),
-        None => "/login".to_owned(),
-    }
+/// The sign-in page (password and every configured provider), coming back to this board.
+fn sign_in_href(project: &Project) -> String {
+    format!("/login?next=/f/{}", project.slug)
 }
 
 fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) -> String {

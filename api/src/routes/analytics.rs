@@ -10,12 +10,12 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::reads::{self, Period};
+use shipmate_shared::analytics::visitor;
 use shipmate_shared::queue::EVENTS_STREAM;
 use shipmate_shared::{AppError, AppResult};
 
-use super::projects::owned_by_query;
 use super::schemas::Accepted;
-use crate::extract::{JsonBody, ProjectKey, SessionUser};
+use crate::extract::{JsonBody, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -38,10 +38,16 @@ pub async fn track(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    ProjectKey(project): ProjectKey,
+    ProjectKey {
+        project,
+        public_client,
+    }: ProjectKey,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Value>)> {
     let events = parse_body(input.into_value())?;
+    if let Some(client) = public_client {
+        state.limits.events(client, project.id, events.len())?;
+    }
     let n = std::num::NonZeroU32::new(events.len() as u32).unwrap_or(std::num::NonZeroU32::MIN);
     match state.events_limiter.check_key_n(&project.id, n) {
         Ok(Ok(())) => {}
@@ -51,32 +57,24 @@ pub async fn track(
             })
         }
     }
+    // The raw IP address and user agent live only in this request's memory: the queued entry
+    // carries what is derived from them (one parse, one hash and one lookup per request).
+    let received_at = chrono::Utc::now();
+    let salt = state
+        .salts
+        .get(&state.db, visitor::day_of(received_at))
+        .await?;
     let user_agent = headers
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let batch = EventBatch {
-        project_id: project.id,
-        received_at: chrono::Utc::now(),
-        ip: state.client_ip(peer, &headers).to_string(),
-        user_agent,
-        events,
-    };
+        .unwrap_or_default();
+    let ip = state.client_ip(peer, &headers);
+    let client = visitor::derive(&salt, &state.geo, project.id, ip, user_agent);
+    let batch = EventBatch::new(project.id, received_at, client, events);
     let accepted = batch.events.len();
     // One job per request, never one per event; a Redis failure is a 503 and nothing is accepted.
     state.queue.push(EVENTS_STREAM, &batch).await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": accepted }))))
-}
-
-async fn period_of(
-    state: &AppState,
-    session: &SessionUser,
-    q: &HashMap<String, String>,
-) -> AppResult<(uuid::Uuid, Period)> {
-    let period = Period::parse(q.get("period").map(String::as_str))?;
-    let project = owned_by_query(state, session, q).await?;
-    Ok((project.id, period))
 }
 
 macro_rules! read_endpoint {
@@ -84,10 +82,10 @@ macro_rules! read_endpoint {
         #[doc = $doc]
         #[utoipa::path(get, path = $path, tag = "analytics", security(("session" = [])),
             params(("project_id" = String, Query), ("period" = Option<String>, Query, description = "`7d`, `30d` (default) or `90d`")),
-            responses((status = 200, description = $shape), (status = 403, description = "not the owner"), (status = 422, description = "bad period or project_id")))]
-        pub async fn $name(State(state): State<AppState>, session: SessionUser, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<Value>> {
-            let (project_id, period) = period_of(&state, &session, &q).await?;
-            Ok(Json(reads::$name(&state.db, project_id, period).await?))
+            responses((status = 200, description = $shape), (status = 403, description = "not a member"), (status = 422, description = "bad period or project_id")))]
+        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<Value>> {
+            let period = Period::parse(q.get("period").map(String::as_str))?;
+            Ok(Json(reads::$name(&state.db, access.project.id, period).await?))
         }
     };
 }

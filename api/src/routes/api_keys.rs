@@ -1,4 +1,4 @@
-//! Scoped API keys of a project (owner only): create, list, revoke.
+//! Scoped API keys of a project (admins and owners): create, list, revoke.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -9,9 +9,9 @@ use shipmate_shared::api_keys::{self, ApiKey, SCOPES};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
-use super::projects::{deleted, owned};
+use super::projects::deleted;
 use super::schemas::{ApiKeyList, Deleted};
-use crate::extract::{JsonBody, SessionUser};
+use crate::extract::{Admin, JsonBody, ProjectAccess};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -25,16 +25,14 @@ pub fn router() -> Router<AppState> {
 
 /// Creates a key limited to `scopes` (and, if given, to `allowed_origins`). The key is in this
 /// answer only: it is stored as a hash.
-#[utoipa::path(post, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])),
+#[utoipa::path(post, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
     request_body(content = serde_json::Value, description = "`{name, scopes: [analytics:write | feedback:write | testimonials:read | testimonials:write | changelog:read | kb:read | kb:write], allowed_origins?: [\"https://example.com\"]}`"),
-    responses((status = 201, body = ApiKey), (status = 403, description = "not the owner"), (status = 404, description = "no such project"), (status = 422, description = "invalid name, scope or origin")))]
+    responses((status = 201, body = ApiKey), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project"), (status = 422, description = "invalid name, scope or origin")))]
 pub async fn create(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path(id): Path<String>,
+    ProjectAccess { project, .. }: ProjectAccess<Admin>,
     JsonBody(mut input): JsonBody,
 ) -> AppResult<(StatusCode, Json<ApiKey>)> {
-    let project = owned(&state, &session, &id).await?;
     let name = input.string("name", 1, 100);
     let scopes = input.string_list(
         "scopes",
@@ -61,14 +59,12 @@ pub async fn create(
 }
 
 /// The project's scoped keys (without the keys themselves).
-#[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])),
-    responses((status = 200, body = ApiKeyList), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
+#[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
+    responses((status = 200, body = ApiKeyList), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project")))]
 pub async fn list(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path(id): Path<String>,
+    ProjectAccess { project, .. }: ProjectAccess<Admin>,
 ) -> AppResult<Json<Value>> {
-    let project = owned(&state, &session, &id).await?;
     let data = api_keys::list(&state.db, project.id).await?;
     Ok(Json(json!({ "data": data })))
 }
@@ -76,13 +72,12 @@ pub async fn list(
 /// Revokes a scoped key: it answers 401 from then on. (The project's own key is replaced with
 /// `POST /v1/projects/{project_id}/api-key/rotate`.)
 #[utoipa::path(delete, path = "/v1/projects/{project_id}/api-keys/{key_id}", tag = "projects", security(("session" = [])),
-    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such project or key")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project or key")))]
 pub async fn revoke(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path((id, key_id)): Path<(String, String)>,
+    ProjectAccess { project, .. }: ProjectAccess<Admin>,
+    Path((_project_id, key_id)): Path<(String, String)>,
 ) -> AppResult<Json<Value>> {
-    let project = owned(&state, &session, &id).await?;
     let key_id = parse_id(&key_id, "API key")?;
     api_keys::revoke(&state.db, project.id, key_id).await?;
     state.forget_keys();

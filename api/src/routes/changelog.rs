@@ -6,13 +6,12 @@ use axum::routing::{get, patch};
 use axum::{Json, Router};
 use serde_json::json;
 use shipmate_shared::changelog::{self, Changes, Entry};
-use shipmate_shared::projects::Project;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
-use super::projects::{deleted, owned};
+use super::projects::deleted;
 use super::schemas::{Deleted, EntryList};
-use crate::extract::{JsonBody, ProjectKey, SessionUser};
+use crate::extract::{JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -33,35 +32,31 @@ pub fn router() -> Router<AppState> {
     responses((status = 200, body = EntryList), (status = 401, description = "bad API key")))]
 pub async fn list_published(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
 ) -> AppResult<Json<serde_json::Value>> {
     let data = changelog::list(&state.db, project.id, true).await?;
     Ok(Json(json!({ "data": data })))
 }
 
-/// Every entry, drafts included (owner only).
-#[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])),
-    responses((status = 200, body = EntryList), (status = 403, description = "not the owner"), (status = 404, description = "no such project")))]
+/// Every entry, drafts included (viewers and up).
+#[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
+    responses((status = 200, body = EntryList), (status = 403, description = "without the role needed"), (status = 404, description = "no such project")))]
 pub async fn list_all(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path(project_id): Path<String>,
+    ProjectAccess { project, .. }: ProjectAccess<Viewer>,
 ) -> AppResult<Json<serde_json::Value>> {
-    let project: Project = owned(&state, &session, &project_id).await?;
     let data = changelog::list(&state.db, project.id, false).await?;
     Ok(Json(json!({ "data": data })))
 }
 
-#[utoipa::path(post, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])),
+#[utoipa::path(post, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
     request_body(content = serde_json::Value, description = "`{title, content, type, published?}`"),
-    responses((status = 201, body = Entry), (status = 403, description = "not the owner"), (status = 422, description = "invalid fields")))]
+    responses((status = 201, body = Entry), (status = 403, description = "without the role needed"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path(project_id): Path<String>,
+    ProjectAccess { project, .. }: ProjectAccess<Member>,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Entry>)> {
-    let project = owned(&state, &session, &project_id).await?;
     let changes = Changes::parse_new(input)?;
     Ok((
         StatusCode::CREATED,
@@ -72,14 +67,13 @@ pub async fn create(
 /// Changes any of `title, content, type, published`; `published: false` returns it to draft.
 #[utoipa::path(patch, path = "/v1/changelog/dashboard/{project_id}/{id}", tag = "changelog", security(("session" = [])),
     request_body(content = serde_json::Value, description = "any of `{title, content, type, published}`"),
-    responses((status = 200, body = Entry), (status = 403, description = "not the owner"), (status = 404, description = "no such entry"), (status = 422, description = "invalid fields")))]
+    responses((status = 200, body = Entry), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "invalid fields")))]
 pub async fn update(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path((project_id, id)): Path<(String, String)>,
+    ProjectAccess { project, .. }: ProjectAccess<Member>,
+    Path((_project_id, id)): Path<(String, String)>,
     JsonBody(input): JsonBody,
 ) -> AppResult<Json<Entry>> {
-    let project = owned(&state, &session, &project_id).await?;
     let id = parse_id(&id, "changelog entry")?;
     let changes = Changes::parse_update(input)?;
     Ok(Json(
@@ -88,13 +82,12 @@ pub async fn update(
 }
 
 #[utoipa::path(delete, path = "/v1/changelog/dashboard/{project_id}/{id}", tag = "changelog", security(("session" = [])),
-    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry")))]
 pub async fn remove(
     State(state): State<AppState>,
-    session: SessionUser,
-    Path((project_id, id)): Path<(String, String)>,
+    ProjectAccess { project, .. }: ProjectAccess<Member>,
+    Path((_project_id, id)): Path<(String, String)>,
 ) -> AppResult<Json<serde_json::Value>> {
-    let project = owned(&state, &session, &project_id).await?;
     let id = parse_id(&id, "changelog entry")?;
     changelog::delete(&state.db, project.id, id).await?;
     Ok(deleted(id))

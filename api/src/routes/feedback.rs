@@ -8,13 +8,14 @@ use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
 use serde_json::json;
 use shipmate_shared::feedback::{self, Feedback, ListFilter, NewFeedback, VoteState};
+use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{projects, AppError, AppResult};
 use uuid::Uuid;
 
-use super::projects::{deleted, owned_by_query};
+use super::projects::deleted;
 use super::schemas::{Deleted, FeedbackList};
-use crate::extract::{JsonBody, ProjectKey, SessionUser};
+use crate::extract::{require, JsonBody, ProjectAccess, ProjectKey, SessionUser, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -33,7 +34,7 @@ pub fn router() -> Router<AppState> {
     responses((status = 201, body = Feedback), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
     let new = NewFeedback::parse(input)?;
@@ -63,16 +64,15 @@ pub async fn list_public(
     Ok(Json(json!({ "data": data })))
 }
 
-/// Every entry of a project, with submitters' addresses (owner only).
+/// Every entry of a project, with submitters' addresses (members and up).
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
     params(("project_id" = String, Query), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query)),
-    responses((status = 200, body = FeedbackList), (status = 403, description = "not the owner")))]
+    responses((status = 200, body = FeedbackList), (status = 403, description = "without the role needed")))]
 pub async fn list_owner(
     State(state): State<AppState>,
-    session: SessionUser,
+    ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Json<serde_json::Value>> {
-    let project = owned_by_query(&state, &session, &q).await?;
     let filter = parse_filter(&q)?;
     let data = feedback::list(&state.db, project.id, &filter).await?;
     Ok(Json(json!({ "data": data })))
@@ -100,10 +100,10 @@ pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
     })
 }
 
-/// Moves an entry to another status of its type's set (owner only).
+/// Moves an entry to another status of its type's set (members and up).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
     request_body(content = serde_json::Value, description = "`{status}`"),
-    responses((status = 200, body = Feedback), (status = 403, description = "not the owner"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
+    responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
 pub async fn update(
     State(state): State<AppState>,
     session: SessionUser,
@@ -131,9 +131,9 @@ pub async fn update(
     ))
 }
 
-/// Deletes an entry and its votes (owner only).
+/// Deletes an entry and its votes (members and up).
 #[utoipa::path(delete, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
-    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such entry")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry")))]
 pub async fn remove(
     State(state): State<AppState>,
     session: SessionUser,
@@ -144,10 +144,11 @@ pub async fn remove(
     Ok(deleted(entry.id))
 }
 
-/// The entry, if the session's user owns its project (404 when there is no such entry, else 403).
+/// The entry, if the session's user moderates its project (404 when there is no such entry, 403
+/// for a viewer or a non-member).
 async fn entry_owned(state: &AppState, session: &SessionUser, id: &str) -> AppResult<Feedback> {
     let entry = feedback::get(&state.db, parse_id(id, "feedback entry")?).await?;
-    projects::get_owned(&state.db, session.user.id, entry.project_id).await?;
+    require(state, session, entry.project_id, Role::Member).await?;
     Ok(entry)
 }
 
@@ -191,6 +192,7 @@ async fn cast(
     value: i16,
 ) -> AppResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
+    state.limits.vote(session.user.id)?;
     Ok(Json(
         feedback::vote(&state.db, id, session.user.id, value).await?,
     ))

@@ -49,7 +49,7 @@ pub async fn models(State(state): State<AppState>) -> Json<Value> {
         (status = 422, description = "`embedding_model_required`, `unknown_model`, `model_unavailable`")))]
 pub async fn create(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     JsonBody(mut input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Index>)> {
     let name = input.string("name", 1, 200);
@@ -71,7 +71,7 @@ pub async fn create(
 #[utoipa::path(get, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])), responses((status = 200, body = IndexList)))]
 pub async fn list(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
 ) -> AppResult<Json<Value>> {
     Ok(Json(
         json!({ "data": indexes::list(&state.db, project.id).await? }),
@@ -83,7 +83,7 @@ pub async fn list(
     responses((status = 200, body = Deleted), (status = 404, description = "no such index in this project")))]
 pub async fn remove(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
 ) -> AppResult<Json<Value>> {
     let id = parse_id(&index_id, "index")?;
@@ -102,7 +102,7 @@ async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> A
     responses((status = 201, body = Document), (status = 404, description = "no such index"), (status = 413, description = "content over 100 KB"), (status = 422, description = "invalid fields")))]
 pub async fn upload(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(mut input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Document>)> {
@@ -155,7 +155,7 @@ pub async fn upload(
     responses((status = 200, body = DocumentPage), (status = 404, description = "no such index")))]
 pub async fn list_documents(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Json<Value>> {
@@ -193,7 +193,7 @@ fn int_param(
     responses((status = 200, body = Document), (status = 404, description = "no such document")))]
 pub async fn show_document(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     Path((index_id, doc_id)): Path<(String, String)>,
 ) -> AppResult<Json<Document>> {
     let index = index_of(&state, project.id, &index_id).await?;
@@ -207,7 +207,7 @@ pub async fn show_document(
     responses((status = 200, body = Deleted), (status = 404, description = "no such document")))]
 pub async fn remove_document(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     Path((index_id, doc_id)): Path<(String, String)>,
 ) -> AppResult<Json<Value>> {
     let index = index_of(&state, project.id, &index_id).await?;
@@ -222,7 +222,7 @@ pub async fn remove_document(
     responses((status = 200, body = SearchResults), (status = 404, description = "no such index"), (status = 422, description = "invalid query or top_k")))]
 pub async fn search_index(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(mut input): JsonBody,
 ) -> AppResult<Json<Value>> {
@@ -233,7 +233,7 @@ pub async fn search_index(
     let query = query.unwrap_or_default();
     // The exact-or-graph check runs while the model embeds the query.
     let (vector, small) = tokio::join!(
-        state.embed_query(&index.embedding_model, &query),
+        state.embed_query(project.id, &index.embedding_model, &query),
         search::is_small(&state.db, &index)
     );
     let results: Vec<SearchResult> =

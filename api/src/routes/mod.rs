@@ -1,11 +1,14 @@
 //! The HTTP surface: one module per area, each with its own `router()`.
 
+pub mod accounts;
+pub mod admin;
 pub mod analytics;
 pub mod api_keys;
 pub mod auth;
 pub mod changelog;
 pub mod feedback;
 pub mod indexes;
+pub mod members;
 pub mod meta;
 pub mod projects;
 pub mod schemas;
@@ -38,6 +41,7 @@ pub fn cors() -> CorsLayer {
             header::CONTENT_TYPE,
             header::AUTHORIZATION,
             HeaderName::from_static("x-project-key"),
+            HeaderName::from_static("x-project-id"),
         ])
         .max_age(std::time::Duration::from_secs(86_400))
 }
@@ -46,7 +50,10 @@ pub fn cors() -> CorsLayer {
 pub fn api() -> Router<AppState> {
     Router::new()
         .merge(auth::router())
+        .merge(accounts::router())
+        .merge(admin::router())
         .merge(projects::router())
+        .merge(members::router())
         .merge(api_keys::router())
         .merge(feedback::router())
         .merge(testimonials::router())
@@ -73,7 +80,13 @@ pub async fn method_not_allowed() -> AppError {
     info(title = "Shipmate API", description = "Feedback, testimonials, knowledge base search, analytics and changelog for SaaS products. Errors are RFC 9457 problem details with a stable `code`."),
     paths(
         auth::providers, auth::start, auth::callback, auth::dev_login, auth::me, auth::logout,
+        accounts::setup, accounts::register, accounts::login, accounts::change_password,
+        accounts::request_reset, accounts::confirm_reset, accounts::list_sessions, accounts::end_session,
+        admin::list, admin::update, admin::reset_link, admin::settings,
+        members::list, members::change_role, members::remove, members::invite, members::list_invites,
+        members::revoke_invite, members::preview, members::accept,
         projects::create, projects::list, projects::show, projects::rotate, projects::delete,
+        projects::rotate_publishable, projects::of_key,
         api_keys::create, api_keys::list, api_keys::revoke,
         feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
         feedback::upvote, feedback::downvote, feedback::withdraw,
@@ -144,7 +157,20 @@ impl Modify for Problems {
                 &mut item.delete,
             ];
             for op in operations.into_iter().flatten() {
-                for (status, default) in ERRORS {
+                // Statuses an operation documents beyond the common ones (410, ...) are problems too.
+                let own: Vec<String> = op
+                    .responses
+                    .responses
+                    .keys()
+                    .filter(|s| s.starts_with('4') && !ERRORS.iter().any(|(e, _)| e == s))
+                    .cloned()
+                    .collect();
+                let statuses = ERRORS
+                    .iter()
+                    .map(|(s, d)| (s.to_string(), *d))
+                    .chain(own.into_iter().map(|s| (s, "error")));
+                for (status, default) in statuses {
+                    let status = status.as_str();
                     let description = op
                         .responses
                         .responses

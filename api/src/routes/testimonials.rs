@@ -1,20 +1,19 @@
 //! Testimonials: collection (API key or the public form), the approved list, moderation (owner).
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use serde_json::json;
 use shipmate_shared::testimonials::{self, NewTestimonial, Testimonial};
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{projects, AppError, AppResult};
+use shipmate_shared::{projects, AppResult};
 
-use super::projects::{deleted, owned_by_query};
+use super::projects::deleted;
 use super::schemas::{Deleted, TestimonialList, TestimonialsWithStats};
-use crate::extract::{JsonBody, ProjectKey, SessionUser};
+use crate::extract::{JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 /// The hidden form field that people never fill in and bots do.
@@ -34,7 +33,7 @@ pub fn router() -> Router<AppState> {
     responses((status = 201, body = Testimonial), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Testimonial>)> {
     let new = NewTestimonial::parse(input)?;
@@ -68,15 +67,8 @@ pub async fn create_public(
     let new = NewTestimonial::parse(input)?;
     // Counted per address and form, after validation: a flood at one form is stopped, while a
     // person fixing typos (or an office behind one address using several forms) is not.
-    let ip = state.client_ip(peer, &headers);
-    if let Err(not_until) = state.form_limiter.check_key(&(ip, project.id)) {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(
-            &governor::clock::DefaultClock::default(),
-        ));
-        return Err(AppError::RateLimited {
-            retry_after_secs: wait.as_secs().max(1),
-        });
-    }
+    let client = crate::limits::bucket(state.client_ip(peer, &headers));
+    state.limits.write(client, project.id)?;
     if bot {
         // Answer as if accepted, so the bot learns nothing; keep nothing.
         tracing::info!(project_id = %project.id, "testimonial honeypot tripped; dropped");
@@ -105,7 +97,7 @@ pub async fn create_public(
     responses((status = 200, body = TestimonialList), (status = 401, description = "bad API key")))]
 pub async fn list_approved(
     State(state): State<AppState>,
-    ProjectKey(project): ProjectKey,
+    ProjectKey { project, .. }: ProjectKey,
 ) -> AppResult<Json<serde_json::Value>> {
     let data: Vec<Testimonial> = testimonials::list(&state.db, project.id, true)
         .await?
@@ -115,16 +107,14 @@ pub async fn list_approved(
     Ok(Json(json!({ "data": data })))
 }
 
-/// Every testimonial with stats (owner only).
+/// Every testimonial with stats (viewers and up).
 #[utoipa::path(get, path = "/v1/testimonials/all", tag = "testimonials", security(("session" = [])),
     params(("project_id" = String, Query)),
-    responses((status = 200, body = TestimonialsWithStats), (status = 403, description = "not the owner")))]
+    responses((status = 200, body = TestimonialsWithStats), (status = 403, description = "without the role needed")))]
 pub async fn list_all(
     State(state): State<AppState>,
-    session: SessionUser,
-    Query(q): Query<HashMap<String, String>>,
+    ProjectAccess { project, .. }: ProjectAccess<Viewer>,
 ) -> AppResult<Json<serde_json::Value>> {
-    let project = owned_by_query(&state, &session, &q).await?;
     let data = testimonials::list(&state.db, project.id, false).await?;
     let stats = testimonials::stats(&state.db, project.id).await?;
     Ok(Json(json!({ "data": data, "stats": stats })))
@@ -134,15 +124,13 @@ pub async fn list_all(
 #[utoipa::path(patch, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
     params(("id" = String, Path), ("project_id" = String, Query)),
     request_body(content = serde_json::Value, description = "`{status: approved | rejected}`"),
-    responses((status = 200, body = Testimonial), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial"), (status = 422, description = "invalid status")))]
+    responses((status = 200, body = Testimonial), (status = 403, description = "without the role needed"), (status = 404, description = "no such testimonial"), (status = 422, description = "invalid status")))]
 pub async fn moderate(
     State(state): State<AppState>,
-    session: SessionUser,
+    ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
     JsonBody(mut input): JsonBody,
 ) -> AppResult<Json<Testimonial>> {
-    let project = owned_by_query(&state, &session, &q).await?;
     let id = parse_id(&id, "testimonial")?;
     let status = input.one_of("status", &["approved", "rejected"]);
     input.finish()?;
@@ -153,14 +141,12 @@ pub async fn moderate(
 
 #[utoipa::path(delete, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
     params(("id" = String, Path), ("project_id" = String, Query)),
-    responses((status = 200, body = Deleted), (status = 403, description = "not the owner"), (status = 404, description = "no such testimonial")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "without the role needed"), (status = 404, description = "no such testimonial")))]
 pub async fn remove(
     State(state): State<AppState>,
-    session: SessionUser,
+    ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path(id): Path<String>,
-    Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Json<serde_json::Value>> {
-    let project = owned_by_query(&state, &session, &q).await?;
     let id = parse_id(&id, "testimonial")?;
     testimonials::delete(&state.db, project.id, id).await?;
     Ok(deleted(id))

@@ -1,21 +1,28 @@
-//! The authorization matrix: every endpoint against five callers (no credential, the wrong
-//! scheme, another project's key, a signed-in non-owner, the owner) gives the contract's status.
-//! Rows run in order and the owner's call comes last in each, so destructive rows sit at the end.
+//! The authorization matrix: every endpoint against eight callers (no credential, the wrong
+//! scheme, another project's key, a signed-in stranger, and the project's viewer, member, admin
+//! and owner) gives the contract's status. Rows run in order, the owner's call last in each, so
+//! destructive rows sit at the end; in a destructive row, an allowed caller after the first one
+//! that succeeded finds the resource gone (404).
 
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use crate::helpers::*;
 
-/// Who may call an endpoint, and so what each of the five callers gets.
+/// The project roles, weakest first, as the last four callers of every row.
+const ROLES: [&str; 4] = ["viewer", "member", "admin", "owner"];
+
+/// Who may call an endpoint, and so what each of the eight callers gets.
 #[derive(Clone, Copy, Debug)]
 enum Access {
     /// API key, resource of the key's project: another project's key gets 404.
     KeyResource,
     /// API key, the key's own collection: another project's key works on its own project.
     KeyCollection,
-    /// Session of the project's owner: a non-owner gets 403.
-    Owner,
+    /// Session with at least this role in the project: a stranger or a lower role gets 403.
+    Role(&'static str),
+    /// The instance admin (the owner here, the instance's first account).
+    InstanceAdmin,
     /// Any session.
     Session,
     /// No credential needed.
@@ -23,14 +30,23 @@ enum Access {
 }
 
 impl Access {
-    /// Expected statuses for: none, wrong scheme, other key, non-owner session, owner (0 = any 2xx).
-    fn expected(self) -> [u16; 5] {
+    /// Expected statuses for: none, wrong scheme, other key, stranger, viewer, member, admin,
+    /// owner (0 = any 2xx).
+    fn expected(self) -> [u16; 8] {
         match self {
-            Access::KeyResource => [401, 401, 404, 401, 0],
-            Access::KeyCollection => [401, 401, 0, 401, 0],
-            Access::Owner => [401, 401, 401, 403, 0],
-            Access::Session => [401, 401, 401, 0, 0],
-            Access::Public => [0, 0, 0, 0, 0],
+            Access::KeyResource => [401, 401, 404, 401, 401, 401, 401, 0],
+            Access::KeyCollection => [401, 401, 0, 401, 401, 401, 401, 0],
+            Access::Role(min) => {
+                let rank = |r: &str| ROLES.iter().position(|x| *x == r).unwrap();
+                let mut out = [401, 401, 401, 403, 0, 0, 0, 0];
+                for (i, role) in ROLES.iter().enumerate() {
+                    out[4 + i] = if rank(role) >= rank(min) { 0 } else { 403 };
+                }
+                out
+            }
+            Access::InstanceAdmin => [401, 401, 401, 403, 403, 403, 403, 0],
+            Access::Session => [401, 401, 401, 0, 0, 0, 0, 0],
+            Access::Public => [0; 8],
         }
     }
 
@@ -40,27 +56,32 @@ impl Access {
 }
 
 struct Fixture {
-    owner: String,
+    /// Sessions of the viewer, member, admin and owner, in `ROLES` order.
+    roles: [String; 4],
     key: String,
     other_key: String,
     stranger: String,
 }
 
 impl Fixture {
-    /// The five callers of a row, in `Access::expected` order.
-    fn callers(&self, access: Access) -> [(&'static str, Auth<'_>); 5] {
-        let (wrong, owner) = if access.is_key() {
-            (Auth::Session(&self.owner), Auth::Key(&self.key))
+    /// The eight callers of a row, in `Access::expected` order. Where a key belongs, the
+    /// signed-in callers send only their token, and the owner's call carries the key.
+    fn callers(&self, access: Access) -> [(&'static str, Auth<'_>); 8] {
+        let owner = &self.roles[3];
+        let (wrong, last) = if access.is_key() {
+            (Auth::Session(owner), Auth::Key(&self.key))
         } else {
-            (Auth::Key(&self.key), Auth::Session(&self.owner))
+            (Auth::Key(&self.key), Auth::Session(owner))
         };
         [
             ("no credential", Auth::None),
             ("wrong scheme", wrong),
             ("another project's key", Auth::Key(&self.other_key)),
-            // Where a key belongs, the signed-in stranger sends only their token.
-            ("non-owner session", Auth::Session(&self.stranger)),
-            ("owner", owner),
+            ("stranger", Auth::Session(&self.stranger)),
+            ("viewer", Auth::Session(&self.roles[0])),
+            ("member", Auth::Session(&self.roles[1])),
+            ("admin", Auth::Session(&self.roles[2])),
+            ("owner", last),
         ]
     }
 }
@@ -77,13 +98,41 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
     let (owner, project) = app.owner_with_project("authz-a").await;
     let (_, other) = app.owner_with_project("authz-b").await;
     let stranger = app.login("stranger@example.com").await;
+    let (pid, slug) = (id(&project).to_owned(), "authz-a");
+    let mut roles = Vec::new();
+    for role in &ROLES[..3] {
+        let email = format!("{role}@example.com");
+        roles.push(app.member_with_role(&owner, &pid, &email, role).await);
+    }
+    roles.push(owner.clone());
     let f = Fixture {
-        owner: owner.clone(),
+        roles: roles.try_into().unwrap(),
         key: key(&project).to_owned(),
         other_key: key(&other).to_owned(),
         stranger,
     };
-    let (pid, slug) = (id(&project).to_owned(), "authz-a");
+    // Someone for the admins to remove, and an invite to revoke.
+    let leaver = app
+        .member_with_role(&owner, &pid, "leaver@example.com", "viewer")
+        .await;
+    let (_, me) = app
+        .call(Method::GET, "/v1/me", Auth::Session(&leaver), None)
+        .await;
+    let leaver_id = id(&me).to_owned();
+    let viewer_id = {
+        let (_, me) = app
+            .call(Method::GET, "/v1/me", Auth::Session(&f.roles[0]), None)
+            .await;
+        id(&me).to_owned()
+    };
+    let pending = post(
+        &app,
+        &format!("/v1/projects/{pid}/invites"),
+        Auth::Session(&owner),
+        json!({"email": "pending@example.com", "role": "viewer"}),
+    )
+    .await;
+    let invite_id = id(&pending).to_owned();
     let k = Auth::Key(&f.key);
     let s = Auth::Session(&owner);
     let entry = post(
@@ -156,17 +205,22 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             Session,
             Some(json!({"name": "N", "slug": "authz-new-{caller}"})),
         ),
-        (Method::GET, format!("/v1/projects/{pid}"), Owner, None),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}"),
+            Role("viewer"),
+            None,
+        ),
         (
             Method::GET,
             format!("/v1/projects/{pid}/api-keys"),
-            Owner,
+            Role("admin"),
             None,
         ),
         (
             Method::POST,
             format!("/v1/projects/{pid}/api-keys"),
-            Owner,
+            Role("admin"),
             Some(json!({"name": "ro", "scopes": ["kb:read"]})),
         ),
         (
@@ -178,13 +232,13 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         (
             Method::GET,
             format!("/v1/feedback?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::PATCH,
             format!("/v1/feedback/{fid}"),
-            Owner,
+            Role("member"),
             Some(json!({"status": "in_progress"})),
         ),
         (
@@ -217,32 +271,32 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         (
             Method::GET,
             format!("/v1/testimonials/all?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::PATCH,
             format!("/v1/testimonials/{tid}?project_id={pid}"),
-            Owner,
+            Role("member"),
             Some(json!({"status": "approved"})),
         ),
         (Method::GET, "/v1/changelog".into(), KeyCollection, None),
         (
             Method::GET,
             format!("/v1/changelog/dashboard/{pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::POST,
             format!("/v1/changelog/dashboard/{pid}"),
-            Owner,
+            Role("member"),
             Some(json!({"title": "T2", "content": "C", "type": "feature"})),
         ),
         (
             Method::PATCH,
             format!("/v1/changelog/dashboard/{pid}/{cid}"),
-            Owner,
+            Role("member"),
             Some(json!({"published": true})),
         ),
         (
@@ -254,49 +308,49 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         (
             Method::GET,
             format!("/v1/analytics/overview?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/pages?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/referrers?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/countries?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/devices?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/events?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/timeseries?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (
             Method::GET,
             format!("/v1/analytics/utm?project_id={pid}"),
-            Owner,
+            Role("viewer"),
             None,
         ),
         (Method::GET, "/v1/indexes".into(), KeyCollection, None),
@@ -330,7 +384,64 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             KeyResource,
             Some(json!({"query": "contract"})),
         ),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}/members"),
+            Role("viewer"),
+            None,
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/projects/{pid}/members/{viewer_id}"),
+            Role("admin"),
+            Some(json!({"role": "viewer"})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/invites"),
+            Role("admin"),
+            Some(json!({"email": "invitee-{caller}@example.com", "role": "member"})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}/invites"),
+            Role("admin"),
+            None,
+        ),
+        (Method::GET, "/v1/auth/sessions".into(), Session, None),
+        (Method::GET, "/v1/project".into(), KeyCollection, None),
+        (Method::GET, "/v1/admin/users".into(), InstanceAdmin, None),
+        (
+            Method::GET,
+            "/v1/admin/settings".into(),
+            InstanceAdmin,
+            None,
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/admin/users/{leaver_id}"),
+            InstanceAdmin,
+            Some(json!({"is_admin": false})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/admin/users/{leaver_id}/password-reset"),
+            InstanceAdmin,
+            None,
+        ),
         // Destructive rows from here on.
+        (
+            Method::DELETE,
+            format!("/v1/projects/{pid}/invites/{invite_id}"),
+            Role("admin"),
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/projects/{pid}/members/{leaver_id}"),
+            Role("admin"),
+            None,
+        ),
         (
             Method::DELETE,
             format!("/v1/indexes/{iid}/documents/{did}"),
@@ -343,37 +454,54 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             KeyResource,
             None,
         ),
-        (Method::DELETE, format!("/v1/feedback/{fid}"), Owner, None),
+        (
+            Method::DELETE,
+            format!("/v1/feedback/{fid}"),
+            Role("member"),
+            None,
+        ),
         (
             Method::DELETE,
             format!("/v1/testimonials/{tid}?project_id={pid}"),
-            Owner,
+            Role("member"),
             None,
         ),
         (
             Method::DELETE,
             format!("/v1/changelog/dashboard/{pid}/{cid}"),
-            Owner,
+            Role("member"),
             None,
         ),
         (
             Method::DELETE,
             format!("/v1/projects/{pid}/api-keys/{kid}"),
-            Owner,
+            Role("admin"),
             None,
         ),
         (
             Method::POST,
             format!("/v1/projects/{pid}/api-key/rotate"),
-            Owner,
+            Role("admin"),
             None,
         ),
-        (Method::DELETE, format!("/v1/projects/{pid}"), Owner, None),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/publishable-key/rotate"),
+            Role("admin"),
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/projects/{pid}"),
+            Role("owner"),
+            None,
+        ),
         (Method::POST, "/v1/auth/logout".into(), Session, None),
     ];
     let endpoints = rows.len();
     let mut checked = 0;
     for (method, path, access, body) in rows {
+        let mut done = false;
         for (n, ((who, auth), want)) in f
             .callers(access)
             .into_iter()
@@ -390,6 +518,7 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             let text = res.text().await.unwrap_or_default();
             let ok = if want == 0 {
                 status.is_success()
+                    || (method == Method::DELETE && done && status == StatusCode::NOT_FOUND)
             } else {
                 status == StatusCode::from_u16(want).unwrap()
             };
@@ -402,11 +531,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
                     want.to_string()
                 }
             );
+            done |= status.is_success();
             checked += 1;
         }
     }
-    assert_eq!(checked, endpoints * 5);
+    assert_eq!(checked, endpoints * 8);
     println!(
-        "authorization matrix: {endpoints} endpoints x 5 callers = {checked} requests checked"
+        "authorization matrix: {endpoints} endpoints x 8 callers = {checked} requests checked"
     );
 }

@@ -17,17 +17,35 @@ pub struct FakeIdp {
     pub base: String,
 }
 
+/// What the provider says of grace@example.com's address.
+#[derive(Clone, Copy)]
+pub struct Vouch {
+    pub email_verified: bool,
+}
+
 #[derive(Default)]
 struct IdpState {
     /// code -> (code_challenge, redirect_uri)
     codes: HashMap<String, (String, String)>,
+    email_verified: bool,
 }
 
 type Shared = Arc<Mutex<IdpState>>;
 
 impl FakeIdp {
+    /// A provider that does not vouch for the address (no `email_verified`).
     pub async fn start() -> Self {
-        let state: Shared = Arc::default();
+        Self::start_with(Vouch {
+            email_verified: false,
+        })
+        .await
+    }
+
+    pub async fn start_with(vouch: Vouch) -> Self {
+        let state: Shared = Arc::new(Mutex::new(IdpState {
+            email_verified: vouch.email_verified,
+            ..Default::default()
+        }));
         let router = Router::new()
             .route("/authorize", get(authorize))
             .route("/token", post(token))
@@ -103,9 +121,14 @@ async fn token(
     Json(json!({"access_token": "at-123", "token_type": "bearer"})).into_response()
 }
 
-async fn userinfo(headers: HeaderMap) -> impl IntoResponse {
+async fn userinfo(State(s): State<Shared>, headers: HeaderMap) -> impl IntoResponse {
     if headers.get("authorization").and_then(|v| v.to_str().ok()) != Some("Bearer at-123") {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    Json(json!({"sub": "u-42", "email": "grace@example.com", "name": "Grace"})).into_response()
+    let verified = s.lock().unwrap().email_verified;
+    let mut info = json!({"sub": "u-42", "email": "grace@example.com", "name": "Grace"});
+    if verified {
+        info["email_verified"] = json!(true);
+    }
+    Json(info).into_response()
 }

@@ -23,6 +23,8 @@ pub struct TestApp {
     pub db_url: String,
     /// This test's Redis key prefix, for workers started beside the app.
     pub queue_prefix: String,
+    /// The first-run token the app printed on its log.
+    pub setup_token: String,
 }
 
 /// A fresh database named for this test; migrations run when the app starts.
@@ -61,6 +63,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     let settings = ApiSettings::from_args(args).expect("valid test settings");
     let app = Application::build(settings).await.expect("the app starts");
     let base = format!("http://{}", app.addr());
+    let setup_token = app.state.setup_token.clone();
     tokio::spawn(app.run_until_stopped());
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -71,6 +74,7 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
         client,
         db_url,
         queue_prefix,
+        setup_token,
     }
 }
 
@@ -91,6 +95,45 @@ impl TestApp {
         assert_eq!(res.status(), StatusCode::OK);
         let body: Value = res.json().await.expect("json");
         body["token"].as_str().expect("token").to_owned()
+    }
+
+    /// A client that keeps cookies and does not follow redirects, as a browser walking a sign-in.
+    pub fn browser(&self) -> reqwest::Client {
+        reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client")
+    }
+
+    /// A signed-in user (dev login) who joined the project through an invite with `role`.
+    pub async fn member_with_role(
+        &self,
+        owner: &str,
+        project_id: &str,
+        email: &str,
+        role: &str,
+    ) -> String {
+        let token = self.login(email).await;
+        let (status, invite) = self
+            .call(
+                Method::POST,
+                &format!("/v1/projects/{project_id}/invites"),
+                Auth::Session(owner),
+                Some(json!({ "email": email, "role": role })),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{invite}");
+        let (status, body) = self
+            .call(
+                Method::POST,
+                &format!("/v1/invites/{}/accept", invite_token(&invite)),
+                Auth::Session(&token),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        token
     }
 
     /// A new user with a new project: (session token, project).
@@ -130,6 +173,17 @@ impl TestApp {
             req = req.json(&b);
         }
         req.send().await.expect("request")
+    }
+
+    /// Sends and asserts a problem answer with `status` and `code`; returns its body.
+    pub async fn refused(
+        &self,
+        (method, path): (Method, &str),
+        auth: Auth<'_>,
+        body: Option<Value>,
+        (status, code): (StatusCode, &str),
+    ) -> Value {
+        assert_problem(self.send(method, path, auth, body).await, status, code).await
     }
 
     /// Sends and returns (status, JSON body).
@@ -177,4 +231,12 @@ pub fn key(project: &Value) -> &str {
 
 pub fn id(v: &Value) -> &str {
     v["id"].as_str().expect("id")
+}
+
+/// The token of an invite: the last path segment of its `url`.
+pub fn invite_token(invite: &Value) -> &str {
+    invite["url"]
+        .as_str()
+        .and_then(|u| u.rsplit('/').next())
+        .expect("invite url")
 }

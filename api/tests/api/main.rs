@@ -3,6 +3,7 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
 
+mod accounts;
 mod auth;
 mod authz;
 mod changelog;
@@ -11,6 +12,8 @@ mod fake_idp;
 mod feedback;
 mod helpers;
 mod keys;
+mod limits;
 mod pages;
 mod projects;
+mod teams;
 mod testimonials;

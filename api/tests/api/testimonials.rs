@@ -280,7 +280,7 @@ async fn moderation_is_for_the_owner_of_the_named_project_only() {
 
 #[tokio::test]
 async fn the_public_form_is_rate_limited_per_ip_and_drops_honeypot_hits() {
-    let app = spawn_app_with(&["--form-rate-per-minute", "3"]).await;
+    let app = spawn_app_with(&["--rate-writes-per-minute", "3"]).await;
     let (owner, project) = app.owner_with_project("tm-spam").await;
     let mut bot = valid();
     bot["website"] = json!("http://spam.example");

@@ -46,7 +46,14 @@ async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     // The per-key rate limit (50,000 events/s by default) would cap the batched run: it measures
     // what the machine can take, so the limit is raised out of the way.
-    let b = start(&["--events-rate-per-second", "100000000"]).await?;
+    // The public run's clients come through a trusted proxy (this process, on 127.0.0.1).
+    let b = start(&[
+        "--events-rate-per-second",
+        "100000000",
+        "--trusted-proxies",
+        "127.0.0.1/32",
+    ])
+    .await?;
     let worker = b.start_worker(&[])?;
     let result = run(&b, &args).await;
     // Stopped first, so that it does not recreate the queue streams just dropped.
@@ -58,12 +65,12 @@ async fn main() -> anyhow::Result<()> {
 
 async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     let db = PgPool::connect(&b.db_url).await?;
-    let (project, key) = b.project("bench-events").await?;
+    let (project, key, publishable) = b.project_keys("bench-events").await?;
     // Let the worker create today's partition before the load starts.
     tokio::time::sleep(Duration::from_secs(1)).await;
 
     if !args.reads_only {
-        ingestion(b, &db, &project, &key, args).await?;
+        ingestion(b, &db, &project, (&key, &publishable), args).await?;
     }
     if args.read_events > 0 {
         // A project of its own: the ingestion runs above would make its today unusually large.
@@ -73,12 +80,17 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A fixed rate for latency and lag, then sustained single-event and batched ingestion.
+/// Distinct client addresses of the public run, from the benchmarking range 198.18.0.0/15.
+const PUBLIC_CLIENTS: u32 = 4096;
+
+/// A fixed rate for latency and lag, then sustained single-event and batched ingestion with the
+/// secret key, and single events with the publishable key from many clients, whose per-client
+/// limits are on at their defaults.
 async fn ingestion(
     b: &Bench,
     db: &PgPool,
     project: &str,
-    key: &str,
+    (key, publishable): (&str, &str),
     args: &Args,
 ) -> anyhow::Result<()> {
     let url = format!("{}/v1/analytics/events", b.base);
@@ -101,12 +113,34 @@ async fn ingestion(
         lag.len()
     );
 
-    for (label, body, per_request) in [
-        ("single-event requests", event.clone(), 1u64),
-        ("batches of 100", hundred, 100),
+    let request = |key: &str, client: Option<String>, body: &Value| {
+        let mut headers = vec![
+            ("X-Project-Key", key.to_owned()),
+            ("User-Agent", BROWSER.to_owned()),
+        ];
+        headers.extend(client.map(|c| ("X-Forwarded-For", c)));
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        load::post(&url, &headers, &body.to_string())
+    };
+    let single = vec![request(key, None, &event)?];
+    let batch = vec![request(key, None, &hundred)?];
+    let public = (0..PUBLIC_CLIENTS)
+        .map(|i| {
+            let client = format!("198.18.{}.{}", i / 256, i % 256);
+            request(publishable, Some(client), &event)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for (label, requests, per_request) in [
+        ("single-event requests", single, 1u64),
+        ("batches of 100", batch, 100),
+        (
+            "single-event requests, publishable key from 4,096 clients, limits at defaults",
+            public,
+            1,
+        ),
     ] {
         let before = stored(db).await?;
-        let run = sustained(b, &url, key, &body, args.senders, args.seconds).await?;
+        let run = sustained(b, &url, Arc::new(requests), args.senders, args.seconds).await?;
         let accepted = run.requests * per_request;
         let drained = wait_stored(b, db, before + accepted as i64).await?;
         println!(
@@ -140,31 +174,29 @@ impl Sustained {
 async fn sustained(
     b: &Bench,
     url: &str,
-    key: &str,
-    body: &Value,
+    requests: Arc<Vec<Vec<u8>>>,
     senders: usize,
     seconds: u64,
 ) -> anyhow::Result<Sustained> {
     let count = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
-    let request = Arc::new(load::post(
-        url,
-        &[("X-Project-Key", key), ("User-Agent", BROWSER)],
-        &body.to_string(),
-    )?);
-    for _ in 0..senders {
-        let (url, request, count) = (url.to_owned(), request.clone(), count.clone());
+    for sender in 0..senders {
+        let (url, requests, count) = (url.to_owned(), requests.clone(), count.clone());
         tasks.push(tokio::spawn(async move {
             let mut took = Vec::new();
             let mut conn: Option<load::Conn> = None;
+            // Each sender walks the requests (clients) from its own starting point.
+            let mut next = sender;
             while Instant::now() < deadline {
+                let request = &requests[next % requests.len()];
+                next += 1;
                 if conn.is_none() {
                     conn = load::Conn::open(&url).await.ok();
                 }
                 let Some(c) = conn.as_mut() else { continue };
                 let t = Instant::now();
-                match c.send(&request).await {
+                match c.send(request).await {
                     Ok(202) => {
                         count.fetch_add(1, Ordering::Relaxed);
                         took.push(t.elapsed());

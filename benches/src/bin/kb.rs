@@ -1,7 +1,8 @@
 //! Knowledge-base benchmarks, end to end over HTTP with the api and one worker in this process:
 //! upload latency, ingestion throughput against raw ONNX Runtime on the same chunks, freshness
-//! (idle and beside another project's bulk upload), and search latency and recall@10 on 100,000
-//! chunks. Run: `cargo run --release -p shipmate-benches --bin kb` (see benches/README.md).
+//! (idle and beside another project's bulk upload), search latency and recall@10 on 100,000
+//! chunks, and the same searches beside another project's bulk upload (fairness).
+//! Run: `cargo run --release -p shipmate-benches --bin kb` (see benches/README.md).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ use serde_json::{json, Value};
 use shipmate_benches::{ms, percentile, start, Bench};
 use shipmate_shared::kb::documents::PendingChunk;
 use shipmate_shared::kb::embed::InputKind;
-use shipmate_shared::kb::local::{scan, LocalModel};
+use shipmate_shared::kb::local::{scan, LocalModel, PoolOptions, DEFAULT_SESSIONS};
 use sqlx::PgPool;
 
 const MODEL: &str = "all-minilm-l6-v2";
@@ -26,7 +27,7 @@ struct Args {
     /// Documents in the other project's bulk upload during the freshness run.
     #[arg(long, default_value_t = 1000)]
     bulk_docs: usize,
-    /// Chunks in the search index (0 skips the search run).
+    /// Chunks in the search index (0 skips the search and fairness runs).
     #[arg(long, default_value_t = 100_000)]
     search_chunks: usize,
     /// Search queries measured.
@@ -176,35 +177,12 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
             .await?,
         );
     }
-    let bulk_docs: Vec<String> = corpus
-        .iter()
-        .cycle()
-        .take(args.bulk_docs)
-        .map(|d| d[..floor_char(d, 2_000)].to_owned())
-        .collect();
-    let bulk = {
-        let (b2, key) = (
-            Bench {
-                base: b.base.clone(),
-                http: b.http.clone(),
-                db_url: b.db_url.clone(),
-                queue_prefix: b.queue_prefix.clone(),
-                token: b.token.clone(),
-            },
-            key_a.clone(),
-        );
-        let path = format!("/v1/indexes/{}/documents", id(&index_a));
-        tokio::spawn(async move {
-            futures::stream::iter(bulk_docs)
-                .map(|d| {
-                    let (b2, key, path) = (&b2, &key, &path);
-                    async move { b2.post(key, path, json!({"content": d})).await }
-                })
-                .buffer_unordered(4)
-                .for_each(|_| async {})
-                .await;
-        })
-    };
+    let bulk = spawn_bulk(
+        b,
+        &key_a,
+        id(&index_a),
+        bulk_corpus(&corpus, args.bulk_docs),
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
     let mut busy = Vec::new();
     for i in 0..20 {
@@ -302,7 +280,65 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
         recall / n,
         ms(percentile(&mut embedding, 50.0)),
     );
+    drop(model);
+
+    // 5. Fairness: the same searches by project S while project A bulk uploads and a worker
+    // embeds it. Queries carry a sequence number, so none is answered from the query cache.
+    let _worker = b.start_worker(&[])?;
+    let bulk = spawn_bulk(
+        b,
+        &key_a,
+        id(&index_a),
+        bulk_corpus(&corpus, args.bulk_docs),
+    );
+    let ingested = tokio::spawn({
+        let (db, index) = (db.clone(), id(&index_a).to_owned());
+        async move {
+            bulk.await?;
+            wait_all_ready(&db, &index).await
+        }
+    });
+    let search = format!("/v1/indexes/{}/search", id(&index_s));
+    let mut beside = Vec::new();
+    for (i, q) in queries.iter().cycle().enumerate() {
+        if ingested.is_finished() {
+            break;
+        }
+        let next = Instant::now() + SEARCH_PACE;
+        let t = Instant::now();
+        b.post(
+            &key_s,
+            &search,
+            json!({"query": format!("{q} {i}"), "top_k": 10}),
+        )
+        .await?;
+        beside.push(t.elapsed());
+        tokio::time::sleep_until(next.into()).await;
+    }
+    ingested.await??;
+    println!(
+        "search beside a {}-document bulk upload of another project ({} searches, one every {} ms): p50 {} p99 {}",
+        args.bulk_docs,
+        beside.len(),
+        SEARCH_PACE.as_millis(),
+        ms(percentile(&mut beside, 50.0)),
+        ms(percentile(&mut beside, 99.0)),
+    );
     Ok(())
+}
+
+/// How often the other project searches during the fairness run: a steady stream, not a burst
+/// that would itself take a core from the bulk upload's embedding.
+const SEARCH_PACE: Duration = Duration::from_millis(100);
+
+/// The bulk upload: `n` documents of up to 2,000 bytes, cycling through the corpus.
+fn bulk_corpus(corpus: &[String], n: usize) -> Vec<String> {
+    corpus
+        .iter()
+        .cycle()
+        .take(n)
+        .map(|d| d[..floor_char(d, 2_000)].to_owned())
+        .collect()
 }
 
 /// The contents of the `k` stored chunks closest to `query` by cosine (all vectors are unit length).
@@ -373,6 +409,13 @@ fn local_model() -> anyhow::Result<LocalModel> {
             .ok()
             .as_deref()
             .map(std::path::Path::new),
+        // As the worker's (SHIPMATE_EMBED_SESSIONS), so the raw figure compares like with like.
+        PoolOptions::for_machine(
+            std::env::var("SHIPMATE_EMBED_SESSIONS")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(DEFAULT_SESSIONS),
+        ),
     )
 }
 
@@ -391,6 +434,22 @@ async fn wait_all_ready(db: &PgPool, index: &str) -> anyhow::Result<()> {
         anyhow::ensure!(Instant::now() < deadline, "documents still pending");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Uploads `docs` to `index`, 4 at a time, in the background: the bulk upload of project A.
+fn spawn_bulk(b: &Bench, key: &str, index: &str, docs: Vec<String>) -> tokio::task::JoinHandle<()> {
+    let (b, key) = (b.clone(), key.to_owned());
+    let path = format!("/v1/indexes/{index}/documents");
+    tokio::spawn(async move {
+        futures::stream::iter(docs)
+            .map(|d| {
+                let (b, key, path) = (&b, &key, &path);
+                async move { b.post(key, path, json!({"content": d})).await }
+            })
+            .buffer_unordered(4)
+            .for_each(|_| async {})
+            .await;
+    })
 }
 
 /// Upload to ready for one document.

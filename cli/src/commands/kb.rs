@@ -1,20 +1,15 @@
 //! Knowledge base: `shipmate indexes ...`, `shipmate docs upload`, `shipmate search`.
-//! These endpoints take the project's API key, which the CLI fetches with the session.
+//! These are API-key endpoints; the CLI calls them with the session naming the project
+//! (`X-Project-Id`), so members work here without the secret key owners and admins hold.
 
 mod upload;
 
 use serde_json::{json, Value};
 
-use super::{field, resolve_project, seg, Ctx};
+use super::{project_id, seg, Ctx};
 use crate::cli::{DocsCommand, IndexesCommand, SearchArgs};
 use crate::client::Auth;
 use crate::output::{align_right, items, one_line, print_json, print_table, table, text};
-
-/// The project's API key, for the `X-Project-Key` header.
-pub async fn project_key(ctx: &Ctx, id_or_slug: &str) -> anyhow::Result<String> {
-    let project = resolve_project(&ctx.client, id_or_slug).await?;
-    field(&project, "api_key")
-}
 
 pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
     match command {
@@ -23,14 +18,14 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
             name,
             model,
         } => {
-            let key = project_key(ctx, &project.project).await?;
+            let pid = project_id(&ctx.client, &project.project).await?;
             let mut body = json!({ "name": name });
             if let Some(m) = model {
                 body["embedding_model"] = Value::String(m);
             }
             let index = ctx
                 .client
-                .post("/v1/indexes", Auth::Key(&key), Some(&body))
+                .post("/v1/indexes", Auth::InProject(&pid), Some(&body))
                 .await?;
             if ctx.json {
                 return print_json(&index);
@@ -45,8 +40,11 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
             Ok(())
         }
         IndexesCommand::List { project } => {
-            let key = project_key(ctx, &project.project).await?;
-            let list = ctx.client.get("/v1/indexes", Auth::Key(&key), &[]).await?;
+            let pid = project_id(&ctx.client, &project.project).await?;
+            let list = ctx
+                .client
+                .get("/v1/indexes", Auth::InProject(&pid), &[])
+                .await?;
             if ctx.json {
                 return print_json(&list);
             }
@@ -68,12 +66,12 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
             Ok(())
         }
         IndexesCommand::Delete { index, project } => {
-            let key = project_key(ctx, &project.project).await?;
+            let pid = project_id(&ctx.client, &project.project).await?;
             let answer = ctx
                 .client
                 .delete(
                     &format!("/v1/indexes/{}", seg(&index)),
-                    Auth::Key(&key),
+                    Auth::InProject(&pid),
                     &[],
                 )
                 .await?;
@@ -93,13 +91,13 @@ pub async fn docs(ctx: &Ctx, command: DocsCommand) -> anyhow::Result<()> {
 }
 
 pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
-    let key = project_key(ctx, &args.project.project).await?;
+    let pid = project_id(&ctx.client, &args.project.project).await?;
     let body = json!({ "query": args.query, "top_k": args.top_k });
     let answer = ctx
         .client
         .post(
             &format!("/v1/indexes/{}/search", seg(&args.index)),
-            Auth::Key(&key),
+            Auth::InProject(&pid),
             Some(&body),
         )
         .await?;

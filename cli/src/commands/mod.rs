@@ -4,6 +4,7 @@ pub mod analytics;
 pub mod changelog;
 pub mod feedback;
 pub mod kb;
+pub mod members;
 pub mod projects;
 pub mod testimonials;
 
@@ -35,6 +36,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Logout => login::logout(&ctx).await,
         Command::Whoami => login::whoami(&ctx).await,
         Command::Projects(c) => projects::run(&ctx, c).await,
+        Command::Members(c) => members::run(&ctx, c).await,
         Command::Feedback(c) => feedback::run(&ctx, c).await,
         Command::Testimonials(c) => testimonials::run(&ctx, c).await,
         Command::Changelog(c) => changelog::run(&ctx, c).await,
@@ -82,7 +84,8 @@ fn completions(shell: Shell) {
     );
 }
 
-/// The project named by id or slug, as `GET /v1/projects/:id` answers it (API key included).
+/// The project named by id or slug, as `GET /v1/projects/:id` answers it (the API key only for
+/// owners and admins).
 pub async fn resolve_project(client: &Client, id_or_slug: &str) -> anyhow::Result<Value> {
     if uuid::Uuid::parse_str(id_or_slug).is_ok() {
         return Ok(client

@@ -31,12 +31,13 @@ pub async fn run(ctx: &Ctx, command: ProjectsCommand) -> anyhow::Result<()> {
             if ctx.json {
                 return print_json(&list);
             }
-            let mut t = table(&["ID", "NAME", "SLUG", "CREATED"]);
+            let mut t = table(&["ID", "NAME", "SLUG", "ROLE", "CREATED"]);
             for p in items(&list, "data") {
                 t.add_row(vec![
                     text(&p["id"]),
                     text(&p["name"]),
                     text(&p["slug"]),
+                    text(&p["role"]),
                     when(&p["created_at"]),
                 ]);
             }
@@ -54,13 +55,21 @@ pub async fn run(ctx: &Ctx, command: ProjectsCommand) -> anyhow::Result<()> {
             println!("{}", details(&project));
             Ok(())
         }
-        ProjectsCommand::RotateKey { project } => {
+        ProjectsCommand::RotateKey {
+            project,
+            publishable,
+        } => {
             let project = resolve_project(&ctx.client, &project).await?;
             let id = field(&project, "id")?;
+            let (path, which, field_name) = if publishable {
+                ("publishable-key", "publishable key", "publishable_key")
+            } else {
+                ("api-key", "secret API key", "api_key")
+            };
             let rotated = ctx
                 .client
                 .post(
-                    &format!("/v1/projects/{id}/api-key/rotate"),
+                    &format!("/v1/projects/{id}/{path}/rotate"),
                     Auth::Session,
                     None,
                 )
@@ -69,12 +78,26 @@ pub async fn run(ctx: &Ctx, command: ProjectsCommand) -> anyhow::Result<()> {
                 return print_json(&rotated);
             }
             println!(
-                "New API key for {}: {}",
+                "New {which} for {}: {}",
                 text(&rotated["slug"]),
-                text(&rotated["api_key"])
+                text(&rotated[field_name])
             );
+            eprintln!("The previous key stops working now; update what uses it.");
+            Ok(())
+        }
+        ProjectsCommand::Snippet { project } => {
+            let project = resolve_project(&ctx.client, &project).await?;
+            let key = field(&project, "publishable_key")?;
+            let base = ctx.client.base();
+            let tag = format!(
+                "<script defer data-project=\"{key}\" data-api=\"{base}\" src=\"{base}/sdk/sm.js\"></script>"
+            );
+            if ctx.json {
+                return print_json(&json!({ "script_tag": tag }));
+            }
+            println!("{tag}");
             eprintln!(
-                "The previous key stops working now; update your sites and SDK configuration."
+                "Paste it into the <head> of every page; it carries the publishable key only."
             );
             Ok(())
         }
@@ -86,7 +109,15 @@ fn details(project: &Value) -> comfy_table::Table {
         ("ID", text(&project["id"])),
         ("Name", text(&project["name"])),
         ("Slug", text(&project["slug"])),
-        ("API key", text(&project["api_key"])),
+        ("Your role", text(&project["role"])),
+        ("Publishable key", text(&project["publishable_key"])),
+        (
+            "Secret API key (server-side only)",
+            match project["api_key"].as_str() {
+                Some(k) => k.to_owned(),
+                None => "(shown to owners and admins)".to_owned(),
+            },
+        ),
         ("Created", when(&project["created_at"])),
     ])
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
+use super::visitor::Visitor;
 use super::MAX_BATCH;
 use crate::error::FieldError;
 use crate::validate::Input;
@@ -24,15 +25,42 @@ pub struct IncomingEvent {
     pub properties: Option<Map<String, Value>>,
 }
 
-/// One request's events with what the api knows of the client. The IP address and user agent
-/// travel to the worker only to derive country, device and the visitor hash; they are never stored.
+/// One request's events as queued: the client only as the api derived it (`Visitor`), never its
+/// IP address or user agent.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EventBatch {
     pub project_id: Uuid,
     pub received_at: DateTime<Utc>,
-    pub ip: String,
-    pub user_agent: String,
+    /// `None` for a known bot: its events are counted as dropped, not stored.
+    #[serde(default)]
+    pub visitor: Option<Visitor>,
     pub events: Vec<IncomingEvent>,
+    /// Read only from entries queued by the release before this one, which carried the raw client
+    /// for the worker to derive from: such entries may still wait on Redis at the upgrade, and the
+    /// worker derives them once rather than losing them. Never serialized, so no new entry carries
+    /// them (and plain fields, not `flatten`, keep reading fast). Remove in the next release.
+    #[serde(default, rename = "ip", skip_serializing)]
+    pub legacy_ip: Option<String>,
+    #[serde(default, rename = "user_agent", skip_serializing)]
+    pub legacy_user_agent: Option<String>,
+}
+
+impl EventBatch {
+    pub fn new(
+        project_id: Uuid,
+        received_at: DateTime<Utc>,
+        visitor: Option<Visitor>,
+        events: Vec<IncomingEvent>,
+    ) -> Self {
+        EventBatch {
+            project_id,
+            received_at,
+            visitor,
+            events,
+            legacy_ip: None,
+            legacy_user_agent: None,
+        }
+    }
 }
 
 /// Parses one event object or `{"events": [...]}` (1 to 100).
@@ -141,5 +169,33 @@ mod tests {
         assert!(parse_body(json!({"properties": {"nested": {"a": 1}}})).is_err());
         let too_many: Vec<Value> = (0..101).map(|_| json!({})).collect();
         assert!(parse_body(json!({ "events": too_many })).is_err());
+    }
+
+    #[test]
+    fn queued_batches_carry_no_raw_client_and_old_entries_still_read() {
+        let mut batch = EventBatch::new(
+            Uuid::nil(),
+            Utc::now(),
+            None,
+            parse_body(json!({})).unwrap(),
+        );
+        batch.legacy_ip = Some("81.2.69.142".into());
+        batch.legacy_user_agent = Some("Mozilla/5.0".into());
+        let queued = serde_json::to_value(&batch).unwrap();
+        assert!(
+            queued.get("ip").is_none() && queued.get("user_agent").is_none(),
+            "{queued}"
+        );
+        let old = json!({"project_id": Uuid::nil(), "received_at": Utc::now(), "ip": "81.2.69.142",
+            "user_agent": "Mozilla/5.0", "events": queued["events"]});
+        let read: EventBatch = serde_json::from_value(old).unwrap();
+        assert_eq!(
+            (
+                read.legacy_ip.as_deref(),
+                read.legacy_user_agent.as_deref(),
+                read.visitor
+            ),
+            (Some("81.2.69.142"), Some("Mozilla/5.0"), None)
+        );
     }
 }

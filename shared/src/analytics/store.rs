@@ -11,7 +11,7 @@ use super::enrich::Enriched;
 use super::events::IncomingEvent;
 use crate::{AppError, AppResult};
 
-/// The salt of `day`, made on first use; salts older than two days are deleted.
+/// The salt of `day`, made on first use (every process that asks gets the same one).
 pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
     let fresh: [u8; 32] = rand::random();
     sqlx::query!(
@@ -21,13 +21,23 @@ pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
     )
     .execute(db)
     .await?;
-    sqlx::query!("delete from analytics_salts where day < $1::date - 2", day)
-        .execute(db)
-        .await?;
     Ok(
         sqlx::query_scalar!("select salt from analytics_salts where day = $1", day)
             .fetch_one(db)
             .await?,
+    )
+}
+
+/// Deletes the salts of every day that has ended (UTC, by Postgres's clock, which all processes
+/// share). Run by the workers' housekeeping once a minute, whether or not events arrive: a day's
+/// visitor hashes can no longer be linked to an address or to another day within a minute of its
+/// end. Answers how many went.
+pub async fn purge_salts(db: &PgPool) -> AppResult<u64> {
+    Ok(
+        sqlx::query!("delete from analytics_salts where day < (now() at time zone 'UTC')::date")
+            .execute(db)
+            .await?
+            .rows_affected(),
     )
 }
 
@@ -104,7 +114,7 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
     let times: Vec<DateTime<Utc>> = rows.iter().map(|r| r.ts).collect();
     let names: Vec<String> = rows.iter().map(|r| r.event.name.clone()).collect();
     let widths: Vec<Option<i32>> = rows.iter().map(|r| r.event.screen_width).collect();
-    let devices: Vec<i16> = rows.iter().map(|r| code(r.enriched.device)).collect();
+    let devices: Vec<i16> = rows.iter().map(|r| code(&r.enriched.device)).collect();
     let browsers: Vec<i16> = rows.iter().map(|r| code(&r.enriched.browser)).collect();
     let oses: Vec<i16> = rows.iter().map(|r| code(&r.enriched.os)).collect();
     let visitors: Vec<i64> = rows.iter().map(|r| r.enriched.visitor).collect();

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::config::Secret;
-use crate::tokens::random_token;
+use crate::tokens::{hash_token, random_token};
 use crate::{AppError, AppResult};
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -76,6 +76,9 @@ pub struct Identity {
     pub subject: String,
     pub email: String,
     pub name: Option<String>,
+    /// Whether the provider vouches that the address is the user's (GitHub: a verified primary
+    /// address; OpenID Connect: `email_verified`). Only then may it link to an existing account.
+    pub email_verified: bool,
 }
 
 impl OAuthSettings {
@@ -201,22 +204,32 @@ impl Provider {
             )));
         };
         let info: serde_json::Value = self.get_json(http, &self.userinfo_url, &access).await?;
-        let (subject, email, name) = match self.flavor {
+        let (subject, email, name, email_verified) = match self.flavor {
             Flavor::Oidc => (
                 info["sub"].as_str().map(str::to_owned),
                 info["email"].as_str().map(str::to_owned),
                 info["name"].as_str().map(str::to_owned),
+                // Some providers send the claim as a string.
+                matches!(&info["email_verified"], serde_json::Value::Bool(true))
+                    || info["email_verified"].as_str() == Some("true"),
             ),
             Flavor::GitHub => {
-                let email = match info["email"].as_str() {
-                    Some(e) => Some(e.to_owned()),
-                    None => self.github_primary_email(http, &access).await?,
-                };
+                // The profile's public email is not necessarily verified: take the verified
+                // primary address, and treat only that as vouched for.
+                let verified = self.github_primary_email(http, &access).await?;
+                let email = verified
+                    .clone()
+                    .or_else(|| info["email"].as_str().map(str::to_owned));
                 let name = info["name"]
                     .as_str()
                     .or(info["login"].as_str())
                     .map(str::to_owned);
-                (info["id"].as_i64().map(|i| i.to_string()), email, name)
+                (
+                    info["id"].as_i64().map(|i| i.to_string()),
+                    email,
+                    name,
+                    verified.is_some(),
+                )
             }
         };
         match (subject, email) {
@@ -224,6 +237,7 @@ impl Provider {
                 subject,
                 email,
                 name,
+                email_verified,
             }),
             _ => Err(AppError::unauthorized(
                 "the identity provider did not share an id and an email address",
@@ -333,43 +347,72 @@ pub fn parse_destination(
     })
 }
 
-/// Remembers a started flow for ten minutes; returns our `state`.
+/// Started sign-ins one client may have at once; an older one is dropped when another starts.
+pub const STATES_PER_CLIENT: i64 = 10;
+
+/// Who started a flow: the client's address and the random value of the browser's
+/// `shipmate_oauth` cookie; only hashes of them are stored.
+pub struct Starter<'a> {
+    pub client_ip: std::net::IpAddr,
+    /// Keys the address's hash, so the stored hash cannot be reversed by hashing every IPv4
+    /// address: random per api process (the cap then holds per process, which is all it is for).
+    pub client_salt: &'a str,
+    pub browser_nonce: &'a str,
+}
+
+/// Remembers a started flow for ten minutes, bound to its browser; returns our `state`.
 pub async fn save_state(
     db: &PgPool,
     provider: &str,
     verifier: &str,
     dest: &Destination,
+    starter: &Starter<'_>,
 ) -> AppResult<String> {
     let state = random_token("", 32);
     let (redirect_to, cli_callback, cli_state) = match dest {
         Destination::Dashboard { redirect_to } => (Some(redirect_to.as_str()), None, None),
         Destination::Cli { callback, state } => (None, Some(callback.as_str()), state.as_deref()),
     };
-    sqlx::query!("insert into oauth_states (state, provider, code_verifier, redirect_to, cli_callback, cli_state)
-         values ($1, $2, $3, $4, $5, $6)", &state, provider, verifier, redirect_to, cli_callback, cli_state)
-    .execute(db)
+    let client_hash = hash_token(&format!("{}{}", starter.client_salt, starter.client_ip));
+    let mut tx = db.begin().await?;
+    sqlx::query!("insert into oauth_states (state, provider, code_verifier, redirect_to, cli_callback, cli_state, client_hash, browser_hash)
+         values ($1, $2, $3, $4, $5, $6, $7, $8)", &state, provider, verifier, redirect_to, cli_callback, cli_state,
+         &client_hash, hash_token(starter.browser_nonce))
+    .execute(&mut *tx)
     .await?;
+    sqlx::query!(
+        "delete from oauth_states where client_hash = $1 and state not in
+             (select state from oauth_states where client_hash = $1 order by created_at desc limit $2)",
+        &client_hash,
+        STATES_PER_CLIENT
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
     Ok(state)
 }
 
-/// Takes a started flow back (once): its verifier and destination.
+/// Takes a started flow back (once): its verifier and destination. Refused when it is unknown,
+/// older than ten minutes, or comes back to another browser than the one that started it.
 pub async fn take_state(
     db: &PgPool,
     provider: &str,
     state: &str,
+    browser_nonce: Option<&str>,
 ) -> AppResult<(String, Destination)> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        code_verifier: String,
-        redirect_to: Option<String>,
-        cli_callback: Option<String>,
-        cli_state: Option<String>,
-    }
-    let row = sqlx::query_as!(Row, "delete from oauth_states where state = $1 and provider = $2 and created_at > now() - interval '10 minutes'
-         returning code_verifier, redirect_to, cli_callback, cli_state", state, provider)
+    let row = sqlx::query!("delete from oauth_states where state = $1 and provider = $2 and created_at > now() - interval '10 minutes'
+         returning code_verifier, redirect_to, cli_callback, cli_state, browser_hash", state, provider)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::unauthorized("unknown or expired sign-in state"))?;
+    let same_browser = browser_nonce.is_some_and(|n| {
+        crate::tokens::secrets_equal(&hex::encode(hash_token(n)), &hex::encode(&row.browser_hash))
+    });
+    if !same_browser {
+        return Err(AppError::unauthorized(
+            "this sign-in was started in another browser; start it again here",
+        ));
+    }
     let dest = match row.cli_callback {
         Some(callback) => Destination::Cli {
             callback,

@@ -1,9 +1,11 @@
-use chrono::{Duration, Utc};
-use sqlx::PgPool;
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
 
 use super::User;
 use crate::tokens::{hash_token, new_session_token};
-use crate::AppResult;
+use crate::{AppError, AppResult};
 
 pub const SESSION_DAYS: i64 = 30;
 
@@ -21,20 +23,47 @@ pub async fn create(db: &PgPool, user: &User) -> AppResult<String> {
     Ok(token)
 }
 
-/// The user of a live (unexpired, unrevoked) session.
-pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<User>> {
+/// A live session: its user and its id.
+pub struct Live {
+    pub user: User,
+    pub session_id: Uuid,
+}
+
+/// The user of a live (unexpired, unrevoked) session of an enabled account. `last_used_at` is
+/// kept to the minute, so a busy session writes at most once a minute.
+pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<Live>> {
     if !token.starts_with("st_") {
         return Ok(None);
     }
-    let user = sqlx::query_as!(
-        User,
-        "select u.id, u.email, u.name from sessions s join users u on u.id = s.user_id
-         where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()",
+    let Some(row) = sqlx::query!(
+        "select s.id as session_id, s.last_used_at, u.id, u.email, u.name, u.is_admin
+         from sessions s join users u on u.id = s.user_id
+         where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
+           and u.disabled_at is null",
         hash_token(token)
     )
     .fetch_optional(db)
-    .await?;
-    Ok(user)
+    .await?
+    else {
+        return Ok(None);
+    };
+    if Utc::now() - row.last_used_at > Duration::minutes(1) {
+        sqlx::query!(
+            "update sessions set last_used_at = now() where id = $1",
+            row.session_id
+        )
+        .execute(db)
+        .await?;
+    }
+    Ok(Some(Live {
+        user: User {
+            id: row.id,
+            email: row.email,
+            name: row.name,
+            is_admin: row.is_admin,
+        },
+        session_id: row.session_id,
+    }))
 }
 
 pub async fn revoke(db: &PgPool, token: &str) -> AppResult<()> {
@@ -43,6 +72,70 @@ pub async fn revoke(db: &PgPool, token: &str) -> AppResult<()> {
         hash_token(token)
     )
     .execute(db)
+    .await?;
+    Ok(())
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SessionInfo {
+    pub id: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: DateTime<Utc>,
+    /// The session making this request.
+    pub current: bool,
+}
+
+/// The user's live sessions, newest first.
+pub async fn list(db: &PgPool, user: Uuid, current: Uuid) -> AppResult<Vec<SessionInfo>> {
+    let rows = sqlx::query!(
+        "select id, created_at, last_used_at from sessions
+         where user_id = $1 and revoked_at is null and expires_at > now()
+         order by created_at desc",
+        user
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| SessionInfo {
+            id: r.id,
+            created_at: r.created_at,
+            last_used_at: r.last_used_at,
+            current: r.id == current,
+        })
+        .collect())
+}
+
+/// Ends one of the user's sessions; 404 when it is not theirs or already ended.
+pub async fn revoke_by_id(db: &PgPool, user: Uuid, id: Uuid) -> AppResult<()> {
+    let done = sqlx::query!(
+        "update sessions set revoked_at = now()
+         where id = $1 and user_id = $2 and revoked_at is null and expires_at > now()",
+        id,
+        user
+    )
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::not_found("session"));
+    }
+    Ok(())
+}
+
+/// Ends every session of the user but `keep` (after a password change or reset, or all of them
+/// when an account is disabled).
+pub async fn revoke_others(
+    conn: &mut PgConnection,
+    user: Uuid,
+    keep: Option<Uuid>,
+) -> AppResult<()> {
+    sqlx::query!(
+        "update sessions set revoked_at = now()
+         where user_id = $1 and revoked_at is null and ($2::uuid is null or id <> $2)",
+        user,
+        keep
+    )
+    .execute(conn)
     .await?;
     Ok(())
 }

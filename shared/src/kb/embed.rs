@@ -23,6 +23,18 @@ pub trait Embedder: Send + Sync {
 
     /// One vector per text, in order.
     async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>>;
+
+    /// `embed` on behalf of a tenant (a project): a local model, which shares this machine's cores
+    /// between projects, takes tenants in turn and may refuse one with too much waiting
+    /// ([`super::pool::Busy`]). Remote providers have no such queue.
+    async fn embed_for(
+        &self,
+        _tenant: uuid::Uuid,
+        texts: Vec<String>,
+        kind: InputKind,
+    ) -> anyhow::Result<Vec<Vec<f32>>> {
+        self.embed(texts, kind).await
+    }
 }
 
 /// Scales a vector to unit length, so cosine similarity is a dot product.

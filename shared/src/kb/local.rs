@@ -1,7 +1,8 @@
-//! Local ONNX models (BERT family) run with ONNX Runtime, off the async runtime.
+//! Local ONNX models (BERT family) run with ONNX Runtime on a small pool of sessions, each on a
+//! thread of its own, off the async runtime.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{anyhow, Context};
 use async_trait::async_trait;
@@ -11,8 +12,11 @@ use ort::session::Session;
 use ort::value::TensorRef;
 use serde::Deserialize;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokio::sync::oneshot;
+use uuid::Uuid;
 
 use super::embed::{normalize, Embedder, InputKind};
+use super::pool::{Busy, FairQueue};
 
 /// `shipmate-model.json` in a model folder, beside `model.onnx` and `tokenizer.json`.
 #[derive(Debug, Clone, Deserialize)]
@@ -87,8 +91,45 @@ fn environment(dylib: Option<&Path>) -> anyhow::Result<&'static ort::environment
     .map_err(|e| anyhow!("{e}"))
 }
 
+/// How a local model runs: `sessions` ONNX Runtime sessions, each on a thread of its own, share
+/// the cores (`threads` each, so the pool never asks for more threads than there are cores).
+#[derive(Debug, Clone, Copy)]
+pub struct PoolOptions {
+    pub sessions: usize,
+    pub threads: usize,
+    /// Jobs of one kind one tenant may have waiting; more are refused with [`Busy`].
+    pub queue_per_tenant: usize,
+    /// The session threads' nice value (0: unchanged); threads ONNX Runtime starts inherit it.
+    pub nice: i32,
+}
+
+impl PoolOptions {
+    /// `sessions` sessions (at least one) splitting this machine's cores between them.
+    pub fn for_machine(sessions: usize) -> Self {
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        let sessions = sessions.max(1);
+        PoolOptions {
+            sessions,
+            threads: (cores / sessions).max(1),
+            queue_per_tenant: QUEUE_PER_TENANT,
+            nice: 0,
+        }
+    }
+}
+
+/// Two sessions of one thread each on the usual two cores: a query need not wait for another's,
+/// and a document batch split in two keeps both cores busy (the benches' figures).
+pub const DEFAULT_SESSIONS: usize = 2;
+
+/// About a quarter of a second of queries on two sessions: a project searching faster than that
+/// is told to back off instead of making everyone's queue longer.
+const QUEUE_PER_TENANT: usize = 32;
+
 pub struct LocalModel {
     inner: Arc<Inner>,
+    sessions: usize,
 }
 
 struct Inner {
@@ -100,11 +141,26 @@ struct Inner {
     /// The same for single queries, padded to a multiple of 16 tokens: ONNX Runtime plans each
     /// new input shape afresh, so a handful of recurring shapes keeps queries on warm plans.
     query_runner: Tokenizer,
-    session: Mutex<Session>,
+    /// Work for the session threads, queries first and tenants in turn.
+    queue: FairQueue<Uuid, Job>,
+}
+
+type Vectors = anyhow::Result<Vec<Vec<f32>>>;
+
+struct Job {
+    texts: Vec<String>,
+    kind: InputKind,
+    reply: oneshot::Sender<Vectors>,
+    span: tracing::Span,
 }
 
 impl LocalModel {
-    pub fn load(manifest: Manifest, folder: &Path, dylib: Option<&Path>) -> anyhow::Result<Self> {
+    pub fn load(
+        manifest: Manifest,
+        folder: &Path,
+        dylib: Option<&Path>,
+        pool: PoolOptions,
+    ) -> anyhow::Result<Self> {
         let env = environment(dylib)?;
         let mut sizer = Tokenizer::from_file(folder.join("tokenizer.json"))
             .map_err(|e| anyhow!("tokenizer: {e}"))?;
@@ -128,41 +184,137 @@ impl LocalModel {
             pad_to_multiple_of: Some(16),
             ..Default::default()
         }));
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        let session = Session::builder(env)
-            .map_err(|e| anyhow!("{e}"))?
-            .with_optimization_level(GraphOptimizationLevel::Level3)
-            .map_err(|e| anyhow!("{e}"))?
-            .with_intra_threads(threads)
-            .map_err(|e| anyhow!("{e}"))?
-            .commit_from_file(folder.join("model.onnx"))
-            .map_err(|e| anyhow!("{e}"))
-            .with_context(|| format!("loading {}", folder.display()))?;
-        Ok(LocalModel {
+        // Dropped on an error below, which closes the queue and ends the threads already started.
+        let model = LocalModel {
             inner: Arc::new(Inner {
                 manifest,
                 sizer,
                 runner,
                 query_runner,
-                session: Mutex::new(session),
+                queue: FairQueue::new(pool.queue_per_tenant),
             }),
-        })
+            sessions: pool.sessions.max(1),
+        };
+        let (started, outcomes) = std::sync::mpsc::channel();
+        for n in 0..model.sessions {
+            let (inner, started, file) = (
+                model.inner.clone(),
+                started.clone(),
+                folder.join("model.onnx"),
+            );
+            std::thread::Builder::new()
+                .name(format!("embed-{n}"))
+                .spawn(move || {
+                    if pool.nice != 0 {
+                        set_nice(pool.nice);
+                    }
+                    match session(env, &file, pool.threads) {
+                        Ok(session) => {
+                            let _ = started.send(Ok(()));
+                            inner.serve(session);
+                        }
+                        Err(e) => {
+                            let _ = started.send(Err(e));
+                        }
+                    }
+                })?;
+        }
+        drop(started);
+        for outcome in outcomes.iter().take(model.sessions) {
+            outcome.with_context(|| format!("loading {}", folder.display()))?;
+        }
+        Ok(model)
     }
 
-    /// Embeds on the calling thread (callers run it in `spawn_blocking`).
-    pub fn embed_blocking(
+    /// Queues `texts` for `tenant`: a query as one job, a document batch split into one contiguous
+    /// part per session, so the batch uses every core while a query can still take the next free
+    /// session between parts.
+    fn submit(
         &self,
-        texts: &[String],
+        tenant: Uuid,
+        texts: Vec<String>,
         kind: InputKind,
-    ) -> anyhow::Result<Vec<Vec<f32>>> {
-        self.inner.embed(texts, kind)
+    ) -> Result<Vec<oneshot::Receiver<Vectors>>, Busy> {
+        let parts = match kind {
+            InputKind::Query => 1,
+            InputKind::Document => self.sessions.min(texts.len()).max(1),
+        };
+        let size = texts.len().div_ceil(parts).max(1);
+        let mut texts = texts.into_iter().peekable();
+        let mut replies = Vec::with_capacity(parts);
+        while texts.peek().is_some() {
+            let (reply, answer) = oneshot::channel();
+            let job = Job {
+                texts: texts.by_ref().take(size).collect(),
+                kind,
+                reply,
+                span: tracing::Span::current(),
+            };
+            self.inner.queue.push(kind, tenant, job)?;
+            replies.push(answer);
+        }
+        Ok(replies)
+    }
+
+    /// Embeds and waits on the calling thread (the benchmarks' raw figure). Unconstrained: on a
+    /// runtime thread tokio's cooperative budget would otherwise keep the reply "not ready" forever.
+    pub fn embed_blocking(&self, texts: &[String], kind: InputKind) -> Vectors {
+        let embedding = self.embed_for(Uuid::nil(), texts.to_vec(), kind);
+        futures::executor::block_on(tokio::task::unconstrained(embedding))
     }
 }
 
+impl Drop for LocalModel {
+    fn drop(&mut self) {
+        self.inner.queue.close();
+    }
+}
+
+/// Sets the calling thread's nice value (on Linux it applies per thread). Best effort: a failure
+/// only costs the priority.
+fn set_nice(nice: i32) {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), nice) {
+        tracing::warn!(error = %e, nice, "could not set the embedding threads' priority");
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}
+
+/// One session; with more than one thread, the threads sleep between runs instead of spinning,
+/// which would take the cores from the other sessions and processes.
+fn session(
+    env: &ort::environment::Environment,
+    file: &Path,
+    threads: usize,
+) -> anyhow::Result<Session> {
+    Session::builder(env)
+        .map_err(|e| anyhow!("{e}"))?
+        .with_optimization_level(GraphOptimizationLevel::Level3)
+        .map_err(|e| anyhow!("{e}"))?
+        .with_intra_threads(threads)
+        .map_err(|e| anyhow!("{e}"))?
+        .with_intra_op_spinning(false)
+        .map_err(|e| anyhow!("{e}"))?
+        .commit_from_file(file)
+        .map_err(|e| anyhow!("{e}"))
+}
+
 impl Inner {
-    fn embed(&self, texts: &[String], kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
+    /// A session thread: runs jobs until the model is dropped.
+    fn serve(&self, mut session: Session) {
+        while let Some(job) = self.queue.pop() {
+            let result = job.span.in_scope(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    self.embed(&mut session, &job.texts, job.kind)
+                }))
+                .unwrap_or_else(|_| Err(anyhow!("the model panicked")))
+            });
+            let _ = job.reply.send(result);
+        }
+    }
+
+    fn embed(&self, session: &mut Session, texts: &[String], kind: InputKind) -> Vectors {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
@@ -204,10 +356,6 @@ impl Inner {
                 mask[[row, col]] = i64::from(m);
             }
         }
-        let mut session = self
-            .session
-            .lock()
-            .map_err(|_| anyhow!("model session poisoned"))?;
         let outputs = session.run(ort::inputs![
             "input_ids" => TensorRef::from_array_view(&ids)?,
             "attention_mask" => TensorRef::from_array_view(&mask)?,
@@ -257,9 +405,18 @@ impl Embedder for LocalModel {
         self.inner.manifest.max_tokens
     }
 
-    async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
-        let inner = self.inner.clone();
-        let span = tracing::Span::current();
-        tokio::task::spawn_blocking(move || span.in_scope(|| inner.embed(&texts, kind))).await?
+    async fn embed(&self, texts: Vec<String>, kind: InputKind) -> Vectors {
+        self.embed_for(Uuid::nil(), texts, kind).await
+    }
+
+    async fn embed_for(&self, tenant: Uuid, texts: Vec<String>, kind: InputKind) -> Vectors {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::with_capacity(texts.len());
+        for answer in self.submit(tenant, texts, kind)? {
+            out.extend(answer.await.map_err(|_| anyhow!("the model stopped"))??);
+        }
+        Ok(out)
     }
 }

@@ -6,6 +6,7 @@ pub mod embed;
 pub mod indexes;
 pub mod local;
 pub mod models;
+pub mod pool;
 pub mod providers;
 pub mod search;
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use super::embed::Embedder;
-use super::local::{self, LocalModel, Manifest};
+use super::local::{self, LocalModel, Manifest, PoolOptions};
 use super::providers::{ProviderA, ProviderB};
 use crate::config::CommonSettings;
 use crate::{AppError, AppResult};
@@ -44,6 +44,8 @@ pub struct Registry {
     settings: CommonSettings,
     models: Vec<(ModelInfo, Backend)>,
     loaded: Mutex<HashMap<String, Arc<dyn Embedder>>>,
+    /// The nice value of local models' threads (the worker's document batches run at 10).
+    nice: i32,
 }
 
 impl Registry {
@@ -99,7 +101,16 @@ impl Registry {
             settings: settings.clone(),
             models,
             loaded: Mutex::new(HashMap::new()),
+            nice: 0,
         }
+    }
+
+    /// For a process that embeds documents beside a searching api on the same cores: with a
+    /// positive `nice`, its local models' threads yield to the api's queries (and to Postgres)
+    /// whenever both want a core.
+    pub fn with_nice(mut self, nice: i32) -> Self {
+        self.nice = nice;
+        self
     }
 
     pub fn list(&self) -> Vec<ModelInfo> {
@@ -128,8 +139,16 @@ impl Registry {
         let s = &self.settings;
         let embedder: Arc<dyn Embedder> = match backend.clone() {
             Backend::Local(manifest, folder) => Arc::new(
-                LocalModel::load(manifest, &folder, s.ort_dylib_path.as_deref())
-                    .map_err(|e| AppError::Unavailable(format!("model {id}: {e:#}")))?,
+                LocalModel::load(
+                    manifest,
+                    &folder,
+                    s.ort_dylib_path.as_deref(),
+                    PoolOptions {
+                        nice: self.nice,
+                        ..PoolOptions::for_machine(s.embed_sessions)
+                    },
+                )
+                .map_err(|e| AppError::Unavailable(format!("model {id}: {e:#}")))?,
             ),
             Backend::ProviderA => Arc::new(ProviderA::new(
                 &s.provider_a_url,

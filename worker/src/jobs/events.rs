@@ -7,9 +7,10 @@ use std::net::IpAddr;
 use std::ops::Range;
 
 use chrono::NaiveDate;
-use shipmate_shared::analytics::enrich::{self, Geo};
+use shipmate_shared::analytics::enrich;
 use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::analytics::store::{self, Stored};
+use shipmate_shared::analytics::visitor::{self, Geo, SaltCache, Visitor};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -24,8 +25,9 @@ pub struct Read {
 
 pub struct Enricher {
     pub db: PgPool,
+    /// With `salts`, only for entries queued by the previous release (`EventBatch::legacy_ip`).
     pub geo: Geo,
-    salts: HashMap<NaiveDate, Vec<u8>>,
+    salts: SaltCache,
     /// Codes of the device, browser and OS names seen so far (they never change).
     labels: HashMap<String, i16>,
 }
@@ -35,21 +37,25 @@ impl Enricher {
         Enricher {
             db,
             geo,
-            salts: HashMap::new(),
+            salts: SaltCache::default(),
             labels: HashMap::new(),
         }
     }
 
-    async fn salt(&mut self, day: NaiveDate) -> anyhow::Result<Vec<u8>> {
-        if let Some(s) = self.salts.get(&day) {
-            return Ok(s.clone());
-        }
-        let salt = store::salt_for(&self.db, day).await?;
-        // Only today's and yesterday's salts are ever needed.
-        self.salts
-            .retain(|d, _| *d >= day.pred_opt().unwrap_or(day));
-        self.salts.insert(day, salt.clone());
-        Ok(salt)
+    /// The visitor of an entry the previous release queued with the raw client, derived as the
+    /// api now does; the raw values go no further. Remove with `EventBatch::legacy_ip`.
+    async fn legacy_visitor(&self, batch: &EventBatch) -> anyhow::Result<Option<Visitor>> {
+        let (Some(ip), Some(ua)) = (&batch.legacy_ip, &batch.legacy_user_agent) else {
+            return Ok(None);
+        };
+        let Ok(ip) = ip.parse::<IpAddr>() else {
+            return Ok(None);
+        };
+        let salt = self
+            .salts
+            .get(&self.db, visitor::day_of(batch.received_at))
+            .await?;
+        Ok(visitor::derive(&salt, &self.geo, batch.project_id, ip, ua))
     }
 
     /// Enriches the requests of one queue read for storing (see `Prepared`). Redelivered entries
@@ -68,14 +74,22 @@ impl Enricher {
             labels: HashMap::new(),
             redelivered: !redelivered.is_empty(),
         };
-        for Read { id, key, batch, .. } in reads {
+        for Read {
+            id, key, mut batch, ..
+        } in reads
+        {
             if done.contains(&key) {
                 prepared.stored_before.push(id);
                 continue;
             }
-            let day = enrich::day_of(batch.received_at);
+            let day = visitor::day_of(batch.received_at);
             let first = prepared.rows.len();
-            let Some(ua) = enrich::user_agent(&batch.user_agent) else {
+            let visitor = if batch.legacy_ip.is_some() {
+                self.legacy_visitor(&batch).await?
+            } else {
+                batch.visitor.take()
+            };
+            let Some(visitor) = visitor else {
                 let bots = Some((batch.project_id, day, batch.events.len() as i64));
                 prepared.entries.push(Entry {
                     id,
@@ -85,21 +99,13 @@ impl Enricher {
                 });
                 continue;
             };
-            let country = batch
-                .ip
-                .parse::<IpAddr>()
-                .ok()
-                .and_then(|ip| self.geo.country(ip));
-            let salt = self.salt(day).await?;
-            let visitor =
-                enrich::visitor_hash(&salt, batch.project_id, &batch.ip, &batch.user_agent);
             let (project_id, ts) = (batch.project_id, batch.received_at);
             prepared
                 .rows
                 .extend(batch.events.into_iter().map(|event| Stored {
                     project_id,
                     ts,
-                    enriched: enrich::enrich(&event, ua.clone(), country.clone(), visitor),
+                    enriched: enrich::enrich(&event, &visitor),
                     event,
                 }));
             let rows = first..prepared.rows.len();
@@ -113,9 +119,9 @@ impl Enricher {
         let unknown: Vec<String> = prepared
             .rows
             .iter()
-            .flat_map(|r| [r.enriched.device, &r.enriched.browser, &r.enriched.os])
+            .flat_map(|r| [&r.enriched.device, &r.enriched.browser, &r.enriched.os])
             .filter(|l| !self.labels.contains_key(*l))
-            .map(str::to_owned)
+            .cloned()
             .collect();
         if !unknown.is_empty() {
             self.labels

@@ -1,3 +1,4 @@
 pub mod embed;
 pub mod events;
+pub mod housekeeping;
 pub mod upkeep;

@@ -4,20 +4,27 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use shipmate_shared::analytics::enrich::Geo;
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
+use shipmate_shared::analytics::visitor::{self, Geo};
 use shipmate_shared::analytics::{rollup, store};
 use shipmate_worker::jobs::events::{Enricher, Read};
 
 use crate::helpers::*;
 use crate::support::*;
 
-const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
-const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+pub const CHROME: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+pub const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 const IPAD: &str = "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+pub const GOOGLEBOT: &str =
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
-async fn track(app: &TestApp, key: &str, ip: &str, ua: &str, body: Value) -> (StatusCode, Value) {
+pub async fn track(
+    app: &TestApp,
+    key: &str,
+    ip: &str,
+    ua: &str,
+    body: Value,
+) -> (StatusCode, Value) {
     let res = app
         .client
         .post(app.url("/v1/analytics/events"))
@@ -32,7 +39,7 @@ async fn track(app: &TestApp, key: &str, ip: &str, ua: &str, body: Value) -> (St
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-async fn read(app: &TestApp, token: &str, what: &str, project: &Value, period: &str) -> Value {
+pub async fn read(app: &TestApp, token: &str, what: &str, project: &Value, period: &str) -> Value {
     let (status, body) = app
         .call(
             Method::GET,
@@ -63,7 +70,7 @@ async fn every_read(app: &TestApp, token: &str, project: &Value) -> Vec<Value> {
 }
 
 /// Polls the overview until `page_views` reaches `n` (deadline 20 s).
-async fn wait_page_views(app: &TestApp, token: &str, project: &Value, n: i64) -> Value {
+pub async fn wait_page_views(app: &TestApp, token: &str, project: &Value, n: i64) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let o = read(app, token, "overview", project, "30d").await;
@@ -252,14 +259,14 @@ async fn every_read_reflects_the_events_with_exact_figures() {
 }
 
 fn batch(project: &Value, n: usize, received_at: chrono::DateTime<chrono::Utc>) -> EventBatch {
-    EventBatch {
-        project_id: id(project).parse().unwrap(),
+    let project_id = id(project).parse().unwrap();
+    let ip = "81.2.69.142".parse().unwrap();
+    EventBatch::new(
+        project_id,
         received_at,
-        ip: "81.2.69.142".into(),
-        user_agent: CHROME.into(),
-        events: parse_body(json!({"events": vec![json!({"url": "https://a.example/"}); n]}))
-            .unwrap(),
-    }
+        visitor::derive(b"salt", &Geo::open(None), project_id, ip, CHROME),
+        parse_body(json!({"events": vec![json!({"url": "https://a.example/"}); n]})).unwrap(),
+    )
 }
 
 fn entry(id: &str) -> i64 {
@@ -267,7 +274,7 @@ fn entry(id: &str) -> i64 {
 }
 
 /// A queue entry as a worker reads it.
-fn read_of(id: &str, redelivered: bool, batch: EventBatch) -> Read {
+pub fn read_of(id: &str, redelivered: bool, batch: EventBatch) -> Read {
     Read {
         id: id.to_owned(),
         key: entry(id),

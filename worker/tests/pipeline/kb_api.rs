@@ -401,3 +401,71 @@ async fn pending_documents_are_not_searched() {
     .await;
     assert!(search(&app, &k, &index, "embedded", 5).await.is_empty());
 }
+
+/// Statuses of the index's documents (at most 100).
+async fn statuses(app: &TestApp, key: &str, index: &Value) -> Vec<String> {
+    let path = format!("/v1/indexes/{}/documents?per_page=100", id(index));
+    let (_, page) = app.call(Method::GET, &path, Auth::Key(key), None).await;
+    page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["status"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn another_projects_search_is_answered_while_a_bulk_upload_is_embedded() {
+    let app = spawn_app().await;
+    let _worker = start_worker(&app, &[]);
+    let (_, kb, index_b) = project_with_index(&app, "kb-fair-b", LOCAL_MODEL).await;
+    let doc = upload(
+        &app,
+        &kb,
+        &index_b,
+        "Lighthouse keepers trim the lamp's wick every evening before the ships pass the reef.",
+        json!({"topic": "lighthouse"}),
+    )
+    .await;
+    assert_eq!(
+        wait_done(&app, &kb, &index_b, &doc).await["status"],
+        "ready"
+    );
+
+    // Project A: 30 documents of ~8 KB, a few hundred chunks for the worker.
+    let (_, ka, index_a) = project_with_index(&app, "kb-fair-a", LOCAL_MODEL).await;
+    for i in 0..30 {
+        let content: String = (0..80)
+            .map(|j| format!("Shipment {i}-{j} left the warehouse with {j} crates of parts for the assembly line. "))
+            .collect();
+        upload(&app, &ka, &index_a, &content, json!({"i": i})).await;
+    }
+    // Wait until the worker is in the middle of A's upload: some documents ready, others not.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !statuses(&app, &ka, &index_a)
+        .await
+        .iter()
+        .any(|s| s == "ready")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the worker never embedded A's documents"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    for query in [
+        "who looks after the lamp",
+        "ships passing a reef at night",
+        "keeping a light burning",
+    ] {
+        let results = search(&app, &kb, &index_b, query, 3).await;
+        assert_eq!(results[0]["metadata"]["topic"], "lighthouse", "{results:?}");
+    }
+    assert!(
+        statuses(&app, &ka, &index_a)
+            .await
+            .iter()
+            .any(|s| s == "pending"),
+        "B's searches were answered while A's documents were still being embedded"
+    );
+}

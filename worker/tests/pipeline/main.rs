@@ -9,6 +9,7 @@ mod helpers;
 mod analytics;
 mod fakes;
 mod kb_api;
+mod privacy;
 mod providers;
 mod resilience;
 mod support;

@@ -8,10 +8,9 @@ use futures::stream::{self, StreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
-use super::project_key;
 use crate::cli::UploadArgs;
 use crate::client::{Auth, Client};
-use crate::commands::{seg, Ctx};
+use crate::commands::{project_id, seg, Ctx};
 use crate::output::{plural, print_json};
 
 /// The API's limit on a document's content (bytes).
@@ -31,7 +30,7 @@ struct Outcome {
 }
 
 pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
-    let key = project_key(ctx, &args.project.project).await?;
+    let pid = project_id(&ctx.client, &args.project.project).await?;
     let mut files = Vec::new();
     let mut skipped = 0u64;
     for root in &args.paths {
@@ -47,11 +46,11 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
     let total = files.len();
     let bar = progress_bar(total as u64);
     let endpoint = format!("/v1/indexes/{}/documents", seg(&args.index));
-    let (client, key, endpoint, bar_ref) = (&ctx.client, key.as_str(), endpoint.as_str(), &bar);
+    let (client, pid, endpoint, bar_ref) = (&ctx.client, pid.as_str(), endpoint.as_str(), &bar);
     let outcomes: Vec<Outcome> = stream::iter(files)
         .map(move |file| async move {
             bar_ref.set_message(file.rel.clone());
-            let result = upload_one(client, key, endpoint, &file).await;
+            let result = upload_one(client, pid, endpoint, &file).await;
             if let Err(e) = &result {
                 bar_ref.suspend(|| eprintln!("failed: {}: {e:#}", file.rel));
             }
@@ -105,7 +104,7 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
 
 async fn upload_one(
     client: &Client,
-    key: &str,
+    pid: &str,
     endpoint: &str,
     file: &File,
 ) -> anyhow::Result<Value> {
@@ -113,7 +112,9 @@ async fn upload_one(
         .await
         .map_err(|e| anyhow!("cannot read it as UTF-8 text: {e}"))?;
     let body = json!({ "content": content, "metadata": { "path": file.rel } });
-    Ok(client.post(endpoint, Auth::Key(key), Some(&body)).await?)
+    Ok(client
+        .post(endpoint, Auth::InProject(pid), Some(&body))
+        .await?)
 }
 
 /// Adds `root` (a file, or a folder walked recursively) to `out`; oversized and empty files are

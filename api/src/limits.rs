@@ -1,0 +1,140 @@
+//! Per-client rate limits on what the public can reach (governor): creations through a public key
+//! or a public form, analytics events through a public key, and votes per user. A setting of 0
+//! turns a limit off; limiter memory is pruned once a minute.
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+use shipmate_shared::{AppError, AppResult};
+use uuid::Uuid;
+
+use crate::settings::ApiSettings;
+
+pub struct Limits {
+    /// Creations (feedback, testimonials) per client and project, per minute.
+    writes: Option<DefaultKeyedRateLimiter<(IpAddr, Uuid)>>,
+    /// Analytics events per client and project, per second; a batch counts each event.
+    events: Option<DefaultKeyedRateLimiter<(IpAddr, Uuid)>>,
+    /// Votes per user, per minute.
+    votes: Option<DefaultKeyedRateLimiter<Uuid>>,
+}
+
+impl Limits {
+    pub fn new(settings: &ApiSettings) -> Self {
+        Limits {
+            writes: NonZeroU32::new(settings.rate_writes_per_minute)
+                .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
+            events: NonZeroU32::new(settings.rate_events_per_second)
+                .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_second(n))),
+            votes: NonZeroU32::new(settings.rate_votes_per_minute)
+                .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
+        }
+    }
+
+    pub fn write(&self, client: IpAddr, project: Uuid) -> AppResult<()> {
+        check(self.writes.as_ref(), &(client, project), 1)
+    }
+
+    /// Takes `n` events at once or none: a batch is accepted whole or refused whole.
+    pub fn events(&self, client: IpAddr, project: Uuid, n: usize) -> AppResult<()> {
+        check(self.events.as_ref(), &(client, project), n)
+    }
+
+    pub fn vote(&self, user: Uuid) -> AppResult<()> {
+        check(self.votes.as_ref(), &user, 1)
+    }
+
+    /// Forgets clients whose buckets are full again, so memory follows the active clients only.
+    pub fn prune(&self) {
+        if let Some(l) = &self.writes {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+        if let Some(l) = &self.events {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+        if let Some(l) = &self.votes {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+    }
+
+    /// Prunes once a minute, for as long as the limits exist.
+    pub async fn prune_forever(self: std::sync::Arc<Self>) {
+        let mut every = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            every.tick().await;
+            self.prune();
+        }
+    }
+}
+
+fn check<K: Clone + std::hash::Hash + Eq>(
+    limiter: Option<&DefaultKeyedRateLimiter<K>>,
+    key: &K,
+    n: usize,
+) -> AppResult<()> {
+    let Some(limiter) = limiter else {
+        return Ok(());
+    };
+    let n = NonZeroU32::new(u32::try_from(n).unwrap_or(u32::MAX)).unwrap_or(NonZeroU32::MIN);
+    match limiter.check_key_n(key, n) {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(not_until)) => Err(AppError::RateLimited {
+            retry_after_secs: not_until
+                .wait_time_from(DefaultClock::default().now())
+                .as_secs()
+                .max(1),
+        }),
+        // More at once than the limit ever allows: refused whole; the wait is one full period.
+        Err(_) => Err(AppError::RateLimited {
+            retry_after_secs: 60,
+        }),
+    }
+}
+
+/// The client a limit counts: its address, or for IPv6 its /64 (one subscriber's whole network),
+/// with IPv4-mapped addresses counted as the IPv4 address they carry.
+pub fn bucket(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::from([s[0], s[1], s[2], s[3], 0, 0, 0, 0])
+            }
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ipv6_clients_are_counted_per_64_and_mapped_ipv4_as_ipv4() {
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().unwrap();
+        let b: IpAddr = "2001:db8:1:2:bbbb::9".parse().unwrap();
+        let c: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(bucket(a), bucket(b));
+        assert_ne!(bucket(a), bucket(c));
+        let mapped: IpAddr = "::ffff:203.0.113.7".parse().unwrap();
+        assert_eq!(bucket(mapped), "203.0.113.7".parse::<IpAddr>().unwrap());
+    }
+
+    #[test]
+    fn a_batch_is_taken_whole_or_refused_whole() {
+        let limiter =
+            DefaultKeyedRateLimiter::keyed(Quota::per_second(NonZeroU32::new(10).unwrap()));
+        assert!(check(Some(&limiter), &1u8, 8).is_ok());
+        assert!(check(Some(&limiter), &1u8, 3).is_err());
+        assert!(check(Some(&limiter), &1u8, 2).is_ok());
+        assert!(check(Some(&limiter), &2u8, 11).is_err());
+        assert!(check::<u8>(None, &1, 1000).is_ok());
+    }
+}

@@ -1,0 +1,103 @@
+//! The instance admin's endpoints: accounts, reset links, the instance's sign-in settings.
+
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
+use axum::routing::{get, patch, post};
+use axum::{Json, Router};
+use serde::Serialize;
+use shipmate_shared::auth::admin::{self, Account};
+use shipmate_shared::auth::oauth::ProviderInfo;
+use shipmate_shared::auth::{resets, Registration};
+use shipmate_shared::validate::parse_id;
+use shipmate_shared::{AppError, AppResult};
+
+use super::schemas::{AccountList, Link};
+use crate::extract::{JsonBody, SessionUser};
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/admin/users", get(list))
+        .route("/v1/admin/users/{user_id}", patch(update))
+        .route("/v1/admin/users/{user_id}/password-reset", post(reset_link))
+        .route("/v1/admin/settings", get(settings))
+}
+
+/// A signed-in instance admin: 403 `forbidden` for anyone else.
+pub struct InstanceAdmin(pub SessionUser);
+
+impl FromRequestParts<AppState> for InstanceAdmin {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let session = SessionUser::from_request_parts(parts, state).await?;
+        if !session.user.is_admin {
+            return Err(AppError::forbidden("this needs an instance admin"));
+        }
+        Ok(InstanceAdmin(session))
+    }
+}
+
+/// Every account of the instance, oldest first.
+#[utoipa::path(get, path = "/v1/admin/users", tag = "admin", security(("session" = [])),
+    responses((status = 200, body = AccountList), (status = 403, description = "not an instance admin")))]
+pub async fn list(State(state): State<AppState>, _: InstanceAdmin) -> AppResult<Json<AccountList>> {
+    Ok(Json(AccountList {
+        data: admin::list(&state.db).await?,
+    }))
+}
+
+/// Makes an account admin or not, disables or enables it (disabling ends its sessions).
+#[utoipa::path(patch, path = "/v1/admin/users/{user_id}", tag = "admin", security(("session" = [])),
+    request_body(content = serde_json::Value, description = "`{is_admin?, disabled?}`"),
+    responses((status = 200, body = Account), (status = 403, description = "not an instance admin"), (status = 404, description = "no such user"), (status = 409, description = "`last_admin`")))]
+pub async fn update(
+    State(state): State<AppState>,
+    _: InstanceAdmin,
+    Path(id): Path<String>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<Json<Account>> {
+    let id = parse_id(&id, "user")?;
+    let is_admin = input.opt_bool("is_admin");
+    let disabled = input.opt_bool("disabled");
+    input.finish()?;
+    Ok(Json(
+        admin::update(&state.db, id, is_admin, disabled).await?,
+    ))
+}
+
+/// A one-hour, single-use reset link for the user, to hand over where email is not configured.
+#[utoipa::path(post, path = "/v1/admin/users/{user_id}/password-reset", tag = "admin", security(("session" = [])),
+    responses((status = 200, body = Link), (status = 403, description = "not an instance admin"), (status = 404, description = "no such user")))]
+pub async fn reset_link(
+    State(state): State<AppState>,
+    _: InstanceAdmin,
+    Path(id): Path<String>,
+) -> AppResult<Json<Link>> {
+    let id = parse_id(&id, "user")?;
+    if !admin::exists(&state.db, id).await? {
+        return Err(AppError::not_found("user"));
+    }
+    let url = resets::create_link(&state.db, id, &state.public_url).await?;
+    Ok(Json(Link { url }))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct InstanceSettings {
+    pub registration: Registration,
+    /// Whether outbound email (SMTP) is configured; reset links are made by an admin until it is.
+    pub email_configured: bool,
+    /// The ways to sign in, email and password first.
+    pub providers: Vec<ProviderInfo>,
+}
+
+/// The instance's sign-in settings, as configured.
+#[utoipa::path(get, path = "/v1/admin/settings", tag = "admin", security(("session" = [])),
+    responses((status = 200, body = InstanceSettings), (status = 403, description = "not an instance admin")))]
+pub async fn settings(State(state): State<AppState>, _: InstanceAdmin) -> Json<InstanceSettings> {
+    Json(InstanceSettings {
+        registration: state.settings.registration,
+        email_configured: false,
+        providers: super::auth::sign_in_methods(&state),
+    })
+}
