@@ -264,4 +264,6 @@ export declare class Shipmate {
      */
     private request;
 }
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type { WebhookEvent, WebhookEventType, WebhookHeaders, VerifyWebhookOptions, WebhookVerificationCode, } from './webhooks.js';
 export default Shipmate;

@@ -194,4 +194,6 @@ export class Shipmate {
         }
     }
 }
+// Receiving webhooks: signature verification lives in its own module (no client needed).
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export default Shipmate;

@@ -437,4 +437,10 @@ export class Shipmate {
   }
 }
 
+// Receiving webhooks: signature verification lives in its own module (no client needed).
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export type {
+  WebhookEvent, WebhookEventType, WebhookHeaders, VerifyWebhookOptions, WebhookVerificationCode,
+} from './webhooks.js';
+
 export default Shipmate;
