@@ -19,7 +19,7 @@
     ['analytics', 'Analytics'],
     ['settings', 'Settings'],
   ];
-  // Section id -> view; members.js adds its own through Shipmate.registerSection.
+  // Section id -> view; members.js and webhooks.js add their own through Shipmate.registerSection.
   const SCREENS = {
     settings: screenSettings, feedback: screenFeedback, testimonials: screenTestimonials,
     changelog: screenChangelog, knowledge: screenKnowledge, analytics: screenAnalytics,
@@ -501,9 +501,14 @@
     nav.replaceChildren(
       h('a', { class: 'nav-back', href: ROOT, 'data-nav': '' }, '\u2190 All projects'),
       h('div', { class: 'nav-project' }, h('strong', null, project.name), h('span', null, `/${project.slug}`)),
-      h('ul', null, SECTIONS.map(([id, label]) => h('li', null,
+      h('ul', null, SECTIONS.filter((s) => mayOpen(project, s)).map(([id, label]) => h('li', null,
         h('a', { href: `${ROOT}/p/${encodeURIComponent(project.id)}/${id}`, 'data-nav': '', 'aria-current': id === section ? 'page' : null }, label)))),
     );
+  }
+
+  /** A section registered with `roles` (webhooks: owners and admins) is listed only for those roles. */
+  function mayOpen(project, [, , roles]) {
+    return !roles || roles.includes(project.role || (project.api_key ? 'owner' : 'viewer'));
   }
 
   function closeNav() {
@@ -1846,9 +1851,11 @@
     setFieldError, field, options, formErr, confirmDialog, busy, copyText, timeEl, badge, capitalize, nextId,
     setMain, setLoading, setTitle, pageHead, navigate, projectPath, renderAccount, loadProject, signOut,
     devLoginEnabled,
-    registerSection(id, label, view, before) {
+    fmtNum, plural, shortId, statusLabel, later,
+    /** Adds a project section before `before`; with `roles`, the navigation lists it only for those. */
+    registerSection(id, label, view, before, roles) {
       const at = SECTIONS.findIndex(([s]) => s === before);
-      SECTIONS.splice(at < 0 ? SECTIONS.length : at, 0, [id, label]);
+      SECTIONS.splice(at < 0 ? SECTIONS.length : at, 0, roles ? [id, label, roles] : [id, label]);
       SCREENS[id] = view;
     },
     registerPage(name, view) { PAGES[name] = view; },
