@@ -1,6 +1,7 @@
 // Shipmate dashboard: the signed-in person's own account, at /dashboard/account: who they are, a
-// password change, and their sessions (browsers and command lines), each of which can be ended.
-// Shapes: docs/accounts.md, "Email and password". Uses window.Shipmate.
+// password change, their email notifications per project, and their sessions (browsers and command
+// lines), each of which can be ended. Shapes: docs/accounts.md, "Email and password"; docs/email.md.
+// Uses window.Shipmate.
 'use strict';
 
 (() => {
@@ -8,6 +9,8 @@
   const { h, api, ApiError, state, field, formErr, busy, announce, showError, showFormError, clearFormErrors, setFieldError, confirmDialog } = S;
 
   const MIN_PASSWORD = 10;
+  // The member's own notification settings, per project (GET/PUT /v1/projects/:id/notifications).
+  const NOTIFICATIONS = [['new_feedback', 'New feedback'], ['new_testimonial', 'New testimonials']];
 
   function when(iso) {
     if (!iso) return '\u2014';
@@ -20,6 +23,7 @@
     const me = state.me;
     S.setTitle('Account');
     const sessionsBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading sessions\u2026'));
+    const notifyBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading projects\u2026'));
     const out = h('button', { type: 'button', class: 'button-secondary', id: 'account-sign-out' }, 'Sign out');
     out.addEventListener('click', (ev) => S.signOut(ev));
 
@@ -33,12 +37,76 @@
             h('dt', null, 'Email'), h('dd', { id: 'profile-email' }, me.email),
             me.is_admin ? [h('dt', null, 'Instance'), h('dd', null, 'Admin of this Shipmate. ', h('a', { href: `${S.ROOT}/admin`, 'data-nav': '' }, 'Manage users'))] : null)),
         passwordCard(me)),
+      h('section', { class: 'card', 'aria-labelledby': 'notify-title' },
+        h('h2', { id: 'notify-title' }, 'Email notifications'),
+        h('p', { class: 'muted' }, `Emails to ${me.email} when something arrives in a project. Owners get them unless they turn them off; everyone else chooses here.`),
+        notifyBox),
       h('section', { class: 'card', 'aria-labelledby': 'sessions-title' },
         h('h2', { id: 'sessions-title', tabindex: '-1' }, 'Sessions'),
         h('p', { class: 'muted' }, 'Every browser and command line signed in to your account. Signing one out ends it at once; sessions also end after 30 days.'),
         sessionsBox),
     );
-    await loadSessions();
+    await Promise.all([loadSessions(), loadNotifications()]);
+
+    async function loadNotifications() {
+      let projects;
+      try {
+        projects = (await api('GET', '/v1/projects')).data || [];
+      } catch (e) {
+        if (!alive()) return;
+        notifyBox.replaceChildren(h('p', { class: 'muted' }, 'Your projects could not be loaded.'));
+        showError(e, 'Could not load your projects');
+        return;
+      }
+      if (!alive()) return;
+      if (!projects.length) {
+        notifyBox.removeAttribute('aria-busy');
+        notifyBox.replaceChildren(h('p', { class: 'muted' }, 'You are not in any project yet.'));
+        return;
+      }
+      const settled = await Promise.allSettled(projects.map((p) => api('GET', `/v1/projects/${encodeURIComponent(p.id)}/notifications`)));
+      if (!alive()) return;
+      notifyBox.removeAttribute('aria-busy');
+      const lost = settled.find((r) => r.status === 'rejected' && r.reason instanceof ApiError && r.reason.status === 401);
+      if (lost) { showError(lost.reason); return; }
+      const emailOff = settled.some((r) => r.status === 'fulfilled' && r.value && r.value.email_configured === false);
+      notifyBox.replaceChildren(
+        emailOff ? S.emailOffNotice('notify-email-off', 'Until then your choices are kept, but nothing is sent.') : null,
+        h('ul', { class: 'notify-list', id: 'notify-list' }, projects.map((p, i) => notifyItem(p, settled[i]))));
+    }
+
+    function notifyItem(project, result) {
+      const err = h('p', { class: 'form-err', role: 'alert' });
+      const label = h('strong', { id: `notify-name-${project.id}` }, project.name);
+      if (result.status === 'rejected') {
+        err.textContent = `Could not load the settings: ${result.reason && result.reason.message}`;
+        return h('li', { class: 'notify-item', 'data-notify-project': project.id }, label, err);
+      }
+      const current = { ...result.value };
+      const boxes = NOTIFICATIONS.map(([key, text]) => {
+        const box = h('input', { type: 'checkbox', id: `notify-${project.id}-${key}`, 'data-setting': key, checked: Boolean(current[key]) });
+        box.addEventListener('change', async () => {
+          const wanted = box.checked;
+          box.disabled = true;
+          err.textContent = '';
+          try {
+            const saved = await api('PUT', `/v1/projects/${encodeURIComponent(project.id)}/notifications`, { body: { [key]: wanted } });
+            Object.assign(current, saved || { [key]: wanted });
+            announce(`${text} in \u201c${project.name}\u201d: ${current[key] ? 'emails on' : 'emails off'}.`);
+          } catch (e) {
+            if (e instanceof ApiError && e.status === 401) { showError(e); return; }
+            err.textContent = `Could not save: ${e.message}`;
+          } finally {
+            if (box.isConnected) { box.disabled = false; box.checked = Boolean(current[key]); }
+          }
+        });
+        return h('label', { class: 'check', for: box.id }, box, text);
+      });
+      return h('li', { class: 'notify-item', 'data-notify-project': project.id },
+        h('span', null, label, project.role ? h('span', { class: 'muted small' }, ` (${String(project.role)})`) : null),
+        h('div', { class: 'button-row', role: 'group', 'aria-labelledby': label.id }, boxes),
+        err);
+    }
 
     async function loadSessions() {
       let sessions;

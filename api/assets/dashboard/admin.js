@@ -1,7 +1,8 @@
 // Shipmate dashboard: the instance admin's page, at /dashboard/admin (linked from the account menu
-// for admins only): every user, with admin rights, disabling and password-reset links, and how
-// people get in (registration policy, email, identity providers). Shapes: docs/accounts.md,
-// "Instance admin". Uses window.Shipmate.
+// for admins only): every user, with admin rights, disabling and password-reset links, how people
+// get in (registration policy, email, identity providers), and the email addresses suppressed after
+// a permanent delivery failure, each of which can be lifted. Shapes: docs/accounts.md, "Instance
+// admin"; docs/email.md. Uses window.Shipmate.
 'use strict';
 
 (() => {
@@ -24,13 +25,74 @@
     const settingsBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading\u2026'));
     const usersBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading users\u2026'));
     const linkBox = h('div', { id: 'reset-link-box' });
+    const suppressedBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading\u2026'));
+    const suppressedErr = h('p', { class: 'form-err', role: 'alert', id: 'suppression-error' });
     S.setMain(
       S.pageHead('Instance admin', 'The people on this Shipmate, and how new ones get in.'),
       h('section', { class: 'card', 'aria-labelledby': 'users-title' }, h('h2', { id: 'users-title', tabindex: '-1' }, 'Users'), linkBox, usersBox),
       h('section', { class: 'card', 'aria-labelledby': 'instance-title' }, h('h2', { id: 'instance-title' }, 'Sign-in settings'), settingsBox),
+      h('section', { class: 'card', 'aria-labelledby': 'suppressed-title' },
+        h('h2', { id: 'suppressed-title', tabindex: '-1' }, 'Suppressed email addresses'),
+        h('p', { class: 'muted' }, 'Addresses whose mail server refused a message for good (an SMTP 5xx). They get no notifications or changelog emails until lifted; invitations and password resets still go out.'),
+        suppressedErr, suppressedBox),
     );
     let users = [];
-    await Promise.all([loadSettings(), loadUsers()]);
+    await Promise.all([loadSettings(), loadUsers(), loadSuppressions()]);
+
+    async function loadSuppressions() {
+      let list;
+      try {
+        list = (await api('GET', '/v1/admin/suppressions')).data || [];
+      } catch (e) {
+        if (!alive()) return;
+        suppressedBox.removeAttribute('aria-busy');
+        suppressedBox.replaceChildren();
+        if (e.status === 401) { showError(e); return; }
+        suppressedErr.textContent = `The suppressed addresses could not be loaded: ${e.message}`;
+        return;
+      }
+      if (!alive()) return;
+      suppressedBox.removeAttribute('aria-busy');
+      if (!list.length) {
+        suppressedBox.replaceChildren(h('p', { class: 'muted', id: 'no-suppressions' }, 'No suppressed addresses.'));
+        return;
+      }
+      suppressedBox.replaceChildren(h('div', { class: 'table-wrap' }, h('table', { id: 'suppression-table', class: 'stack-sm' },
+        h('thead', null, h('tr', null,
+          h('th', { scope: 'col' }, 'Email'), h('th', { scope: 'col' }, 'Reason'), h('th', { scope: 'col' }, 'Since'),
+          h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+        h('tbody', null, list.map(suppressionRow)))));
+    }
+
+    function suppressionRow(s) {
+      const lift = h('button', { type: 'button', class: 'button-secondary button-small', 'aria-label': `Lift the suppression of ${s.email}` }, 'Lift');
+      lift.addEventListener('click', async () => {
+        if (!(await confirmDialog({
+          title: `Lift the suppression of ${s.email}?`,
+          text: 'Shipmate emails this address again. If its server refuses the next message for good, it is suppressed again.',
+          ok: 'Lift',
+          danger: false,
+        }))) return;
+        await busy(lift, async () => {
+          suppressedErr.textContent = '';
+          try {
+            await api('DELETE', `/v1/admin/suppressions/${encodeURIComponent(s.email)}`);
+          } catch (e) {
+            if (e.status === 401) { showError(e); return; }
+            suppressedErr.textContent = `Could not lift the suppression of ${s.email}: ${e.message}`;
+            return;
+          }
+          announce(`${s.email} receives email again.`);
+          await loadSuppressions();
+          document.getElementById('suppressed-title').focus();
+        });
+      });
+      return h('tr', { 'data-suppressed': s.email },
+        h('td', { class: 'cell-clip' }, s.email),
+        h('td', { class: 'small' }, s.reason || '\u2014'),
+        h('td', null, timeEl(s.created_at)),
+        h('td', { class: 'num' }, lift));
+    }
 
     async function loadSettings() {
       let s;
@@ -55,8 +117,9 @@
           h('span', { class: 'small muted block' }, 'Set with SHIPMATE_REGISTRATION (open, invite or closed).')),
         h('dt', null, 'Email'),
         h('dd', { id: 'setting-email' }, s.email_configured
-          ? 'Configured: invitations and password-reset links are sent by email.'
-          : 'Not configured: hand over invitation links yourself, and make password-reset links below.'),
+          ? 'Configured: invitations, password resets, notifications and changelog entries are sent by email.'
+          : ['Not configured: hand over invitation links yourself, and make password-reset links above.',
+            S.emailOffNotice('admin-email-off', 'See docs/email.md for the forms of SHIPMATE_SMTP_URL.')]),
         h('dt', null, 'Sign-in methods'),
         h('dd', { id: 'setting-providers' }, providers.join(', '))));
     }

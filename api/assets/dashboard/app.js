@@ -375,6 +375,16 @@
     return h('p', { class: 'form-err', role: 'alert' });
   }
 
+  /**
+   * The notice shown wherever the dashboard would otherwise promise an email (invitations, notifications,
+   * the admin page) while the server has no SMTP settings; `extra` says what to do meanwhile.
+   */
+  function emailOffNotice(id, extra) {
+    return h('div', { class: 'notice email-off', id, role: 'note' },
+      h('p', null, h('strong', null, 'Email is not configured: set SHIPMATE_SMTP_URL and SHIPMATE_MAIL_FROM'), ' on the server to send email.'),
+      extra ? h('p', null, extra) : null);
+  }
+
   // ---------------------------------------------------------------- Markdown (safe subset)
 
   /**
@@ -1146,11 +1156,12 @@
     const editorBox = h('div');
     const newBtn = h('button', { type: 'button', id: 'new-entry' }, 'New entry');
     newBtn.addEventListener('click', () => openEditor(null));
+    const subscribers = h('p', { class: 'subscribers hidden', id: 'subscriber-count' });
     setMain(
       pageHead('Changelog', 'Drafts stay private until you publish them.', project,
         h('a', { class: 'button button-secondary', href: `/c/${project.slug}`, target: '_blank', rel: 'noopener' }, 'Open public changelog'),
         newBtn),
-      editorBox, listBox);
+      subscribers, editorBox, listBox);
 
     let entries = [];
 
@@ -1289,8 +1300,24 @@
       title.focus();
     }
 
+    /** Who gets an email on publishing: confirmed subscribers (double opt-in), and those still to confirm. */
+    async function loadSubscribers() {
+      let n;
+      try {
+        n = await api('GET', `/v1/projects/${encodeURIComponent(project.id)}/changelog/subscribers`);
+      } catch (e) {
+        return; // viewers may not see it (403), and the entries matter more than the count
+      }
+      if (!alive() || !n) return;
+      subscribers.replaceChildren(
+        h('strong', { id: 'subscriber-confirmed' }, plural(n.confirmed || 0, 'subscriber', 'subscribers')),
+        n.pending ? h('span', { class: 'muted', id: 'subscriber-pending' }, ` (plus ${fmtNum(n.pending)} awaiting confirmation)`) : null,
+        h('span', { class: 'muted' }, ' receive each entry by email when it is published.'));
+      subscribers.classList.remove('hidden');
+    }
+
     listBox.append(h('p', { class: 'loading' }, 'Loading\u2026'));
-    await load();
+    await Promise.all([load(), loadSubscribers()]);
   }
 
   // ---------------------------------------------------------------- knowledge base
@@ -1851,7 +1878,7 @@
     setFieldError, field, options, formErr, confirmDialog, busy, copyText, timeEl, badge, capitalize, nextId,
     setMain, setLoading, setTitle, pageHead, navigate, projectPath, renderAccount, loadProject, signOut,
     devLoginEnabled,
-    fmtNum, plural, shortId, statusLabel, later,
+    fmtNum, plural, shortId, statusLabel, later, emailOffNotice,
     /** Adds a project section before `before`; with `roles`, the navigation lists it only for those. */
     registerSection(id, label, view, before, roles) {
       const at = SECTIONS.findIndex(([s]) => s === before);

@@ -30,6 +30,8 @@
 
     const listBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading members\u2026'));
     const invitesBox = h('div', { id: 'invites' });
+    const emailBox = h('div'); // the "email is not configured" notice, once the server has said so
+    let emailConfigured = null; // unknown until GET .../notifications answers
     const leave = h('button', { type: 'button', class: 'button-danger-quiet', id: 'leave-project' }, 'Leave project');
     leave.addEventListener('click', () => leaveProject(leave));
 
@@ -45,7 +47,19 @@
         h('h2', { id: 'roles-title' }, 'Roles'),
         h('dl', { class: 'roles' }, ORDER.map((r) => [h('dt', null, badge('role', r, roleLabel(r))), h('dd', null, S.capitalize(S.ROLES[r][1]))]))),
     );
-    await Promise.all([loadMembers(), manager ? loadInvites() : null]);
+    await Promise.all([loadMembers(), manager ? loadInvites() : null, manager ? loadEmailStatus() : null]);
+
+    /** Without SMTP the invitation email is not sent: say so where invitation links are made and shown. */
+    async function loadEmailStatus() {
+      try {
+        const n = await api('GET', `${base}/notifications`);
+        emailConfigured = !n || n.email_configured !== false;
+      } catch (e) {
+        return; // an older server, or a hiccup: the link hint still says to send the link yourself
+      }
+      if (!alive() || emailConfigured) return;
+      emailBox.replaceChildren(S.emailOffNotice('invite-email-off', 'Invitations are not emailed: copy each invitation link and send it yourself.'));
+    }
 
     async function loadMembers() {
       let members;
@@ -179,7 +193,7 @@
       return h('section', { class: 'card', 'aria-labelledby': 'invite-title' },
         h('h2', { id: 'invite-title' }, 'Invite someone'),
         h('p', { class: 'muted' }, 'They get a link to create their account (or sign in) and join. Links work once, for 7 days.'),
-        form, result);
+        emailBox, form, result);
     }
 
     function inviteLink(inv) {
@@ -189,7 +203,9 @@
         h('label', { for: 'invite-url' }, `Invitation link for ${inv.email} (${roleLabel(inv.role).toLowerCase()})`),
         h('div', { class: 'copy-row' }, url,
           h('button', { type: 'button', class: 'button-secondary', id: 'copy-invite', onclick: () => S.copyText(url.value, 'Invitation link') }, 'Copy')),
-        h('p', { class: 'hint', id: 'invite-url-hint' }, 'Shown only once: send it to them now. If this server sends email, they also get it by email.'));
+        h('p', { class: 'hint', id: 'invite-url-hint' }, emailConfigured === false
+          ? 'Shown only once, and not emailed (email is not configured): send it to them now.'
+          : `Shown only once: send it to them now.${emailConfigured ? ' They also get it by email.' : ' If this server sends email, they also get it by email.'}`));
     }
 
     async function loadInvites() {
