@@ -60,6 +60,19 @@ test('a correctly signed delivery verifies and its parsed body is returned', asy
   assert.deepEqual(event, JSON.parse(payload));
 });
 
+test('the example of the Standard Webhooks specification verifies', async () => {
+  const headers = {
+    'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    'webhook-timestamp': '1614265330',
+    'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+  };
+  const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+  const now = 1614265330 * 1000 + 10_000;
+  assert.deepEqual(await verifyWebhook('{"test": 2432232314}', headers, secret, { now }), { test: 2432232314 });
+  // The same delivery today is a replay.
+  await refused(verifyWebhook('{"test": 2432232314}', headers, secret), 'timestamp_too_old');
+});
+
 test('the body may be given as bytes, and headers as a Headers object or with any letter case', async () => {
   const secret = newSecret();
   const { payload, headers } = delivery([secret]);
