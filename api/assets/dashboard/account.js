@@ -71,7 +71,7 @@
       if (lost) { showError(lost.reason); return; }
       const emailOff = settled.some((r) => r.status === 'fulfilled' && r.value && r.value.email_configured === false);
       notifyBox.replaceChildren(
-        emailOff ? S.emailOffNotice('notify-email-off', 'Until then your choices are kept, but nothing is sent.') : null,
+        emailOff ? S.emailOffNotice('notify-email-off', 'Until then your choices are kept, but nothing is sent.') : '',
         h('ul', { class: 'notify-list', id: 'notify-list' }, projects.map((p, i) => notifyItem(p, settled[i]))));
     }
 
@@ -141,7 +141,7 @@
               h('td', null, when(s.last_used_at)),
               h('td', { class: 'num' }, action));
           })))),
-        endAll ? h('div', { class: 'button-row' }, endAll) : null);
+        endAll ? h('div', { class: 'button-row' }, endAll) : ''); // replaceChildren would print a null
     }
 
     async function endSessions(list, btn, title, text) {

@@ -1311,8 +1311,8 @@
       if (!alive() || !n) return;
       subscribers.replaceChildren(
         h('strong', { id: 'subscriber-confirmed' }, plural(n.confirmed || 0, 'subscriber', 'subscribers')),
-        n.pending ? h('span', { class: 'muted', id: 'subscriber-pending' }, ` (plus ${fmtNum(n.pending)} awaiting confirmation)`) : null,
-        h('span', { class: 'muted' }, ' receive each entry by email when it is published.'));
+        n.pending ? h('span', { class: 'muted', id: 'subscriber-pending' }, ` (plus ${fmtNum(n.pending)} awaiting confirmation)`) : '', // not null: replaceChildren prints it
+        h('span', { class: 'muted' }, ` ${n.confirmed === 1 ? 'receives' : 'receive'} each entry by email when it is published.`));
       subscribers.classList.remove('hidden');
     }
 

@@ -425,7 +425,7 @@
       const detail = h('tr', { class: `payload-row${expanded ? '' : ' hidden'}`, id: payloadId },
         h('td', { colspan: '7' },
           d.last_error ? h('p', { class: 'small' }, h('strong', null, 'Last error: '), d.last_error) : null,
-          h('p', { class: 'small muted' }, 'Event id ', h('code', null, d.event_id || d.id), '; the webhook-id header of every attempt.'),
+          h('p', { class: 'small muted' }, 'webhook-id ', h('code', null, d.id), ' (the same on every attempt) \u00b7 event ', h('code', null, d.event_id || '\u2014')),
           h('pre', { class: 'code-block payload', tabindex: '0', 'aria-label': `Payload of the ${d.type} delivery` }, h('code', null, prettyJson(d.payload)))));
       toggle.addEventListener('click', () => {
         const show = !open.has(d.id);
