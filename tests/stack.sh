@@ -65,6 +65,11 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Webhook receivers in the tests listen on 127.0.0.1, which the service refuses unless allowed; a short
+# retry schedule lets a delivery to a failing receiver reach `failed` within seconds.
+WEBHOOK_HOSTS="${SHIPMATE_WEBHOOK_ALLOWED_HOSTS:-127.0.0.1}"
+WEBHOOK_RETRIES="${SHIPMATE_WEBHOOK_RETRY_SCHEDULE:-1,1}"
+
 # Run from the repository root so the binaries' own .env loading finds REDIS_URL, the models and
 # friends; the variables set here win over the file.
 (
@@ -74,6 +79,8 @@ trap 'exit 143' TERM
         SHIPMATE_PUBLIC_URL="$API_URL" \
         SHIPMATE_DEV_LOGIN=1 \
         SHIPMATE_QUEUE_PREFIX="$QUEUE_PREFIX" \
+        SHIPMATE_WEBHOOK_ALLOWED_HOSTS="$WEBHOOK_HOSTS" \
+        SHIPMATE_WEBHOOK_RETRY_SCHEDULE="$WEBHOOK_RETRIES" \
         "$BIN"
 ) >"$LOG" 2>&1 &
 API_PID=$!
@@ -99,6 +106,8 @@ done
     cd "$REPO"
     exec env DATABASE_URL="$TEST_DB_URL" \
         SHIPMATE_QUEUE_PREFIX="$QUEUE_PREFIX" \
+        SHIPMATE_WEBHOOK_ALLOWED_HOSTS="$WEBHOOK_HOSTS" \
+        SHIPMATE_WEBHOOK_RETRY_SCHEDULE="$WEBHOOK_RETRIES" \
         "$WORKER_BIN"
 ) >"$WORKER_LOG" 2>&1 &
 WORKER_PID=$!
