@@ -47,6 +47,13 @@ impl Application {
             )
         })
         .await?;
+        let deliveries = shipmate_shared::startup::retry("redis", || {
+            shipmate_shared::outbound::connect_queue(
+                &settings.common.redis_url,
+                &settings.common.queue_prefix,
+            )
+        })
+        .await?;
         let listener = TcpListener::bind(&settings.bind).await?;
         let addr = listener.local_addr()?;
         let public_url = settings
@@ -56,7 +63,7 @@ impl Application {
         if settings.dev_login {
             tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
         }
-        let state = AppState::new(db, queue, settings, public_url)?;
+        let state = AppState::new(db, (queue, deliveries), settings, public_url)?;
         tokio::spawn(state.limits.clone().prune_forever());
         if !shipmate_shared::auth::users::any_exist(&state.db).await? {
             // The one place the setup token appears: whoever can read this log owns the instance.

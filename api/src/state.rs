@@ -44,6 +44,8 @@ pub struct Inner {
     pub events_limiter: DefaultKeyedRateLimiter<uuid::Uuid>,
     pub models: Registry,
     pub queue: Queue,
+    /// Webhook and email deliveries (apalis).
+    pub deliveries: shipmate_shared::outbound::DeliveryQueue,
     /// The country database, read into memory once at start.
     pub geo: Geo,
     /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
@@ -76,7 +78,7 @@ impl Deref for AppState {
 impl AppState {
     pub fn new(
         db: PgPool,
-        queue: Queue,
+        (queue, deliveries): (Queue, shipmate_shared::outbound::DeliveryQueue),
         settings: ApiSettings,
         public_url: String,
     ) -> anyhow::Result<Self> {
@@ -94,6 +96,7 @@ impl AppState {
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common),
             queue,
+            deliveries,
             geo: Geo::open(settings.common.geoip_db.as_deref()),
             salts: SaltCache::default(),
             query_cache: Mutex::new(HashMap::new()),
@@ -104,6 +107,19 @@ impl AppState {
             public_url: public_url.trim_end_matches('/').to_owned(),
             http,
         })))
+    }
+
+    /// Where email links point, and whether email goes out at all.
+    pub fn mail(&self) -> shipmate_shared::outbound::subscriptions::Mail<'_> {
+        shipmate_shared::outbound::subscriptions::Mail {
+            configured: self.settings.common.outbound.email_configured(),
+            public_url: &self.public_url,
+        }
+    }
+
+    /// Queues the deliveries a committed change recorded.
+    pub async fn deliver(&self, ids: &[uuid::Uuid]) {
+        shipmate_shared::outbound::enqueue(&self.deliveries, ids).await;
     }
 
     /// The project of an API key and what the key may do, from the cache or Postgres.

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::validate::Input;
@@ -75,7 +75,7 @@ impl Changes {
     }
 }
 
-pub async fn create(db: &PgPool, project_id: Uuid, c: Changes) -> AppResult<Entry> {
+pub async fn create(db: &mut PgConnection, project_id: Uuid, c: Changes) -> AppResult<Entry> {
     let published = c.published.unwrap_or(false);
     Ok(sqlx::query_as::<_, Entry>(&format!(
         "insert into changelog_entries (id, project_id, title, content, type, published, published_at)
@@ -87,14 +87,28 @@ pub async fn create(db: &PgPool, project_id: Uuid, c: Changes) -> AppResult<Entr
     .bind(c.content.unwrap_or_default())
     .bind(c.kind.unwrap_or_default())
     .bind(published)
-    .fetch_one(db)
+    .fetch_one(&mut *db)
     .await?)
 }
 
 /// `published_at` is set when a draft is published and kept while it stays published (so fixing a
 /// typo does not move it up the feed); unpublishing returns the entry to draft and clears it.
-pub async fn update(db: &PgPool, project_id: Uuid, id: Uuid, c: Changes) -> AppResult<Entry> {
-    sqlx::query_as::<_, Entry>(&format!(
+/// Answers the entry and whether it was published before.
+pub async fn update(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    c: Changes,
+) -> AppResult<(Entry, bool)> {
+    let was_published = sqlx::query_scalar!(
+        "select published from changelog_entries where project_id = $1 and id = $2 for update",
+        project_id,
+        id
+    )
+    .fetch_optional(&mut *db)
+    .await?
+    .ok_or_else(|| AppError::not_found("changelog entry"))?;
+    let entry = sqlx::query_as::<_, Entry>(&format!(
         "update changelog_entries set
             title = coalesce($3, title), content = coalesce($4, content), type = coalesce($5, type),
             published = coalesce($6, published),
@@ -108,9 +122,9 @@ pub async fn update(db: &PgPool, project_id: Uuid, id: Uuid, c: Changes) -> AppR
     .bind(c.content)
     .bind(c.kind)
     .bind(c.published)
-    .fetch_optional(db)
-    .await?
-    .ok_or_else(|| AppError::not_found("changelog entry"))
+    .fetch_one(&mut *db)
+    .await?;
+    Ok((entry, was_published))
 }
 
 /// Published entries newest first, or every entry (drafts first, then by date) for the owner.

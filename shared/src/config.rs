@@ -80,6 +80,8 @@ pub struct CommonSettings {
     /// Database connections per process.
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
+    #[command(flatten)]
+    pub outbound: crate::outbound::OutboundSettings,
 }
 
 /// Settings whose values are URLs that may carry a password.
@@ -88,6 +90,7 @@ const URL_SETTINGS: &[&str] = &[
     "REDIS_URL",
     "SHIPMATE_PROVIDER_A_URL",
     "SHIPMATE_PROVIDER_B_URL",
+    "SHIPMATE_SMTP_URL",
 ];
 
 /// The URL with its password, if any, shown as `***`.

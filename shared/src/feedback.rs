@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::validate::Input;
@@ -85,7 +85,11 @@ impl NewFeedback {
     }
 }
 
-pub async fn create(db: &PgPool, project_id: Uuid, new: NewFeedback) -> AppResult<Feedback> {
+pub async fn create(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    new: NewFeedback,
+) -> AppResult<Feedback> {
     let status = statuses_for(&new.kind)[0];
     Ok(sqlx::query_as::<_, Feedback>(&format!(
         "insert into feedback (id, project_id, title, description, type, status, submitter_email)
@@ -98,7 +102,7 @@ pub async fn create(db: &PgPool, project_id: Uuid, new: NewFeedback) -> AppResul
     .bind(&new.kind)
     .bind(status)
     .bind(&new.submitter_email)
-    .fetch_one(db)
+    .fetch_one(&mut *db)
     .await?)
 }
 
@@ -136,22 +140,30 @@ pub async fn get(db: &PgPool, id: Uuid) -> AppResult<Feedback> {
         .ok_or_else(|| AppError::not_found("feedback entry"))
 }
 
-/// Moves the entry to any status of its own type's set.
+/// Moves the entry to any status of its own type's set; answers it and the status it had.
 pub async fn set_status(
-    db: &PgPool,
+    db: &mut PgConnection,
     project_id: Uuid,
     id: Uuid,
     status: &str,
-) -> AppResult<Feedback> {
-    sqlx::query_as::<_, Feedback>(&format!(
+) -> AppResult<(Feedback, String)> {
+    let previous = sqlx::query_scalar!(
+        "select status from feedback where project_id = $1 and id = $2 for update",
+        project_id,
+        id
+    )
+    .fetch_optional(&mut *db)
+    .await?
+    .ok_or_else(|| AppError::not_found("feedback entry"))?;
+    let entry = sqlx::query_as::<_, Feedback>(&format!(
         "update feedback set status = $3, updated_at = now() where project_id = $1 and id = $2 returning {COLUMNS}"
     ))
     .bind(project_id)
     .bind(id)
     .bind(status)
-    .fetch_optional(db)
-    .await?
-    .ok_or_else(|| AppError::not_found("feedback entry"))
+    .fetch_one(&mut *db)
+    .await?;
+    Ok((entry, previous))
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::validate::Input;
@@ -67,7 +67,11 @@ impl NewTestimonial {
     }
 }
 
-pub async fn create(db: &PgPool, project_id: Uuid, new: NewTestimonial) -> AppResult<Testimonial> {
+pub async fn create(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    new: NewTestimonial,
+) -> AppResult<Testimonial> {
     Ok(sqlx::query_as::<_, Testimonial>(&format!(
         "insert into testimonials (id, project_id, author_name, author_email, author_title, content, rating, tweet_url, status)
          values ($1, $2, $3, $4, $5, $6, $7, $8, 'pending') returning {COLUMNS}"
@@ -80,7 +84,7 @@ pub async fn create(db: &PgPool, project_id: Uuid, new: NewTestimonial) -> AppRe
     .bind(&new.content)
     .bind(new.rating)
     .bind(&new.tweet_url)
-    .fetch_one(db)
+    .fetch_one(&mut *db)
     .await?)
 }
 
@@ -125,21 +129,30 @@ pub async fn stats(db: &PgPool, project_id: Uuid) -> AppResult<Stats> {
     .await?)
 }
 
+/// Answers the testimonial and the status it had.
 pub async fn set_status(
-    db: &PgPool,
+    db: &mut PgConnection,
     project_id: Uuid,
     id: Uuid,
     status: &str,
-) -> AppResult<Testimonial> {
-    sqlx::query_as::<_, Testimonial>(&format!(
+) -> AppResult<(Testimonial, String)> {
+    let previous = sqlx::query_scalar!(
+        "select status from testimonials where project_id = $1 and id = $2 for update",
+        project_id,
+        id
+    )
+    .fetch_optional(&mut *db)
+    .await?
+    .ok_or_else(|| AppError::not_found("testimonial"))?;
+    let t = sqlx::query_as::<_, Testimonial>(&format!(
         "update testimonials set status = $3, updated_at = now() where project_id = $1 and id = $2 returning {COLUMNS}"
     ))
     .bind(project_id)
     .bind(id)
     .bind(status)
-    .fetch_optional(db)
-    .await?
-    .ok_or_else(|| AppError::not_found("testimonial"))
+    .fetch_one(&mut *db)
+    .await?;
+    Ok((t, previous))
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {

@@ -44,11 +44,22 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     };
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
     let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
-    let housekeeping = jobs::housekeeping::run(db.clone(), stop.clone());
+    let delivery_queue = retry("redis", || {
+        shipmate_shared::outbound::connect_queue(
+            &settings.common.redis_url,
+            &settings.common.queue_prefix,
+        )
+    })
+    .await?;
+    let deliver_ctx =
+        jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());
+    let deliveries =
+        jobs::schedules::deliveries(consumer.clone(), deliver_ctx.clone(), stop.clone());
+    let schedules = jobs::schedules::cron(consumer.clone(), &deliver_ctx, stop.clone());
     let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
     let events = events_loop(enricher, events_queue, consumer, settings, stop);
-    tokio::join!(embed, events, upkeep, housekeeping);
+    tokio::join!(embed, events, upkeep, deliveries, schedules);
     tracing::info!("shipmate-worker stopped");
     Ok(())
 }

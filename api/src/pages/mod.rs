@@ -5,6 +5,7 @@
 mod board;
 mod changelog;
 mod dashboard;
+mod subscriptions;
 mod testimonial_form;
 
 use axum::http::{header, HeaderValue, StatusCode};
@@ -30,6 +31,11 @@ pub fn router() -> Router<AppState> {
         )
         .route("/c/{slug}", get(changelog::page))
         .route("/c/{slug}/feed.xml", get(changelog::feed))
+        .route("/subscriptions/confirm", get(subscriptions::confirm))
+        .route(
+            "/subscriptions/unsubscribe",
+            get(subscriptions::ask).post(subscriptions::unsubscribe),
+        )
         .route("/assets/app.css", get(app_css))
         .route("/assets/board.js", get(board_js))
         .route("/assets/testimonial.js", get(testimonial_js))

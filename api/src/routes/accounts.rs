@@ -9,6 +9,7 @@ use axum::{Json, Router};
 use serde_json::json;
 use shipmate_shared::auth::oauth;
 use shipmate_shared::auth::{accounts, resets, sessions};
+use shipmate_shared::outbound::notify;
 use shipmate_shared::tokens::secrets_equal;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
@@ -155,15 +156,17 @@ pub async fn request_reset(
     State(state): State<AppState>,
     JsonBody(mut input): JsonBody,
 ) -> AppResult<(StatusCode, Json<serde_json::Value>)> {
-    let email = input.email("email");
+    let email = input.email("email").unwrap_or_default();
     input.finish()?;
-    if resets::account_for(&state.db, &email.unwrap_or_default())
-        .await?
-        .is_some()
-    {
-        // Sending needs SMTP (the outbound delivery work); an instance admin makes the link until
-        // then. The link itself is never logged.
-        tracing::info!("password reset asked for an account, but email is not configured");
+    if let Some(user) = resets::account_for(&state.db, &email).await? {
+        if state.mail().configured {
+            let link = resets::create_link(&state.db, user, &state.public_url).await?;
+            let deliveries = notify::password_reset(&state.db, &email, &link).await?;
+            state.deliver(&deliveries).await;
+        } else {
+            // Without SMTP an instance admin makes the link; the link itself is never logged.
+            tracing::info!("password reset asked for an account, but email is not configured");
+        }
     }
     Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": true }))))
 }

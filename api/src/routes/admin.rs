@@ -97,7 +97,7 @@ pub struct InstanceSettings {
 pub async fn settings(State(state): State<AppState>, _: InstanceAdmin) -> Json<InstanceSettings> {
     Json(InstanceSettings {
         registration: state.settings.registration,
-        email_configured: false,
+        email_configured: state.settings.common.outbound.email_configured(),
         providers: super::auth::sign_in_methods(&state),
     })
 }

@@ -6,6 +6,7 @@ use axum::routing::{get, patch};
 use axum::{Json, Router};
 use serde_json::json;
 use shipmate_shared::changelog::{self, Changes, Entry};
+use shipmate_shared::outbound::notify;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
@@ -58,10 +59,12 @@ pub async fn create(
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Entry>)> {
     let changes = Changes::parse_new(input)?;
-    Ok((
-        StatusCode::CREATED,
-        Json(changelog::create(&state.db, project.id, changes).await?),
-    ))
+    let mut tx = state.db.begin().await?;
+    let entry = changelog::create(&mut tx, project.id, changes).await?;
+    let deliveries = notify::changelog_saved(&mut tx, state.mail(), &entry, false).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok((StatusCode::CREATED, Json(entry)))
 }
 
 /// Changes any of `title, content, type, published`; `published: false` returns it to draft.
@@ -76,9 +79,12 @@ pub async fn update(
 ) -> AppResult<Json<Entry>> {
     let id = parse_id(&id, "changelog entry")?;
     let changes = Changes::parse_update(input)?;
-    Ok(Json(
-        changelog::update(&state.db, project.id, id, changes).await?,
-    ))
+    let mut tx = state.db.begin().await?;
+    let (entry, was_published) = changelog::update(&mut tx, project.id, id, changes).await?;
+    let deliveries = notify::changelog_saved(&mut tx, state.mail(), &entry, was_published).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok(Json(entry))
 }
 
 #[utoipa::path(delete, path = "/v1/changelog/dashboard/{project_id}/{id}", tag = "changelog", security(("session" = [])),

@@ -8,6 +8,7 @@ use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
 use serde_json::json;
 use shipmate_shared::feedback::{self, Feedback, ListFilter, NewFeedback, VoteState};
+use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{projects, AppError, AppResult};
@@ -38,11 +39,13 @@ pub async fn create(
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
     let new = NewFeedback::parse(input)?;
-    Ok((
-        StatusCode::CREATED,
-        // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
-        Json(feedback::create(&state.db, project.id, new).await?.public()),
-    ))
+    let mut tx = state.db.begin().await?;
+    let entry = feedback::create(&mut tx, project.id, new).await?;
+    let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
+    Ok((StatusCode::CREATED, Json(entry.public())))
 }
 
 /// The project's board: entries with vote counts, never submitters' addresses.
@@ -126,9 +129,14 @@ pub async fn update(
             ),
         ));
     }
-    Ok(Json(
-        feedback::set_status(&state.db, entry.project_id, entry.id, &status).await?,
-    ))
+    let mut tx = state.db.begin().await?;
+    let (entry, previous) =
+        feedback::set_status(&mut tx, entry.project_id, entry.id, &status).await?;
+    let deliveries =
+        notify::feedback_status_changed(&mut tx, state.mail(), &entry, &previous).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok(Json(entry))
 }
 
 /// Deletes an entry and its votes (members and up).

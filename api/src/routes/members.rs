@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
 use serde::Serialize;
+use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::invites::{self, Invite, InvitePreview};
 use shipmate_shared::teams::members::{self, Actor, Member};
 use shipmate_shared::teams::{role_field, Role};
@@ -116,6 +117,16 @@ pub async fn invite(
         &state.public_url,
     )
     .await?;
+    let deliveries = notify::invite(
+        &state.db,
+        state.mail(),
+        access.project.id,
+        &invite.email,
+        role.as_str(),
+        invite.url.as_deref().unwrap_or_default(),
+    )
+    .await?;
+    state.deliver(&deliveries).await;
     Ok((StatusCode::CREATED, Json(invite)))
 }
 

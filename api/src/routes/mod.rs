@@ -6,6 +6,7 @@ pub mod analytics;
 pub mod api_keys;
 pub mod auth;
 pub mod changelog;
+pub mod email;
 pub mod feedback;
 pub mod indexes;
 pub mod members;
@@ -13,6 +14,7 @@ pub mod meta;
 pub mod projects;
 pub mod schemas;
 pub mod testimonials;
+pub mod webhooks;
 
 use axum::http::{header, HeaderName, Method};
 use axum::Router;
@@ -33,6 +35,7 @@ pub fn cors() -> CorsLayer {
         .allow_methods([
             Method::GET,
             Method::POST,
+            Method::PUT,
             Method::PATCH,
             Method::DELETE,
             Method::OPTIONS,
@@ -60,6 +63,8 @@ pub fn api() -> Router<AppState> {
         .merge(changelog::router())
         .merge(indexes::router())
         .merge(analytics::router())
+        .merge(webhooks::router())
+        .merge(email::router())
         .merge(meta::api_router())
 }
 
@@ -97,6 +102,10 @@ pub async fn method_not_allowed() -> AppError {
         indexes::show_document, indexes::remove_document, indexes::search_index,
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
         analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
+        webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
+        webhooks::rotate_secret, webhooks::test, webhooks::deliveries, webhooks::retry,
+        email::notifications, email::set_notifications, email::subscribers, email::subscribe,
+        email::subscribe_public, email::suppressions, email::lift,
     ),
     components(schemas(shipmate_shared::error::Problem, shipmate_shared::error::FieldError)),
     modifiers(&Security, &Problems)

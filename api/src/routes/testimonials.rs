@@ -7,6 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use serde_json::json;
+use shipmate_shared::outbound::notify;
 use shipmate_shared::testimonials::{self, NewTestimonial, Testimonial};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{projects, AppResult};
@@ -37,15 +38,23 @@ pub async fn create(
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Testimonial>)> {
     let new = NewTestimonial::parse(input)?;
-    Ok((
-        StatusCode::CREATED,
-        // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
-        Json(
-            testimonials::create(&state.db, project.id, new)
-                .await?
-                .public(),
-        ),
-    ))
+    let created = store(&state, project.id, new).await?;
+    // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
+    Ok((StatusCode::CREATED, Json(created.public())))
+}
+
+/// Stores a testimonial with its event and notifications, then queues them.
+async fn store(
+    state: &AppState,
+    project_id: uuid::Uuid,
+    new: NewTestimonial,
+) -> AppResult<Testimonial> {
+    let mut tx = state.db.begin().await?;
+    let created = testimonials::create(&mut tx, project_id, new).await?;
+    let deliveries = notify::testimonial_created(&mut tx, state.mail(), &created).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok(created)
 }
 
 /// The public form's submission, without a key: rate-limited per IP, with a honeypot field.
@@ -88,7 +97,7 @@ pub async fn create_public(
         };
         return Ok((StatusCode::CREATED, Json(fake)));
     }
-    let created = testimonials::create(&state.db, project.id, new).await?;
+    let created = store(&state, project.id, new).await?;
     Ok((StatusCode::CREATED, Json(created.public())))
 }
 
@@ -134,9 +143,13 @@ pub async fn moderate(
     let id = parse_id(&id, "testimonial")?;
     let status = input.one_of("status", &["approved", "rejected"]);
     input.finish()?;
-    Ok(Json(
-        testimonials::set_status(&state.db, project.id, id, &status.unwrap_or_default()).await?,
-    ))
+    let mut tx = state.db.begin().await?;
+    let (t, previous) =
+        testimonials::set_status(&mut tx, project.id, id, &status.unwrap_or_default()).await?;
+    let deliveries = notify::testimonial_moderated(&mut tx, &t, &previous).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok(Json(t))
 }
 
 #[utoipa::path(delete, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),

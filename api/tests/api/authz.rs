@@ -180,6 +180,31 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
     let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
     let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
 
+    let hook = post(
+        &app,
+        &format!("/v1/projects/{pid}/webhooks"),
+        s,
+        json!({"url": "https://93.184.216.34/hook", "events": ["*"]}),
+    )
+    .await;
+    let wid = id(&hook).to_owned();
+    let ping = post(
+        &app,
+        &format!("/v1/projects/{pid}/webhooks/{wid}/test"),
+        s,
+        json!({}),
+    )
+    .await;
+    let dlv = ping["delivery_id"].as_str().unwrap().to_owned();
+    let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    sqlx::query(
+        "insert into email_suppressions (email, reason) values ('gone@example.com', 'test')",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let hooks = format!("/v1/projects/{pid}/webhooks/{wid}");
+
     use Access::*;
     let event = json!({"name": "pageview", "url": "https://example.com/"});
     let rows: Vec<(Method, String, Access, Option<Value>)> = vec![
@@ -429,7 +454,89 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             InstanceAdmin,
             None,
         ),
+        (Method::GET, "/v1/webhooks/events".into(), Public, None),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/webhooks"),
+            Role("admin"),
+            Some(json!({"url": "https://93.184.216.34/{caller}", "events": ["feedback.created"]})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}/webhooks"),
+            Role("admin"),
+            None,
+        ),
+        (Method::GET, hooks.clone(), Role("admin"), None),
+        (
+            Method::PATCH,
+            hooks.clone(),
+            Role("admin"),
+            Some(json!({"description": "by {caller}"})),
+        ),
+        (
+            Method::POST,
+            format!("{hooks}/rotate-secret"),
+            Role("admin"),
+            None,
+        ),
+        (Method::POST, format!("{hooks}/test"), Role("admin"), None),
+        (
+            Method::GET,
+            format!("{hooks}/deliveries"),
+            Role("admin"),
+            None,
+        ),
+        (
+            Method::POST,
+            format!("{hooks}/deliveries/{dlv}/retry"),
+            Role("admin"),
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}/notifications"),
+            Role("viewer"),
+            None,
+        ),
+        (
+            Method::PUT,
+            format!("/v1/projects/{pid}/notifications"),
+            Role("viewer"),
+            Some(json!({"new_feedback": true})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/projects/{pid}/changelog/subscribers"),
+            Role("member"),
+            None,
+        ),
+        (
+            Method::POST,
+            "/v1/changelog/subscribe".into(),
+            KeyCollection,
+            Some(json!({"email": "reader{caller}@example.com"})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/changelog/by-project/{slug}/subscribe"),
+            Public,
+            Some(json!({"email": "public{caller}@example.com"})),
+        ),
+        (
+            Method::GET,
+            "/v1/admin/suppressions".into(),
+            InstanceAdmin,
+            None,
+        ),
         // Destructive rows from here on.
+        (
+            Method::DELETE,
+            "/v1/admin/suppressions/gone@example.com".into(),
+            InstanceAdmin,
+            None,
+        ),
+        (Method::DELETE, hooks.clone(), Role("admin"), None),
         (
             Method::DELETE,
             format!("/v1/projects/{pid}/invites/{invite_id}"),

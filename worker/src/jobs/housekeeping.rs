@@ -1,28 +1,18 @@
-//! Housekeeping once a minute (every worker runs it; the deletes are idempotent): expired OAuth
-//! states, login failures, reset links and invites, and the visitor salts of days that have ended.
-//! It runs whether or not anything else happens, so a salt goes within a minute after its UTC day
-//! ends (the contract allows an hour) even when no event arrives.
-
-use std::time::Duration;
+//! Housekeeping on an `apalis-cron` schedule, once a minute in every worker (the deletes are
+//! idempotent): expired OAuth states, login failures, reset links and invites, the visitor salts of
+//! days that have ended, and finished deliveries older than the log keeps. It runs whether or not
+//! anything else happens, so a salt goes within a minute after its UTC day ends (the contract allows
+//! an hour) even when no event arrives.
 
 use shipmate_shared::analytics::store;
 use shipmate_shared::auth::housekeeping;
+use shipmate_shared::outbound::store as deliveries;
 use sqlx::PgPool;
-use tokio::sync::watch;
 
-const EVERY: Duration = Duration::from_secs(60);
+/// Days a finished delivery stays in the log.
+const DELIVERY_LOG_DAYS: i32 = 30;
 
-pub async fn run(db: PgPool, mut stop: watch::Receiver<bool>) {
-    while !*stop.borrow() {
-        round(&db).await;
-        tokio::select! {
-            _ = tokio::time::sleep(EVERY) => {}
-            _ = stop.changed() => break,
-        }
-    }
-}
-
-/// One round; each purge is tried even when the other fails.
+/// One round; each purge is tried even when another fails.
 pub async fn round(db: &PgPool) {
     match housekeeping::purge(db).await {
         Ok(0) => {}
@@ -33,5 +23,10 @@ pub async fn round(db: &PgPool) {
         Ok(0) => {}
         Ok(gone) => tracing::info!(gone, "deleted the visitor salts of ended days"),
         Err(e) => tracing::warn!(error = %e, "deleting old visitor salts failed; will retry"),
+    }
+    match deliveries::purge(db, DELIVERY_LOG_DAYS).await {
+        Ok(0) => {}
+        Ok(gone) => tracing::info!(gone, "purged finished deliveries past the log's keep"),
+        Err(e) => tracing::warn!(error = %e, "purging old deliveries failed; will retry"),
     }
 }

@@ -1,4 +1,6 @@
+pub mod deliver;
 pub mod embed;
 pub mod events;
 pub mod housekeeping;
+pub mod schedules;
 pub mod upkeep;

@@ -7,9 +7,11 @@
 mod helpers;
 
 mod analytics;
+mod delivery;
 mod fakes;
 mod kb_api;
 mod privacy;
 mod providers;
+mod receivers;
 mod resilience;
 mod support;

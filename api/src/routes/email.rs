@@ -1,0 +1,184 @@
+//! Email settings and lists: members' notification settings, changelog subscriptions, the
+//! subscriber count, and suppressed addresses (instance admins).
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use serde::Serialize;
+use serde_json::json;
+use shipmate_shared::outbound::subscriptions::{
+    self, Notifications, SubscriberCounts, Suppression,
+};
+use shipmate_shared::projects::{self, Project};
+use shipmate_shared::validate::Input;
+use shipmate_shared::AppResult;
+use utoipa::ToSchema;
+
+use super::admin::InstanceAdmin;
+use super::schemas::Accepted;
+use crate::extract::{JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/v1/projects/{project_id}/notifications",
+            get(notifications)
+                .put(set_notifications)
+                .patch(set_notifications),
+        )
+        .route(
+            "/v1/projects/{project_id}/changelog/subscribers",
+            get(subscribers),
+        )
+        .route("/v1/changelog/subscribe", post(subscribe))
+        .route(
+            "/v1/changelog/by-project/{slug}/subscribe",
+            post(subscribe_public),
+        )
+        .route("/v1/admin/suppressions", get(suppressions))
+        .route("/v1/admin/suppressions/{email}", delete(lift))
+}
+
+/// The caller's own notification emails for this project (owners get both by default).
+#[utoipa::path(get, path = "/v1/projects/{project_id}/notifications", tag = "email", security(("session" = [])),
+    params(("project_id" = String, Path)),
+    responses((status = 200, body = Notifications), (status = 403, description = "not a member")))]
+pub async fn notifications(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+) -> AppResult<Json<Notifications>> {
+    Ok(Json(
+        subscriptions::notifications(
+            &state.db,
+            access.project.id,
+            access.session.user.id,
+            state.mail().configured,
+        )
+        .await?,
+    ))
+}
+
+/// Changes the caller's own settings.
+#[utoipa::path(put, path = "/v1/projects/{project_id}/notifications", tag = "email", security(("session" = [])),
+    params(("project_id" = String, Path)),
+    request_body(content = serde_json::Value, description = "any of `{new_feedback, new_testimonial}` (booleans)"),
+    responses((status = 200, body = Notifications), (status = 422, description = "not booleans")))]
+pub async fn set_notifications(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+    JsonBody(mut input): JsonBody,
+) -> AppResult<Json<Notifications>> {
+    let new_feedback = input.opt_bool("new_feedback");
+    let new_testimonial = input.opt_bool("new_testimonial");
+    input.finish()?;
+    let (project, user) = (access.project.id, access.session.user.id);
+    subscriptions::set_notifications(&state.db, project, user, new_feedback, new_testimonial)
+        .await?;
+    let configured = state.mail().configured;
+    Ok(Json(
+        subscriptions::notifications(&state.db, project, user, configured).await?,
+    ))
+}
+
+/// Changelog subscribers: confirmed, and still waiting for their confirmation.
+#[utoipa::path(get, path = "/v1/projects/{project_id}/changelog/subscribers", tag = "email", security(("session" = [])),
+    params(("project_id" = String, Path)),
+    responses((status = 200, body = SubscriberCounts), (status = 403, description = "without the role needed")))]
+pub async fn subscribers(
+    State(state): State<AppState>,
+    access: ProjectAccess<Member>,
+) -> AppResult<Json<SubscriberCounts>> {
+    Ok(Json(
+        subscriptions::counts(&state.db, access.project.id).await?,
+    ))
+}
+
+async fn start_subscription(
+    state: &AppState,
+    project: &Project,
+    mut input: Input,
+) -> AppResult<()> {
+    let email = input.email("email");
+    input.finish()?;
+    let mut tx = state.db.begin().await?;
+    let deliveries = subscriptions::subscribe(
+        &mut tx,
+        state.mail(),
+        (project.id, &project.name),
+        &email.unwrap_or_default(),
+    )
+    .await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok(())
+}
+
+fn accepted() -> (StatusCode, Json<serde_json::Value>) {
+    (StatusCode::ACCEPTED, Json(json!({ "accepted": true })))
+}
+
+/// Subscribes an address to the changelog (double opt-in: a confirmation email goes out first).
+#[utoipa::path(post, path = "/v1/changelog/subscribe", tag = "changelog", security(("api_key" = [])),
+    request_body(content = serde_json::Value, description = "`{email}`"),
+    responses((status = 202, body = Accepted), (status = 422, description = "not an email address")))]
+pub async fn subscribe(
+    State(state): State<AppState>,
+    ProjectKey { project, .. }: ProjectKey,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<serde_json::Value>)> {
+    start_subscription(&state, &project, input).await?;
+    Ok(accepted())
+}
+
+/// The same for the public changelog page, without a key: rate-limited per client address.
+#[utoipa::path(post, path = "/v1/changelog/by-project/{slug}/subscribe", tag = "changelog",
+    params(("slug" = String, Path)),
+    request_body(content = serde_json::Value, description = "`{email}`"),
+    responses((status = 202, body = Accepted), (status = 404, description = "unknown slug"), (status = 422, description = "not an email address"), (status = 429, description = "too many")))]
+pub async fn subscribe_public(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Path(slug): Path<String>,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<serde_json::Value>)> {
+    let project = projects::by_slug(&state.db, &slug).await?;
+    let client = crate::limits::bucket(state.client_ip(peer, &headers));
+    state.limits.write(client, project.id)?;
+    start_subscription(&state, &project, input).await?;
+    Ok(accepted())
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct SuppressionList {
+    pub data: Vec<Suppression>,
+}
+
+/// Addresses that answered with a permanent SMTP failure: no notifications or subscriptions go there.
+#[utoipa::path(get, path = "/v1/admin/suppressions", tag = "admin", security(("session" = [])),
+    responses((status = 200, body = SuppressionList), (status = 403, description = "not an instance admin")))]
+pub async fn suppressions(
+    State(state): State<AppState>,
+    _: InstanceAdmin,
+) -> AppResult<Json<SuppressionList>> {
+    Ok(Json(SuppressionList {
+        data: subscriptions::suppressions(&state.db).await?,
+    }))
+}
+
+/// Lifts a suppression: the address gets notifications again.
+#[utoipa::path(delete, path = "/v1/admin/suppressions/{email}", tag = "admin", security(("session" = [])),
+    params(("email" = String, Path)),
+    responses((status = 200, description = "`{id: email, deleted: true}`"), (status = 404, description = "not suppressed")))]
+pub async fn lift(
+    State(state): State<AppState>,
+    _: InstanceAdmin,
+    Path(email): Path<String>,
+) -> AppResult<Json<serde_json::Value>> {
+    subscriptions::lift(&state.db, &email).await?;
+    Ok(Json(json!({ "id": email.to_lowercase(), "deleted": true })))
+}

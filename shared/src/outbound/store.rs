@@ -1,0 +1,203 @@
+//! The delivery log: claiming an attempt, recording its outcome, the sweep and the purge.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::RetrySchedule;
+use crate::{AppError, AppResult};
+
+/// How long an attempt holds its delivery: longer than an attempt can take (10 s for a webhook, the
+/// SMTP timeouts for an email), so only a dead worker's attempt ever outlives it.
+pub const LEASE: Duration = Duration::from_secs(25);
+
+/// A delivery as the API lists it.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Delivery {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    #[serde(rename = "type")]
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    /// `pending`, `delivered` or `failed`.
+    pub status: String,
+    pub attempts: i32,
+    pub last_status_code: Option<i32>,
+    pub last_error: Option<String>,
+    /// When the next attempt is due; `null` once delivered or failed.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    /// The body sent (`{type, timestamp, data}`).
+    #[schema(value_type = Object)]
+    pub payload: Value,
+}
+
+const COLUMNS: &str = "id, event_id, type, status, attempts, last_status_code, last_error,
+    case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, payload";
+
+/// An attempt in hand: the row, leased to this worker.
+#[derive(Debug, sqlx::FromRow)]
+pub struct Claimed {
+    pub id: Uuid,
+    pub channel: String,
+    pub webhook_id: Option<Uuid>,
+    #[sqlx(rename = "type")]
+    pub kind: String,
+    pub payload: Value,
+    pub recipient: Option<String>,
+    pub attempts: i32,
+}
+
+/// Takes the delivery for one attempt if it is pending, due and not held by another attempt;
+/// `None` means there is nothing to do (delivered, failed, scheduled later, or in progress).
+pub async fn claim(db: &PgPool, id: Uuid) -> AppResult<Option<Claimed>> {
+    Ok(sqlx::query_as::<_, Claimed>(
+        "update deliveries set attempts = attempts + 1, lease_until = now() + $2
+         where id = $1 and status = 'pending' and next_attempt_at <= now() + interval '1 second'
+           and (lease_until is null or lease_until < now())
+         returning id, channel, webhook_id, type, payload, recipient, attempts",
+    )
+    .bind(id)
+    .bind(LEASE)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// What an attempt came to.
+#[derive(Debug)]
+pub enum Outcome {
+    Delivered {
+        status_code: Option<i32>,
+    },
+    /// Worth trying again on the schedule.
+    Retry {
+        status_code: Option<i32>,
+        error: String,
+    },
+    /// Never worth trying again (an SMTP 5xx, a webhook deleted meanwhile).
+    Permanent {
+        status_code: Option<i32>,
+        error: String,
+    },
+}
+
+/// Records the attempt; answers the delay after which the next one is due, if any.
+pub async fn finish(
+    db: &PgPool,
+    claimed: &Claimed,
+    outcome: &Outcome,
+    schedule: &RetrySchedule,
+) -> AppResult<Option<Duration>> {
+    let (status, code, error, delay) = match outcome {
+        Outcome::Delivered { status_code } => ("delivered", *status_code, None, None),
+        Outcome::Retry { status_code, error } => match schedule.after(claimed.attempts) {
+            Some(d) => ("pending", *status_code, Some(error.as_str()), Some(d)),
+            None => ("failed", *status_code, Some(error.as_str()), None),
+        },
+        Outcome::Permanent { status_code, error } => {
+            ("failed", *status_code, Some(error.as_str()), None)
+        }
+    };
+    let delay_ms = delay.map(|d| d.as_millis() as i64).unwrap_or(0);
+    sqlx::query(
+        "update deliveries set status = $2, last_status_code = $3, last_error = $4, lease_until = null,
+            next_attempt_at = now() + make_interval(secs => $5::float8 / 1000),
+            queued_at = now() + make_interval(secs => $5::float8 / 1000),
+            -- A sent invite or reset keeps no link in the log.
+            payload = case when $2 <> 'pending' and payload->>'sensitive' = 'true'
+                then jsonb_build_object('subject', payload->'subject', 'sensitive', true, 'text', '', 'html', '')
+                else payload end
+         where id = $1",
+    )
+    .bind(claimed.id)
+    .bind(status)
+    .bind(code)
+    .bind(error.map(|e| truncate(e, 500)))
+    .bind(delay_ms)
+    .execute(db)
+    .await?;
+    Ok(delay)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// Deliveries that are due but whose job is gone: queued (or due) more than a lease ago and not
+/// held by an attempt. Marks them queued again and returns them, to be queued by the caller.
+pub async fn sweep(db: &PgPool) -> AppResult<Vec<Uuid>> {
+    Ok(sqlx::query_scalar::<_, Uuid>(
+        "update deliveries set queued_at = now() where id in (
+            select id from deliveries
+            where status = 'pending' and next_attempt_at <= now()
+              and (lease_until is null or lease_until < now())
+              and (queued_at is null or queued_at < now() - $1)
+            order by next_attempt_at limit 1000 for update skip locked)
+         returning id",
+    )
+    .bind(LEASE)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Finished deliveries are kept this long (the log the dashboard shows).
+pub async fn purge(db: &PgPool, keep_days: i32) -> AppResult<u64> {
+    Ok(sqlx::query(
+        "delete from deliveries where status <> 'pending' and created_at < now() - make_interval(days => $1)",
+    )
+    .bind(keep_days)
+    .execute(db)
+    .await?
+    .rows_affected())
+}
+
+/// A webhook's deliveries, newest first.
+pub async fn list_for_webhook(
+    db: &PgPool,
+    webhook_id: Uuid,
+    limit: i64,
+) -> AppResult<Vec<Delivery>> {
+    Ok(sqlx::query_as::<_, Delivery>(&format!(
+        "select {COLUMNS} from deliveries where webhook_id = $1 order by created_at desc, id desc limit $2"
+    ))
+    .bind(webhook_id)
+    .bind(limit)
+    .fetch_all(db)
+    .await?)
+}
+
+/// Makes a delivery due now again (same id, so the same `webhook-id`); `attempts` keeps counting.
+/// An attempt in progress answers 409.
+pub async fn retry(db: &PgPool, webhook_id: Uuid, id: Uuid) -> AppResult<Delivery> {
+    let row = sqlx::query_as::<_, Delivery>(&format!(
+        "update deliveries set status = 'pending', next_attempt_at = now(), queued_at = now()
+         where id = $1 and webhook_id = $2 and (lease_until is null or lease_until < now())
+         returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(webhook_id)
+    .fetch_optional(db)
+    .await?;
+    match row {
+        Some(d) => Ok(d),
+        None if exists(db, webhook_id, id).await? => Err(AppError::conflict(
+            "delivery_in_progress",
+            "an attempt of this delivery is in progress",
+        )),
+        None => Err(AppError::not_found("delivery")),
+    }
+}
+
+async fn exists(db: &PgPool, webhook_id: Uuid, id: Uuid) -> AppResult<bool> {
+    Ok(sqlx::query_scalar::<_, bool>(
+        "select exists(select 1 from deliveries where id = $1 and webhook_id = $2)",
+    )
+    .bind(id)
+    .bind(webhook_id)
+    .fetch_one(db)
+    .await?)
+}

@@ -1,0 +1,160 @@
+//! The apalis delivery worker: one attempt per job (claim the row, send, record), and the sweep
+//! that re-queues deliveries whose job was lost.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use shipmate_shared::outbound::email::{Mailer, Rendered};
+use shipmate_shared::outbound::store::{self, Claimed, Outcome};
+use shipmate_shared::outbound::{
+    self, net, webhooks, DeliveryJob, DeliveryQueue, OutboundSettings,
+};
+use sqlx::PgPool;
+
+/// What every attempt needs; cloned into each job by apalis.
+#[derive(Clone)]
+pub struct Context {
+    pub db: PgPool,
+    pub queue: DeliveryQueue,
+    pub http: reqwest::Client,
+    pub mailer: Option<Mailer>,
+    pub settings: OutboundSettings,
+}
+
+impl Context {
+    pub fn new(db: PgPool, queue: DeliveryQueue, settings: OutboundSettings) -> Self {
+        Context {
+            http: net::webhook_client(&settings.webhook_allowed_hosts),
+            mailer: Mailer::new(&settings),
+            db,
+            queue,
+            settings,
+        }
+    }
+}
+
+/// An error here makes apalis keep the job for another try; the row decides whether it does anything.
+pub async fn attempt(
+    job: DeliveryJob,
+    ctx: apalis::prelude::Data<Context>,
+) -> Result<(), apalis::prelude::BoxDynError> {
+    let Some(claimed) = store::claim(&ctx.db, job.id).await? else {
+        return Ok(());
+    };
+    let outcome = match claimed.channel.as_str() {
+        "webhook" => send_webhook(&ctx, &claimed).await,
+        _ => send_email(&ctx, &claimed).await,
+    };
+    let label = match &outcome {
+        Outcome::Delivered { .. } => "delivered",
+        Outcome::Retry { .. } => "retry",
+        Outcome::Permanent { .. } => "failed",
+    };
+    tracing::debug!(id = %claimed.id, kind = %claimed.kind, attempt = claimed.attempts, outcome = label, "delivery attempt");
+    if let (Outcome::Permanent { error, .. }, "email", Some(to)) =
+        (&outcome, claimed.channel.as_str(), &claimed.recipient)
+    {
+        // A 5xx answer: the address stops receiving notifications and subscriptions.
+        if outcome_is_smtp_rejection(&outcome) {
+            shipmate_shared::outbound::subscriptions::suppress(&ctx.db, to, error).await?;
+        }
+    }
+    if let Some(delay) = store::finish(
+        &ctx.db,
+        &claimed,
+        &outcome,
+        &ctx.settings.webhook_retry_schedule,
+    )
+    .await?
+    {
+        outbound::enqueue_after(&ctx.queue, claimed.id, delay).await;
+    }
+    Ok(())
+}
+
+fn outcome_is_smtp_rejection(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Permanent { status_code: Some(c), .. } if (500..600).contains(c))
+}
+
+async fn send_webhook(ctx: &Context, claimed: &Claimed) -> Outcome {
+    let target = match claimed.webhook_id {
+        Some(id) => webhooks::target(&ctx.db, id).await,
+        None => Ok(None),
+    };
+    let target = match target {
+        Ok(Some(t)) if t.enabled => t,
+        Ok(Some(_)) => return retry(None, "the webhook is disabled".into()),
+        Ok(None) => return permanent("the webhook was deleted".into()),
+        Err(e) => return retry(None, format!("reading the webhook failed: {e}")),
+    };
+    let Ok(url) = url::Url::parse(&target.url) else {
+        return permanent("the webhook's URL is not valid".into());
+    };
+    if !net::literal_host_allowed(&url, &|h| ctx.settings.host_allowed(h)) {
+        return permanent("the URL's address is loopback, private or link-local".into());
+    }
+    let body = serde_json::to_vec(&claimed.payload).unwrap_or_default();
+    let msg_id = claimed.id.to_string();
+    let timestamp = Utc::now().timestamp();
+    let signature = webhooks::signature_header(&target, &msg_id, timestamp, &body);
+    let sent = ctx
+        .http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &msg_id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", signature)
+        .body(body)
+        .send()
+        .await;
+    match sent {
+        Ok(res) if res.status().is_success() => Outcome::Delivered {
+            status_code: Some(res.status().as_u16().into()),
+        },
+        Ok(res) => retry(
+            Some(res.status().as_u16().into()),
+            format!("the receiver answered {}", res.status()),
+        ),
+        Err(e) if e.is_timeout() => retry(None, "no answer within 10 seconds".into()),
+        Err(e) => retry(None, format!("{:#}", anyhow::Error::new(e))),
+    }
+}
+
+async fn send_email(ctx: &Context, claimed: &Claimed) -> Outcome {
+    let Some(mailer) = &ctx.mailer else {
+        return retry(None, "email is not configured on this worker".into());
+    };
+    let (Some(to), Ok(message)) = (
+        claimed.recipient.as_deref(),
+        serde_json::from_value::<Rendered>(claimed.payload.clone()),
+    ) else {
+        return permanent("the message is not readable".into());
+    };
+    mailer.send(to, &message).await
+}
+
+fn retry(status_code: Option<i32>, error: String) -> Outcome {
+    Outcome::Retry { status_code, error }
+}
+
+fn permanent(error: String) -> Outcome {
+    Outcome::Permanent {
+        status_code: None,
+        error,
+    }
+}
+
+/// How often the sweep looks for deliveries whose job went missing.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(5);
+
+/// One sweep: re-queue due deliveries nobody holds.
+pub async fn sweep(db: &PgPool, queue: &DeliveryQueue) {
+    match store::sweep(db).await {
+        Ok(ids) if ids.is_empty() => {}
+        Ok(ids) => {
+            tracing::info!(count = ids.len(), "re-queued deliveries whose job was lost");
+            outbound::enqueue(queue, &ids).await;
+        }
+        Err(e) => tracing::warn!(error = %e, "the delivery sweep failed; will retry"),
+    }
+}

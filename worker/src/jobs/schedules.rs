@@ -1,0 +1,98 @@
+//! The worker's apalis workers: delivery attempts from the Redis queue, and two `apalis-cron`
+//! schedules (the delivery sweep every 5 seconds, housekeeping every minute). Each restarts after a
+//! backend failure (Redis gone) until the worker is told to stop.
+
+use std::future::Future;
+use std::str::FromStr;
+use std::time::Duration;
+
+use apalis::prelude::*;
+use apalis_cron::{CronScheduler, Tick};
+use sqlx::PgPool;
+use tokio::sync::watch;
+
+use super::deliver::{self, Context};
+
+/// Delivery attempts in flight per worker: most of an attempt is waiting on a receiver.
+const CONCURRENCY: usize = 64;
+
+pub async fn deliveries(name: String, ctx: Context, stop: watch::Receiver<bool>) {
+    supervise("deliveries", stop, |signal| {
+        let worker = WorkerBuilder::new(format!("{name}-deliveries"))
+            .backend(ctx.queue.clone())
+            .data(ctx.clone())
+            .concurrency(CONCURRENCY)
+            .build(deliver::attempt);
+        worker.run_until(signal)
+    })
+    .await
+}
+
+#[derive(Clone)]
+struct Scheduled {
+    db: PgPool,
+    queue: shipmate_shared::outbound::DeliveryQueue,
+}
+
+async fn sweep_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
+    deliver::sweep(&s.db, &s.queue).await;
+    Ok(())
+}
+
+async fn housekeeping_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
+    super::housekeeping::round(&s.db).await;
+    Ok(())
+}
+
+pub async fn cron(name: String, ctx: &Context, stop: watch::Receiver<bool>) {
+    let state = Scheduled {
+        db: ctx.db.clone(),
+        queue: ctx.queue.clone(),
+    };
+    // cron's fields: seconds, minutes, hours, day of month, month, day of week.
+    let every = |expr: &str| cron::Schedule::from_str(expr).expect("a valid cron expression");
+    let sweep = supervise("delivery sweep", stop.clone(), |signal| {
+        WorkerBuilder::new(format!("{name}-sweep"))
+            .backend(CronScheduler::new(every("*/5 * * * * *")))
+            .data(state.clone())
+            .build(sweep_tick)
+            .run_until(signal)
+    });
+    let housekeeping = supervise("housekeeping", stop, |signal| {
+        WorkerBuilder::new(format!("{name}-housekeeping"))
+            .backend(CronScheduler::new(every("0 * * * * *")))
+            .data(state.clone())
+            .build(housekeeping_tick)
+            .run_until(signal)
+    });
+    // The first housekeeping round runs at start, not a minute later.
+    super::housekeeping::round(&state.db).await;
+    tokio::join!(sweep, housekeeping);
+}
+
+/// Runs an apalis worker until `stop`; a worker that ends on an error (its backend failed) is
+/// started again a second later.
+async fn supervise<F, Fut>(what: &str, stop: watch::Receiver<bool>, run: F)
+where
+    F: Fn(futures::future::BoxFuture<'static, Result<(), std::io::Error>>) -> Fut,
+    Fut: Future<Output = Result<(), WorkerError>>,
+{
+    while !*stop.borrow() {
+        let mut rx = stop.clone();
+        let signal = Box::pin(async move {
+            while !*rx.borrow() {
+                if rx.changed().await.is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        match run(signal).await {
+            Ok(()) => break,
+            Err(e) => {
+                tracing::warn!(error = %e, what, "an apalis worker stopped on an error; restarting in a second");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,554 @@
+//! Outbound delivery end to end: the api records webhooks and emails with their change, real
+//! workers send them to a receiver and an SMTP sink on 127.0.0.1.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+use crate::receivers::*;
+use crate::support::*;
+
+/// An app and an in-process worker that may deliver to 127.0.0.1, retrying after 1 s (twice).
+async fn stack(extra: &[&str]) -> (TestApp, Worker) {
+    let mut args = vec![
+        "--webhook-allowed-hosts",
+        "127.0.0.1",
+        "--webhook-retry-schedule",
+        "1,1",
+    ];
+    args.extend_from_slice(extra);
+    let app = spawn_app_with(&args).await;
+    let worker = start_worker(&app, &args);
+    (app, worker)
+}
+
+async fn add_webhook(app: &TestApp, owner: &str, pid: &str, url: &str, events: Value) -> Value {
+    let (status, hook) = app
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{pid}/webhooks"),
+            Auth::Session(owner),
+            Some(json!({"url": url, "events": events})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+    hook
+}
+
+async fn deliveries(app: &TestApp, owner: &str, pid: &str, hook: &Value) -> Vec<Value> {
+    let path = format!("/v1/projects/{pid}/webhooks/{}/deliveries", id(hook));
+    let (status, body) = app
+        .call(Method::GET, &path, Auth::Session(owner), None)
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body["data"].as_array().unwrap().clone()
+}
+
+/// Polls the webhook's newest delivery until its status is `want` (deadline `secs`).
+async fn wait_status(
+    app: &TestApp,
+    owner: &str,
+    pid: &str,
+    hook: &Value,
+    want: &str,
+    secs: u64,
+) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let list = deliveries(app, owner, pid, hook).await;
+        if let Some(d) = list.first().filter(|d| d["status"] == want) {
+            return d.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {want} delivery in {secs} s: {list:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn webhooks_are_signed_retried_and_logged() {
+    let (app, _worker) = stack(&[]).await;
+    let (owner, project) = app.owner_with_project("hooks-a").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    receiver.script(&[Answer::Status(500)]);
+    let hook = add_webhook(
+        &app,
+        &owner,
+        pid,
+        &receiver.url,
+        json!(["feedback.created"]),
+    )
+    .await;
+    let secret = hook["secret"].as_str().unwrap();
+
+    let (status, entry) = app
+        .call(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(key(&project)),
+            Some(json!({"title": "Dark mode", "type": "feature", "submitter_email": "fan@example.com"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    // A testimonial is not subscribed to: it must not arrive.
+    app.call(
+        Method::POST,
+        "/v1/testimonials",
+        Auth::Key(key(&project)),
+        Some(json!({"author_name": "A", "author_email": "a@example.com", "content": "Great", "rating": 5})),
+    )
+    .await;
+
+    let hits = receiver.wait_for(2, 20).await;
+    for hit in &hits {
+        assert!(signature_valid(hit, secret), "bad signature: {hit:?}");
+        let body = hit.json();
+        assert_eq!(body["type"], "feedback.created");
+        assert_eq!(body["data"]["id"], entry["id"]);
+        // The owner's view of the resource: the submitter's address is in it.
+        assert_eq!(body["data"]["submitter_email"], "fan@example.com");
+        let ts: i64 = hit.header("webhook-timestamp").parse().unwrap();
+        assert!((chrono::Utc::now().timestamp() - ts).abs() < 60);
+    }
+    assert_eq!(hits[0].header("webhook-id"), hits[1].header("webhook-id"));
+    let d = wait_status(&app, &owner, pid, &hook, "delivered", 20).await;
+    assert_eq!(d["attempts"], 2);
+    assert_eq!(d["last_status_code"], 200);
+    assert_eq!(d["id"].as_str().unwrap(), hits[0].header("webhook-id"));
+    assert_eq!(deliveries(&app, &owner, pid, &hook).await.len(), 1);
+    assert_eq!(receiver.hits().len(), 2, "nothing else was sent");
+}
+
+#[tokio::test]
+async fn failed_deliveries_can_be_retried_by_hand() {
+    let (app, _worker) = stack(&[]).await;
+    let (owner, project) = app.owner_with_project("hooks-b").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    receiver.script(&[
+        Answer::Status(500),
+        Answer::Status(502),
+        Answer::Status(503),
+    ]);
+    let hook = add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
+    let (status, _) = app
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{pid}/webhooks/{}/test", id(&hook)),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    // 1 attempt + a schedule of 2 retries, then `failed`.
+    let failed = wait_status(&app, &owner, pid, &hook, "failed", 30).await;
+    assert_eq!(failed["attempts"], 3);
+    assert_eq!(failed["last_status_code"], 503);
+    assert_eq!(failed["type"], "ping");
+
+    let (status, again) = app
+        .call(
+            Method::POST,
+            &format!(
+                "/v1/projects/{pid}/webhooks/{}/deliveries/{}/retry",
+                id(&hook),
+                id(&failed)
+            ),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{again}");
+    let done = wait_status(&app, &owner, pid, &hook, "delivered", 20).await;
+    assert_eq!(done["attempts"], 4);
+    let hits = receiver.hits();
+    assert_eq!(hits.len(), 4);
+    assert!(hits.iter().all(|h| h.header("webhook-id") == id(&failed)));
+}
+
+#[tokio::test]
+async fn a_rotated_secret_signs_beside_the_new_one_for_a_day() {
+    let (app, _worker) = stack(&[]).await;
+    let (owner, project) = app.owner_with_project("hooks-c").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    let hook = add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
+    let old = hook["secret"].as_str().unwrap().to_owned();
+    let path = format!("/v1/projects/{pid}/webhooks/{}", id(&hook));
+    let (_, rotated) = app
+        .call(
+            Method::POST,
+            &format!("{path}/rotate-secret"),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    let new = rotated["secret"].as_str().unwrap();
+    assert_ne!(new, old);
+    app.call(
+        Method::POST,
+        &format!("{path}/test"),
+        Auth::Session(&owner),
+        None,
+    )
+    .await;
+    let hit = &receiver.wait_for(1, 20).await[0];
+    assert_eq!(hit.header("webhook-signature").split(' ').count(), 2);
+    assert!(signature_valid(hit, new) && signature_valid(hit, &old));
+    assert_eq!(hit.json()["type"], "ping");
+}
+
+/// A name that resolves to a loopback address at delivery time is refused then too, even though
+/// the saved URL passed (here the row is changed behind the API's back).
+#[tokio::test]
+async fn delivery_refuses_names_that_resolve_inward() {
+    let (app, _worker) = stack(&[]).await;
+    let (owner, project) = app.owner_with_project("hooks-d").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    let hook = add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
+    let port = receiver
+        .url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    sqlx::query("update webhooks set url = $1 where id = $2::uuid")
+        .bind(format!("http://localhost:{port}/hook"))
+        .bind(id(&hook))
+        .execute(&db)
+        .await
+        .unwrap();
+    let path = format!("/v1/projects/{pid}/webhooks/{}/test", id(&hook));
+    app.call(Method::POST, &path, Auth::Session(&owner), None)
+        .await;
+    let failed = wait_status(&app, &owner, pid, &hook, "failed", 30).await;
+    assert!(
+        failed["last_error"].as_str().unwrap().contains("loopback"),
+        "{failed}"
+    );
+    assert!(receiver.hits().is_empty(), "nothing reached the receiver");
+}
+
+fn spawn_worker_process(app: &TestApp, extra: &[&str]) -> Child {
+    let args = worker_args(app, extra);
+    Command::new(env!("CARGO_BIN_EXE_shipmate-worker"))
+        .args(&args[1..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the worker binary starts")
+}
+
+/// A worker SIGKILLed while the receiver holds its request: the attempt's lease runs out, the
+/// sweep queues the delivery again, and another worker delivers it with the same `webhook-id`
+/// within the contract's 60 seconds.
+#[tokio::test]
+async fn a_worker_killed_mid_delivery_still_delivers() {
+    let flags = ["--webhook-allowed-hosts", "127.0.0.1"];
+    let app = spawn_app_with(&flags).await;
+    let (owner, project) = app.owner_with_project("hooks-kill").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    receiver.script(&[Answer::Hang]);
+    let hook = add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
+    let mut first = spawn_worker_process(&app, &flags);
+    let path = format!("/v1/projects/{pid}/webhooks/{}/test", id(&hook));
+    app.call(Method::POST, &path, Auth::Session(&owner), None)
+        .await;
+    receiver.wait_for(1, 30).await;
+    first.kill().expect("kill -9");
+    first.wait().unwrap();
+    let killed_at = Instant::now();
+    let mut second = spawn_worker_process(&app, &flags);
+    let hits = receiver.wait_for(2, 90).await;
+    let took = killed_at.elapsed();
+    second.kill().ok();
+    second.wait().ok();
+    println!("a delivery cut off by SIGKILL was made again {took:?} after the kill");
+    assert!(took < Duration::from_secs(60), "took {took:?}");
+    assert_eq!(hits[0].header("webhook-id"), hits[1].header("webhook-id"));
+    let d = wait_status(&app, &owner, pid, &hook, "delivered", 10).await;
+    assert_eq!(d["attempts"], 2);
+}
+
+/// Email over real SMTP: notifications to members, the changelog's double opt-in with one-click
+/// unsubscribe, status updates to voters and submitters, suppression after a 5xx.
+#[tokio::test]
+async fn emails_reach_who_asked_for_them() {
+    let sink = SmtpSink::start(&["bounce@example.com"]).await;
+    let (app, _worker) = stack(&[
+        "--smtp-url",
+        &sink.url,
+        "--mail-from",
+        "Shipmate <noreply@example.com>",
+    ])
+    .await;
+    let (owner, project) = app.owner_with_project("mail-a").await;
+    let pid = id(&project);
+    let k = key(&project);
+
+    // Members: the owner is notified by default; a member only after opting in.
+    let member = app
+        .member_with_role(&owner, pid, "member@example.com", "member")
+        .await;
+    let path = format!("/v1/projects/{pid}/notifications");
+    let (_, n) = app
+        .call(Method::GET, &path, Auth::Session(&member), None)
+        .await;
+    assert_eq!(
+        n,
+        json!({"new_feedback": false, "new_testimonial": false, "email_configured": true})
+    );
+    let (_, n) = app
+        .call(
+            Method::PUT,
+            &path,
+            Auth::Session(&member),
+            Some(json!({"new_feedback": true})),
+        )
+        .await;
+    assert_eq!(n["new_feedback"], true);
+    let (_, entry) = app
+        .call(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(k),
+            Some(json!({"title": "Export to CSV", "type": "feature", "submitter_email": "asker@example.com"})),
+        )
+        .await;
+    let mail = sink
+        .wait_for("owner-mail-a@example.com", "Export to CSV", 20)
+        .await;
+    assert!(mail.data.contains("multipart/alternative"), "{}", mail.data);
+    assert!(mail.data.contains("text/plain") && mail.data.contains("text/html"));
+    assert!(
+        !mail.data.contains("List-Unsubscribe"),
+        "members' notifications are settings, not lists"
+    );
+    sink.wait_for("member@example.com", "Export to CSV", 20)
+        .await;
+
+    // Status updates: the voter and the submitter, each with a working unsubscribe link.
+    let voter = app.login("voter@example.com").await;
+    let (status, _) = app
+        .call(
+            Method::POST,
+            &format!("/v1/feedback/{}/upvote", id(&entry)),
+            Auth::Session(&voter),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app
+        .call(
+            Method::PATCH,
+            &format!("/v1/feedback/{}", id(&entry)),
+            Auth::Session(&owner),
+            Some(json!({"status": "in_progress"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let update = sink.wait_for("voter@example.com", "now in progress", 20).await;
+    sink.wait_for("asker@example.com", "now in progress", 20).await;
+    assert!(update
+        .data
+        .contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"));
+
+    // The changelog: subscribe, confirm by the emailed link, receive, unsubscribe in one click.
+    let subscribe = "/v1/changelog/by-project/mail-a/subscribe";
+    let (status, _) = app
+        .call(
+            Method::POST,
+            subscribe,
+            Auth::None,
+            Some(json!({"email": "Reader@Example.com"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let confirm = sink
+        .wait_for("reader@example.com", "/subscriptions/confirm?token=", 20)
+        .await
+        .link(&app.url("/subscriptions/confirm?token="));
+    let publish = |title: &'static str| {
+        let (app, owner, pid) = (&app, &owner, pid.to_owned());
+        async move {
+            let (status, _) = app
+                .call(
+                    Method::POST,
+                    &format!("/v1/changelog/dashboard/{pid}"),
+                    Auth::Session(owner),
+                    Some(json!({"title": title, "content": "Details", "type": "feature", "published": true})),
+                )
+                .await;
+            assert_eq!(status, StatusCode::CREATED);
+        }
+    };
+    publish("Before confirming").await;
+    let page = app.client.get(&confirm).send().await.unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let (_, counts) = app
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{pid}/changelog/subscribers"),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(counts, json!({"confirmed": 1, "pending": 0}));
+    publish("Dark mode shipped").await;
+    let entry_mail = sink
+        .wait_for("reader@example.com", "Dark mode shipped", 20)
+        .await;
+    let unsubscribe = entry_mail.link(&app.url("/subscriptions/unsubscribe?token="));
+    assert!(
+        entry_mail
+            .data
+            .contains(&format!("List-Unsubscribe: <{unsubscribe}>"))
+            || entry_mail.decoded().contains(&unsubscribe)
+    );
+    let one_click = app
+        .client
+        .post(&unsubscribe)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body("List-Unsubscribe=One-Click")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(one_click.status(), StatusCode::OK);
+    publish("After unsubscribing").await;
+
+    // A hard bounce suppresses the address for subscriptions.
+    app.call(
+        Method::POST,
+        subscribe,
+        Auth::None,
+        Some(json!({"email": "bounce@example.com"})),
+    )
+    .await;
+    // The instance's first account is its admin.
+    let admin = owner.clone();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, list) = app
+            .call(
+                Method::GET,
+                "/v1/admin/suppressions",
+                Auth::Session(&admin),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        if list["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["email"] == "bounce@example.com")
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "bounce@example.com was not suppressed: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // What the log holds: nothing went to the unconfirmed or unsubscribed reader.
+    let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let titles: Vec<String> = sqlx::query_scalar(
+        "select payload->>'subject' from deliveries where recipient = 'reader@example.com' and type = 'email.changelog_entry'",
+    )
+    .fetch_all(&db)
+    .await
+    .unwrap();
+    assert_eq!(
+        titles,
+        vec!["Project mail-a: Dark mode shipped".to_string()]
+    );
+    let all: Vec<String> = sink.mails().iter().map(|m| m.decoded()).collect();
+    assert!(!all
+        .iter()
+        .any(|m| m.contains("Before confirming") || m.contains("After unsubscribing")));
+}
+
+/// Invites and password resets are emailed; their links do not stay in the delivery log.
+#[tokio::test]
+async fn invites_and_resets_are_emailed_and_forgotten() {
+    let sink = SmtpSink::start(&[]).await;
+    let (app, _worker) = stack(&[
+        "--smtp-url",
+        &sink.url,
+        "--mail-from",
+        "noreply@example.com",
+    ])
+    .await;
+    let (owner, project) = app.owner_with_project("mail-b").await;
+    let (status, invite) = app
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{}/invites", id(&project)),
+            Auth::Session(&owner),
+            Some(json!({"email": "new@example.com", "role": "member"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let mail = sink.wait_for("new@example.com", "/invite/", 20).await;
+    assert_eq!(
+        mail.link(&app.url("/invite/")),
+        invite["url"].as_str().unwrap()
+    );
+
+    let (status, _) = app
+        .call(
+            Method::POST,
+            "/v1/auth/password-reset",
+            Auth::None,
+            Some(json!({"email": "owner-mail-b@example.com"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let reset = sink
+        .wait_for("owner-mail-b@example.com", "/reset-password?token=", 20)
+        .await
+        .link(&app.url("/reset-password?token="));
+    let token = reset.rsplit('=').next().unwrap();
+    let (status, _) = app
+        .call(
+            Method::POST,
+            "/v1/auth/password-reset/confirm",
+            Auth::None,
+            Some(json!({"token": token, "password": "a new long password"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+
+    let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let bodies: Vec<Value> = sqlx::query_scalar(
+            "select payload from deliveries where type in ('email.invite', 'email.password_reset')",
+        )
+        .fetch_all(&db)
+        .await
+        .unwrap();
+        assert_eq!(bodies.len(), 2);
+        if bodies.iter().all(|b| b["text"] == "" && b["html"] == "") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "a sent link stayed in the log: {bodies:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
