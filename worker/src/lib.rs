@@ -37,13 +37,6 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         .clone()
         .unwrap_or_else(|| format!("worker-{}", std::process::id()));
     tracing::info!(%consumer, "shipmate-worker started");
-    let embed_ctx = jobs::embed::Context {
-        db: db.clone(),
-        models: Arc::new(Registry::new(&settings.common).with_nice(settings.embed_nice)),
-        settings: settings.clone(),
-    };
-    let lag = chrono::Duration::seconds(settings.summary_lag_secs);
-    let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
     let delivery_queue = retry("redis", || {
         shipmate_shared::outbound::connect_queue(
             &settings.common.redis_url,
@@ -51,6 +44,14 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         )
     })
     .await?;
+    let embed_ctx = jobs::embed::Context {
+        db: db.clone(),
+        deliveries: delivery_queue.clone(),
+        models: Arc::new(Registry::new(&settings.common).with_nice(settings.embed_nice)),
+        settings: settings.clone(),
+    };
+    let lag = chrono::Duration::seconds(settings.summary_lag_secs);
+    let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
     let deliver_ctx =
         jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());
     let deliveries =

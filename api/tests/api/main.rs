@@ -17,3 +17,4 @@ mod pages;
 mod projects;
 mod teams;
 mod testimonials;
+mod webhooks;

@@ -3,10 +3,11 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::types::Json;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::indexes::IndexRef;
+use crate::outbound::events::{emit_many, EventType};
 use crate::{AppError, AppResult};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
@@ -170,8 +171,40 @@ pub async fn store_embeddings(db: &PgPool, ids: &[Uuid], vectors: Vec<Vec<f32>>)
     Ok(())
 }
 
-/// Marks `ready` every listed document whose chunks all have vectors.
-pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
+/// A document with its project, for the events about it.
+#[derive(sqlx::FromRow)]
+struct Owned {
+    project_id: Uuid,
+    #[sqlx(flatten)]
+    document: Document,
+}
+
+/// Records `document.ready` or `document.failed` for these documents, in the caller's transaction.
+async fn emit(tx: &mut PgConnection, ids: &[Uuid], kind: EventType) -> AppResult<Vec<Uuid>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let docs = sqlx::query_as::<_, Owned>(&format!(
+        "select project_id, {COLUMNS} from kb_documents where id = any($1)"
+    ))
+    .bind(ids)
+    .fetch_all(&mut *tx)
+    .await?;
+    let items = docs
+        .into_iter()
+        .map(|o| {
+            (
+                o.project_id,
+                serde_json::to_value(o.document).unwrap_or_default(),
+            )
+        })
+        .collect();
+    emit_many(tx, kind, items).await
+}
+
+/// Marks `ready` every listed document whose chunks all have vectors. Answers how many, and the
+/// `document.ready` deliveries to queue.
+pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<(u64, Vec<Uuid>)> {
     let mut tx = db.begin().await?;
     let ready: Vec<Uuid> = sqlx::query_scalar!("update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
          where d.id = any($1) and d.status = 'pending'
@@ -185,8 +218,9 @@ pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<u64> {
     )
     .execute(&mut *tx)
     .await?;
+    let deliveries = emit(&mut tx, &ready, EventType::DocumentReady).await?;
     tx.commit().await?;
-    Ok(ready.len() as u64)
+    Ok((ready.len() as u64, deliveries))
 }
 
 /// Lets go of claimed documents that were not worked on (another document of the claim failed):
@@ -215,25 +249,35 @@ pub async fn extend_lease(db: &PgPool, documents: &[Uuid], lease_secs: i64) -> A
     Ok(())
 }
 
-/// After a failed attempt: back off and retry, or after `max_attempts` mark the document `failed`.
+/// After a failed attempt: back off and retry, or after `max_attempts` mark the document `failed`
+/// (answering the `document.failed` deliveries to queue).
 pub async fn record_failure(
     db: &PgPool,
     documents: &[Uuid],
     error: &str,
     max_attempts: i32,
-) -> AppResult<()> {
-    sqlx::query!(
+) -> AppResult<Vec<Uuid>> {
+    let mut tx = db.begin().await?;
+    let failed = sqlx::query!(
         "update kb_documents set
             status = case when attempts >= $3 then 'failed' else status end,
             error = case when attempts >= $3 then $2 else error end,
             lease_until = now() + make_interval(secs => least(60, power(2, attempts))::float8),
             updated_at = now()
-         where id = any($1) and status = 'pending'",
+         where id = any($1) and status = 'pending'
+         returning id, status",
         documents,
         error,
         max_attempts
     )
-    .execute(db)
+    .fetch_all(&mut *tx)
     .await?;
-    Ok(())
+    let failed: Vec<Uuid> = failed
+        .into_iter()
+        .filter(|r| r.status == "failed")
+        .map(|r| r.id)
+        .collect();
+    let deliveries = emit(&mut tx, &failed, EventType::DocumentFailed).await?;
+    tx.commit().await?;
+    Ok(deliveries)
 }

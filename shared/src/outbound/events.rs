@@ -81,22 +81,39 @@ pub async fn emit(
     kind: EventType,
     data: impl Serialize,
 ) -> AppResult<Vec<Uuid>> {
-    let payload = body(
-        kind,
-        serde_json::to_value(data).map_err(anyhow::Error::from)?,
-    );
-    let ids = sqlx::query_scalar!(
+    let data = serde_json::to_value(data).map_err(anyhow::Error::from)?;
+    emit_many(tx, kind, vec![(project_id, data)]).await
+}
+
+/// `emit` for many resources at once (one statement, however many), each of its own project.
+pub async fn emit_many(
+    tx: &mut PgConnection,
+    kind: EventType,
+    items: Vec<(Uuid, Value)>,
+) -> AppResult<Vec<Uuid>> {
+    if items.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut projects = Vec::with_capacity(items.len());
+    let mut event_ids = Vec::with_capacity(items.len());
+    let mut payloads = Vec::with_capacity(items.len());
+    for (project, data) in items {
+        projects.push(project);
+        event_ids.push(Uuid::now_v7());
+        payloads.push(body(kind, data));
+    }
+    Ok(sqlx::query_scalar!(
         r#"insert into deliveries (id, project_id, channel, webhook_id, event_id, type, payload, queued_at)
-           select gen_random_uuid(), w.project_id, 'webhook', w.id, $1, $2, $3, now()
-           from webhooks w
-           where w.project_id = $4 and w.enabled and (w.events @> array[$2] or w.events @> array['*'])
+           select gen_random_uuid(), w.project_id, 'webhook', w.id, u.event_id, $1, u.payload, now()
+           from unnest($2::uuid[], $3::uuid[], $4::jsonb[]) as u(project_id, event_id, payload)
+           join webhooks w on w.project_id = u.project_id and w.enabled
+               and (w.events @> array[$1] or w.events @> array['*'])
            returning id"#,
-        Uuid::now_v7(),
         kind.as_str(),
-        payload,
-        project_id
+        &projects,
+        &event_ids,
+        &payloads
     )
     .fetch_all(tx)
-    .await?;
-    Ok(ids)
+    .await?)
 }

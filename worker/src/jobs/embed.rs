@@ -13,9 +13,12 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::settings::WorkerSettings;
+use shipmate_shared::outbound::enqueue;
 
 pub struct Context {
     pub db: PgPool,
+    /// Where `document.ready` and `document.failed` deliveries are queued.
+    pub deliveries: shipmate_shared::outbound::DeliveryQueue,
     pub models: Arc<Registry>,
     pub settings: WorkerSettings,
 }
@@ -55,13 +58,16 @@ pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
                     .filter(|d| !failed.documents.contains(d))
                     .copied()
                     .collect();
-                let _ = documents::record_failure(
+                if let Ok(deliveries) = documents::record_failure(
                     &ctx.db,
                     &failed.documents,
                     &error,
                     ctx.settings.embed_max_attempts,
                 )
-                .await;
+                .await
+                {
+                    enqueue(&ctx.deliveries, &deliveries).await;
+                }
                 let _ = documents::release(&ctx.db, &others).await;
             }
         }
@@ -144,7 +150,8 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
     }
     write(ctx, docs, written).await?;
     // Documents without pending chunks (a retried claim whose vectors were all written) finish here.
-    documents::finish(&ctx.db, docs).await.map_err(all)?;
+    let (_, deliveries) = documents::finish(&ctx.db, docs).await.map_err(all)?;
+    enqueue(&ctx.deliveries, &deliveries).await;
     Ok(())
 }
 
@@ -174,7 +181,8 @@ async fn write(ctx: &Context, claim: &[Uuid], batch: Option<Written>) -> Result<
         .await
         .map_err(fail)?;
     if !done.is_empty() {
-        let ready = documents::finish(&ctx.db, &done).await.map_err(fail)?;
+        let (ready, deliveries) = documents::finish(&ctx.db, &done).await.map_err(fail)?;
+        enqueue(&ctx.deliveries, &deliveries).await;
         tracing::info!(ready, "documents embedded");
     }
     documents::extend_lease(&ctx.db, claim, ctx.settings.embed_lease_secs as i64)

@@ -358,8 +358,11 @@ async fn emails_reach_who_asked_for_them() {
         )
         .await;
     assert_eq!(status, StatusCode::OK);
-    let update = sink.wait_for("voter@example.com", "now in progress", 20).await;
-    sink.wait_for("asker@example.com", "now in progress", 20).await;
+    let update = sink
+        .wait_for("voter@example.com", "now in progress", 20)
+        .await;
+    sink.wait_for("asker@example.com", "now in progress", 20)
+        .await;
     assert!(update
         .data
         .contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"));
@@ -551,4 +554,37 @@ async fn invites_and_resets_are_emailed_and_forgotten() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// The worker records `document.ready` in the transaction that makes the document ready.
+#[tokio::test]
+async fn a_ready_document_is_announced() {
+    let (app, _worker) = stack(&[]).await;
+    let (owner, key, index) = project_with_index(&app, "hooks-doc", LOCAL_MODEL).await;
+    let (_, projects) = app
+        .call(Method::GET, "/v1/projects", Auth::Session(&owner), None)
+        .await;
+    let pid = id(&projects["data"][0]).to_owned();
+    let receiver = Receiver::start().await;
+    add_webhook(
+        &app,
+        &owner,
+        &pid,
+        &receiver.url,
+        json!(["document.ready", "document.failed"]),
+    )
+    .await;
+    let doc = upload(
+        &app,
+        &key,
+        &index,
+        "Webhooks tell your app when this is searchable.",
+        json!({}),
+    )
+    .await;
+    let hit = &receiver.wait_for(1, 60).await[0];
+    let body = hit.json();
+    assert_eq!(body["type"], "document.ready");
+    assert_eq!(body["data"]["id"], doc["id"]);
+    assert_eq!(body["data"]["status"], "ready");
 }

@@ -1,0 +1,210 @@
+//! Webhook endpoints and email settings through the API (delivery itself is tested with real
+//! workers in worker/tests/pipeline/delivery.rs).
+
+use base64::Engine;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use shipmate_api::settings::ApiSettings;
+
+use crate::helpers::*;
+
+#[tokio::test]
+async fn webhooks_are_created_listed_changed_and_deleted() {
+    let app = spawn_app().await;
+    let (owner, project) = app.owner_with_project("wh-a").await;
+    let base = format!("/v1/projects/{}/webhooks", id(&project));
+    let (status, hook) = app
+        .call(
+            Method::POST,
+            &base,
+            Auth::Session(&owner),
+            Some(json!({"url": "https://93.184.216.34/hooks", "events": ["feedback.created", "document.ready"], "description": "CRM"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+    let secret = hook["secret"].as_str().unwrap();
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(secret.strip_prefix("whsec_").unwrap())
+        .unwrap();
+    assert_eq!(raw.len(), 32);
+    assert_eq!(hook["enabled"], true);
+    assert_eq!(
+        hook["events"],
+        json!(["feedback.created", "document.ready"])
+    );
+
+    let (_, list) = app
+        .call(Method::GET, &base, Auth::Session(&owner), None)
+        .await;
+    assert_eq!(list["data"][0]["secret"], secret);
+
+    let one = format!("{base}/{}", id(&hook));
+    let (status, changed) = app
+        .call(
+            Method::PATCH,
+            &one,
+            Auth::Session(&owner),
+            Some(json!({"events": ["*"], "enabled": false, "description": ""})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{changed}");
+    assert_eq!(changed["events"], json!(["*"]));
+    assert_eq!(changed["enabled"], false);
+    assert_eq!(changed["description"], Value::Null);
+    assert_eq!(changed["url"], hook["url"]);
+
+    let (status, deleted) = app
+        .call(Method::DELETE, &one, Auth::Session(&owner), None)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(deleted, json!({"id": id(&hook), "deleted": true}));
+    let (status, _) = app
+        .call(Method::GET, &one, Auth::Session(&owner), None)
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    let (_, events) = app
+        .call(Method::GET, "/v1/webhooks/events", Auth::None, None)
+        .await;
+    let names: Vec<&str> = events["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 9);
+    assert!(names.contains(&"changelog.published") && !names.contains(&"ping"));
+}
+
+#[tokio::test]
+async fn inward_urls_and_unknown_events_are_refused_and_nothing_is_stored() {
+    let app = spawn_app().await;
+    let (owner, project) = app.owner_with_project("wh-b").await;
+    let base = format!("/v1/projects/{}/webhooks", id(&project));
+    for url in [
+        "ftp://93.184.216.34/x",
+        "http://127.0.0.1:8080/hook",
+        "http://10.0.0.8/hook",
+        "http://192.168.1.20/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://[::1]/hook",
+        "http://[fd00::1]/hook",
+        "http://localhost:3000/hook",
+        "not a url",
+    ] {
+        let res = app
+            .send(
+                Method::POST,
+                &base,
+                Auth::Session(&owner),
+                Some(json!({"url": url, "events": ["*"]})),
+            )
+            .await;
+        let body = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "url_not_allowed").await;
+        assert_eq!(body["errors"][0]["field"], "url", "{url}: {body}");
+    }
+    for events in [
+        json!(["feedback.deleted"]),
+        json!([]),
+        json!("feedback.created"),
+        json!(["ping"]),
+    ] {
+        let res = app
+            .send(
+                Method::POST,
+                &base,
+                Auth::Session(&owner),
+                Some(json!({"url": "https://93.184.216.34/h", "events": events})),
+            )
+            .await;
+        assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
+    }
+    let (_, list) = app
+        .call(Method::GET, &base, Auth::Session(&owner), None)
+        .await;
+    assert_eq!(list["data"], json!([]));
+}
+
+#[tokio::test]
+async fn hosts_on_the_allow_list_may_be_internal() {
+    let app = spawn_app_with(&["--webhook-allowed-hosts", "127.0.0.1,hooks.internal"]).await;
+    let (owner, project) = app.owner_with_project("wh-c").await;
+    let (status, hook) = app
+        .call(
+            Method::POST,
+            &format!("/v1/projects/{}/webhooks", id(&project)),
+            Auth::Session(&owner),
+            Some(json!({"url": "http://127.0.0.1:9/hook", "events": ["*"]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{hook}");
+}
+
+#[tokio::test]
+async fn notification_settings_default_to_owners_and_say_email_is_off() {
+    let app = spawn_app().await;
+    let (owner, project) = app.owner_with_project("wh-d").await;
+    let pid = id(&project);
+    let viewer = app
+        .member_with_role(&owner, pid, "v@example.com", "viewer")
+        .await;
+    let path = format!("/v1/projects/{pid}/notifications");
+    let (_, mine) = app
+        .call(Method::GET, &path, Auth::Session(&owner), None)
+        .await;
+    assert_eq!(
+        mine,
+        json!({"new_feedback": true, "new_testimonial": true, "email_configured": false})
+    );
+    let (_, theirs) = app
+        .call(Method::GET, &path, Auth::Session(&viewer), None)
+        .await;
+    assert_eq!(theirs["new_feedback"], false);
+    let res = app
+        .send(
+            Method::PUT,
+            &path,
+            Auth::Session(&viewer),
+            Some(json!({"new_feedback": "yes"})),
+        )
+        .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
+    let (_, after) = app
+        .call(
+            Method::PATCH,
+            &path,
+            Auth::Session(&viewer),
+            Some(json!({"new_testimonial": true})),
+        )
+        .await;
+    assert_eq!(after["new_testimonial"], true);
+    assert_eq!(after["new_feedback"], false);
+    let (_, admin_view) = app
+        .call(
+            Method::GET,
+            "/v1/admin/settings",
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(admin_view["email_configured"], false);
+}
+
+#[test]
+fn a_malformed_smtp_url_stops_the_start_with_a_clear_message() {
+    for (url, says) in [
+        ("http://mail.example.com", "scheme `http`"),
+        ("mail.example.com:25", "SHIPMATE_SMTP_URL"),
+    ] {
+        let err = ApiSettings::from_args(["shipmate-api", "--smtp-url", url])
+            .expect_err("refused")
+            .to_string();
+        assert!(err.contains(says), "{url}: {err}");
+    }
+    assert!(ApiSettings::from_args([
+        "shipmate-api",
+        "--smtp-url",
+        "smtps://u:p@mail.example.com:465"
+    ])
+    .is_ok());
+}
