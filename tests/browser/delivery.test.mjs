@@ -165,6 +165,7 @@ test('an owner adds a webhook, pings it, reads the payload, rotates the secret a
     await page.click('#confirm-ok');
     await page.waitForFunction(() => document.querySelector('#webhook-status').textContent.trim() === 'Disabled');
     assert.equal((await api('GET', `/v1/projects/${s.project.id}/webhooks/${hookId}`, { token: s.token, expect: 200 })).enabled, false);
+    assert.ok(await page.isDisabled('#send-test'), 'no test to a disabled endpoint');
     await page.click('#toggle-webhook');
     await page.waitForFunction(() => document.querySelector('#webhook-status').textContent.trim() === 'Enabled');
 

@@ -323,6 +323,9 @@
 
     function drawDetails() {
       toggleBtn.textContent = hook.enabled ? 'Disable' : 'Enable';
+      // The worker does not send to a disabled endpoint: a test would only pile up failed attempts.
+      testBtn.disabled = !hook.enabled;
+      testBtn.title = hook.enabled ? '' : 'Enable the endpoint to send a test';
       detailsBox.replaceChildren(h('dl', { class: 'facts', id: 'webhook-details' },
         h('dt', null, 'URL'), h('dd', { class: 'mono', id: 'webhook-url' }, hook.url),
         h('dt', null, 'Description'), h('dd', { id: 'webhook-description' }, hook.description || h('span', { class: 'muted' }, 'None')),
