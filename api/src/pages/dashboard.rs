@@ -21,6 +21,7 @@ const INVITE_JS: &str = include_str!("../../assets/dashboard/invite.js");
 const ACCOUNT_JS: &str = include_str!("../../assets/dashboard/account.js");
 const MEMBERS_JS: &str = include_str!("../../assets/dashboard/members.js");
 const ADMIN_JS: &str = include_str!("../../assets/dashboard/admin.js");
+const WEBHOOKS_JS: &str = include_str!("../../assets/dashboard/webhooks.js");
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -40,6 +41,7 @@ pub fn router() -> Router<AppState> {
         .route("/dashboard-assets/account.js", get(account_js))
         .route("/dashboard-assets/members.js", get(members_js))
         .route("/dashboard-assets/admin.js", get(admin_js))
+        .route("/dashboard-assets/webhooks.js", get(webhooks_js))
 }
 
 /// The app shell (the same document for every client-side route), with the strict CSP.
@@ -52,7 +54,7 @@ async fn app_js() -> Response {
 }
 
 // The views beside app.js, loaded after it (index.html): public account pages, the invitation page,
-// account, members, admin.
+// account, members, admin, webhooks.
 async fn auth_js() -> Response {
     script(AUTH_JS)
 }
@@ -71,6 +73,10 @@ async fn members_js() -> Response {
 
 async fn admin_js() -> Response {
     script(ADMIN_JS)
+}
+
+async fn webhooks_js() -> Response {
+    script(WEBHOOKS_JS)
 }
 
 fn script(body: &'static str) -> Response {
