@@ -40,6 +40,9 @@ pub enum Command {
     /// List a project's members, invite people, change roles, remove members.
     #[command(subcommand)]
     Members(MembersCommand),
+    /// Add and list webhook endpoints, send test pings, see and retry deliveries (admins).
+    #[command(subcommand)]
+    Webhooks(WebhooksCommand),
     /// List and moderate feedback (bugs, feature requests, general feedback).
     #[command(subcommand)]
     Feedback(FeedbackCommand),
@@ -124,6 +127,60 @@ pub enum ProjectsCommand {
         /// Project id or slug.
         project: String,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WebhooksCommand {
+    /// List the project's webhook endpoints.
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Add an endpoint; prints its signing secret (`whsec_...`), which receivers verify with.
+    Create {
+        /// The receiver's http(s) URL (private and loopback addresses are refused).
+        url: String,
+        /// Event names (repeat or comma-separate; `*` for all). `shipmate webhooks events` lists them.
+        #[arg(long = "event", value_delimiter = ',', default_value = "*")]
+        events: Vec<String>,
+        /// What the endpoint is for.
+        #[arg(long)]
+        description: Option<String>,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// The endpoint's recent deliveries, newest first.
+    Deliveries {
+        /// Webhook id.
+        webhook: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Send a `ping` to the endpoint.
+    Test {
+        /// Webhook id.
+        webhook: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Queue a delivery again (same `webhook-id`).
+    Retry {
+        /// Webhook id.
+        webhook: String,
+        /// Delivery id.
+        delivery: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Delete an endpoint and its delivery log.
+    Delete {
+        /// Webhook id.
+        webhook: String,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// List the events an endpoint can subscribe to.
+    Events,
 }
 
 /// Project roles, strongest first (as `--help` lists them).

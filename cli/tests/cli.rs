@@ -19,3 +19,4 @@ mod members;
 mod moderation;
 mod projects;
 mod stats;
+mod webhooks;

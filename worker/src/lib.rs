@@ -54,8 +54,12 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
     let deliver_ctx =
         jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());
+    let redis = (
+        settings.common.redis_url.clone(),
+        settings.common.queue_prefix.clone(),
+    );
     let deliveries =
-        jobs::schedules::deliveries(consumer.clone(), deliver_ctx.clone(), stop.clone());
+        jobs::schedules::deliveries(consumer.clone(), deliver_ctx.clone(), redis, stop.clone());
     let schedules = jobs::schedules::cron(consumer.clone(), &deliver_ctx, stop.clone());
     let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());

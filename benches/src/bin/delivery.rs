@@ -95,7 +95,11 @@ async fn main() -> anyhow::Result<()> {
     for i in 0..args.samples {
         let sent = Instant::now();
         let entry = bench
-            .post(&key, "/v1/feedback", json!({"title": format!("Latency {i}"), "type": "feedback"}))
+            .post(
+                &key,
+                "/v1/feedback",
+                json!({"title": format!("Latency {i}"), "type": "feedback"}),
+            )
             .await?;
         let id = entry["id"].as_str().unwrap_or_default().to_owned();
         let deadline = sent + Duration::from_secs(30);
@@ -127,7 +131,11 @@ async fn main() -> anyhow::Result<()> {
         let (bench, key) = (bench.clone(), key.clone());
         tasks.push(async move {
             bench
-                .post(&key, "/v1/feedback", json!({"title": format!("Backlog {i}"), "type": "bug"}))
+                .post(
+                    &key,
+                    "/v1/feedback",
+                    json!({"title": format!("Backlog {i}"), "type": "bug"}),
+                )
                 .await
         });
         if tasks.len() >= 16 {

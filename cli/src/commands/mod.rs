@@ -7,6 +7,7 @@ pub mod kb;
 pub mod members;
 pub mod projects;
 pub mod testimonials;
+pub mod webhooks;
 
 use anyhow::anyhow;
 use clap::CommandFactory;
@@ -37,6 +38,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Whoami => login::whoami(&ctx).await,
         Command::Projects(c) => projects::run(&ctx, c).await,
         Command::Members(c) => members::run(&ctx, c).await,
+        Command::Webhooks(c) => webhooks::run(&ctx, c).await,
         Command::Feedback(c) => feedback::run(&ctx, c).await,
         Command::Testimonials(c) => testimonials::run(&ctx, c).await,
         Command::Changelog(c) => changelog::run(&ctx, c).await,

@@ -85,11 +85,16 @@ fn parse_schedule(raw: &str) -> Result<RetrySchedule, String> {
         .map(RetrySchedule)
 }
 
-/// The apalis job: "attempt this delivery". Only the id travels; the row says what to send.
+/// The apalis job: "attempt these deliveries". Only ids travel; the rows say what to send. A
+/// change that fans out (a changelog entry to every subscriber) becomes a job per `JOB_SIZE`
+/// deliveries, not one per delivery.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct DeliveryJob {
-    pub id: Uuid,
+    pub ids: Vec<Uuid>,
 }
+
+/// Most deliveries per job.
+pub const JOB_SIZE: usize = 50;
 
 /// The apalis queue of delivery jobs, one per deployment (the queue prefix names it).
 pub type DeliveryQueue = RedisStorage<DeliveryJob>;
@@ -115,7 +120,10 @@ pub async fn enqueue(queue: &DeliveryQueue, ids: &[Uuid]) {
         return;
     }
     let mut queue = queue.clone();
-    let jobs = ids.iter().map(|&id| DeliveryJob { id }).collect();
+    let jobs = ids
+        .chunks(JOB_SIZE)
+        .map(|c| DeliveryJob { ids: c.to_vec() })
+        .collect();
     if let Err(e) = queue.push_bulk(jobs).await {
         tracing::warn!(error = %e, count = ids.len(), "queueing deliveries failed; the sweep will queue them");
     }
@@ -123,12 +131,66 @@ pub async fn enqueue(queue: &DeliveryQueue, ids: &[Uuid]) {
 
 /// Queues one job to run after `delay` (a retry on the schedule).
 pub async fn enqueue_after(queue: &DeliveryQueue, id: Uuid, delay: Duration) {
-    let task = apalis::prelude::TaskBuilder::new(DeliveryJob { id })
+    let task = apalis::prelude::TaskBuilder::new(DeliveryJob { ids: vec![id] })
         .run_after(delay)
         .build();
     if let Err(e) = queue.clone().push_task(task).await {
         tracing::warn!(error = %e, %id, "scheduling a retry failed; the sweep will queue it");
     }
+}
+
+/// apalis-redis 1.0 keeps every pushed job in its `scheduled` set until a fetch moves all that are
+/// due to the active list in one Lua `unpack`, which fails beyond about 8,000 ids: a backlog that
+/// large (a worker down during a burst) would stop every fetch for good. This moves due jobs over
+/// in slices first, so the worker's next fetch finds few; the worker calls it when a fetch fails.
+pub async fn promote_due(redis_url: &str, prefix: &str) -> anyhow::Result<usize> {
+    let client = redis::Client::open(redis_url)?;
+    let mut conn = client.get_multiplexed_async_connection().await?;
+    let queue = format!("{prefix}:deliveries");
+    let (scheduled, active, signal) = (
+        format!("{queue}:scheduled"),
+        format!("{queue}:active"),
+        format!("{queue}:signal"),
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs();
+    let mut moved = 0;
+    loop {
+        let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+            .arg(&scheduled)
+            .arg(0)
+            .arg(now)
+            .arg("LIMIT")
+            .arg(0)
+            .arg(1000)
+            .query_async(&mut conn)
+            .await?;
+        if ids.is_empty() {
+            break;
+        }
+        redis::pipe()
+            .atomic()
+            .cmd("RPUSH")
+            .arg(&active)
+            .arg(&ids)
+            .ignore()
+            .cmd("ZREM")
+            .arg(&scheduled)
+            .arg(&ids)
+            .ignore()
+            .exec_async(&mut conn)
+            .await?;
+        moved += ids.len();
+    }
+    if moved > 0 {
+        redis::cmd("LPUSH")
+            .arg(&signal)
+            .arg(1)
+            .exec_async(&mut conn)
+            .await?;
+    }
+    Ok(moved)
 }
 
 #[cfg(test)]

@@ -33,12 +33,31 @@ impl Context {
     }
 }
 
-/// An error here makes apalis keep the job for another try; the row decides whether it does anything.
-pub async fn attempt(
+/// Attempts in flight per job (a job holds up to `outbound::JOB_SIZE` deliveries).
+const PER_JOB: usize = 16;
+
+/// One job: an attempt per delivery, several at once. A delivery whose attempt could not be
+/// recorded (Postgres down) is left to its lease and the sweep.
+pub async fn attempt_all(
     job: DeliveryJob,
     ctx: apalis::prelude::Data<Context>,
 ) -> Result<(), apalis::prelude::BoxDynError> {
-    let Some(claimed) = store::claim(&ctx.db, job.id).await? else {
+    use futures::StreamExt;
+    futures::stream::iter(job.ids)
+        .for_each_concurrent(PER_JOB, |id| {
+            let ctx = &ctx;
+            async move {
+                if let Err(e) = attempt(ctx, id).await {
+                    tracing::warn!(error = %e, %id, "a delivery attempt failed to run; the sweep will queue it again");
+                }
+            }
+        })
+        .await;
+    Ok(())
+}
+
+async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_shared::AppResult<()> {
+    let Some(claimed) = store::claim(&ctx.db, id).await? else {
         return Ok(());
     };
     let outcome = match claimed.channel.as_str() {
@@ -51,13 +70,16 @@ pub async fn attempt(
         Outcome::Permanent { .. } => "failed",
     };
     tracing::debug!(id = %claimed.id, kind = %claimed.kind, attempt = claimed.attempts, outcome = label, "delivery attempt");
-    if let (Outcome::Permanent { error, .. }, "email", Some(to)) =
-        (&outcome, claimed.channel.as_str(), &claimed.recipient)
+    // A 5xx answer from SMTP: the address stops receiving notifications and subscriptions.
+    if let (
+        Outcome::Permanent {
+            status_code: Some(500..=599),
+            error,
+        },
+        Some(to),
+    ) = (&outcome, &claimed.recipient)
     {
-        // A 5xx answer: the address stops receiving notifications and subscriptions.
-        if outcome_is_smtp_rejection(&outcome) {
-            shipmate_shared::outbound::subscriptions::suppress(&ctx.db, to, error).await?;
-        }
+        shipmate_shared::outbound::subscriptions::suppress(&ctx.db, to, error).await?;
     }
     if let Some(delay) = store::finish(
         &ctx.db,
@@ -70,10 +92,6 @@ pub async fn attempt(
         outbound::enqueue_after(&ctx.queue, claimed.id, delay).await;
     }
     Ok(())
-}
-
-fn outcome_is_smtp_rejection(outcome: &Outcome) -> bool {
-    matches!(outcome, Outcome::Permanent { status_code: Some(c), .. } if (500..600).contains(c))
 }
 
 async fn send_webhook(ctx: &Context, claimed: &Claimed) -> Outcome {

@@ -13,17 +13,38 @@ use tokio::sync::watch;
 
 use super::deliver::{self, Context};
 
-/// Delivery attempts in flight per worker: most of an attempt is waiting on a receiver.
-const CONCURRENCY: usize = 64;
+/// Delivery jobs in flight per worker (each runs several attempts at once): most of an attempt
+/// is waiting on a receiver.
+const CONCURRENCY: usize = 16;
 
-pub async fn deliveries(name: String, ctx: Context, stop: watch::Receiver<bool>) {
+pub async fn deliveries(
+    name: String,
+    ctx: Context,
+    (redis_url, prefix): (String, String),
+    stop: watch::Receiver<bool>,
+) {
+    let mut first = true;
     supervise("deliveries", stop, |signal| {
-        let worker = WorkerBuilder::new(format!("{name}-deliveries"))
-            .backend(ctx.queue.clone())
-            .data(ctx.clone())
-            .concurrency(CONCURRENCY)
-            .build(deliver::attempt);
-        worker.run_until(signal)
+        let restart = !std::mem::take(&mut first);
+        let (ctx, redis_url, prefix, name) =
+            (ctx.clone(), redis_url.clone(), prefix.clone(), name.clone());
+        async move {
+            if restart {
+                // The fetch may have failed on a large backlog (`promote_due` says why).
+                match shipmate_shared::outbound::promote_due(&redis_url, &prefix).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(n, "moved a backlog of due delivery jobs in slices"),
+                    Err(e) => tracing::warn!(error = %e, "could not move due delivery jobs"),
+                }
+            }
+            WorkerBuilder::new(format!("{name}-deliveries"))
+                .backend(ctx.queue.clone())
+                .data(ctx)
+                .concurrency(CONCURRENCY)
+                .build(deliver::attempt_all)
+                .run_until(signal)
+                .await
+        }
     })
     .await
 }
@@ -72,9 +93,9 @@ pub async fn cron(name: String, ctx: &Context, stop: watch::Receiver<bool>) {
 
 /// Runs an apalis worker until `stop`; a worker that ends on an error (its backend failed) is
 /// started again a second later.
-async fn supervise<F, Fut>(what: &str, stop: watch::Receiver<bool>, run: F)
+async fn supervise<F, Fut>(what: &str, stop: watch::Receiver<bool>, mut run: F)
 where
-    F: Fn(futures::future::BoxFuture<'static, Result<(), std::io::Error>>) -> Fut,
+    F: FnMut(futures::future::BoxFuture<'static, Result<(), std::io::Error>>) -> Fut,
     Fut: Future<Output = Result<(), WorkerError>>,
 {
     while !*stop.borrow() {

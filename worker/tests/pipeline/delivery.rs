@@ -588,3 +588,41 @@ async fn a_ready_document_is_announced() {
     assert_eq!(body["data"]["id"], doc["id"]);
     assert_eq!(body["data"]["status"], "ready");
 }
+
+/// apalis-redis moves every due job in one Lua `unpack`, which fails past about 8,000: a backlog
+/// that large (the worker down during a burst) must not stop delivery for good.
+#[tokio::test]
+async fn a_backlog_of_many_thousand_jobs_is_drained() {
+    let flags = ["--webhook-allowed-hosts", "127.0.0.1"];
+    let app = spawn_app_with(&flags).await;
+    let (owner, project) = app.owner_with_project("hooks-backlog").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
+    load_env();
+    let redis_url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let mut queue = shipmate_shared::outbound::connect_queue(&redis_url, &app.queue_prefix)
+        .await
+        .unwrap();
+    // Jobs for deliveries that do not exist: each is a no-op, but they fill the queue.
+    let filler: Vec<_> = (0..9_000)
+        .map(|_| shipmate_shared::outbound::DeliveryJob {
+            ids: vec![uuid::Uuid::new_v4()],
+        })
+        .collect();
+    apalis::prelude::TaskSink::push_bulk(&mut queue, filler)
+        .await
+        .unwrap();
+    let (status, _) = app
+        .call(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(key(&project)),
+            Some(json!({"title": "After the flood", "type": "bug"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let _worker = start_worker(&app, &flags);
+    let hit = &receiver.wait_for(1, 60).await[0];
+    assert_eq!(hit.json()["data"]["title"], "After the flood");
+}
