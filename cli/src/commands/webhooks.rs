@@ -97,7 +97,7 @@ async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
     }
     let mut t = table(&["ID", "URL", "EVENTS", "ENABLED", "CREATED"]);
     for h in items(&list, "data") {
-        let events: Vec<String> = items(h, "events").iter().map(|e| text(e)).collect();
+        let events: Vec<String> = items(h, "events").iter().map(text).collect();
         t.add_row(vec![
             text(&h["id"]),
             text(&h["url"]),

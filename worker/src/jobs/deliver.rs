@@ -61,8 +61,8 @@ async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_shared::AppResult<()
         return Ok(());
     };
     let outcome = match claimed.channel.as_str() {
-        "webhook" => send_webhook(&ctx, &claimed).await,
-        _ => send_email(&ctx, &claimed).await,
+        "webhook" => send_webhook(ctx, &claimed).await,
+        _ => send_email(ctx, &claimed).await,
     };
     let label = match &outcome {
         Outcome::Delivered { .. } => "delivered",
