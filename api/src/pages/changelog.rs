@@ -11,7 +11,7 @@ use shipmate_shared::changelog::{self, Entry};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::AppResult;
 
-use super::{error_page, esc, html_page, human_date, layout_with_head};
+use super::{error_page, esc, html_page, human_date, layout, layout_with_head};
 use crate::state::AppState;
 
 const KINDS: &[(&str, &str)] = &[
@@ -77,6 +77,9 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
         "<header class=\"page-head\">\n<p class=\"eyebrow\">Changelog</p>\n<h1>{name}</h1>\n\
          <p class=\"muted\">New features, improvements and fixes. <a href=\"{feed}\">Subscribe to the Atom feed</a></p>\n</header>\n"
     );
+    if state.mail().configured {
+        body.push_str(&subscribe_form(&project.slug, None));
+    }
     if entries.is_empty() {
         body.push_str("<section class=\"card empty\">\n<p>No updates published yet. Check back soon.</p>\n</section>\n");
     } else {
@@ -102,6 +105,66 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
     let head = format!("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{name} changelog\" href=\"{feed}\">\n");
     let title = format!("{} changelog", project.name);
     html_page(StatusCode::OK, layout_with_head(&title, &head, &body, &[]))
+}
+
+/// Email subscription without JavaScript: a plain form that posts to `/c/:slug/subscribe`.
+fn subscribe_form(slug: &str, notice: Option<&str>) -> String {
+    let notice = notice
+        .map(|n| format!("<p class=\"notice\" role=\"status\">{}</p>", esc(n)))
+        .unwrap_or_default();
+    format!(
+        "<section class=\"card subscribe\">\n<form method=\"post\" action=\"/c/{slug}/subscribe\">\
+         <label for=\"sub-email\">Get new entries by email</label> \
+         <input type=\"email\" id=\"sub-email\" name=\"email\" required autocomplete=\"email\"> \
+         <button type=\"submit\" class=\"button\">Subscribe</button></form>\n{notice}</section>\n",
+        slug = esc(slug)
+    )
+}
+
+#[derive(serde::Deserialize)]
+pub struct SubscribeForm {
+    #[serde(default)]
+    email: String,
+}
+
+/// The form's POST: the same double opt-in and per-client limit as the API's by-slug endpoint.
+pub async fn subscribe(
+    State(state): State<AppState>,
+    axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+    headers: axum::http::HeaderMap,
+    Path(slug): Path<String>,
+    axum::Form(form): axum::Form<SubscribeForm>,
+) -> Response {
+    let project = match projects::by_slug(&state.db, &slug).await {
+        Ok(p) => p,
+        Err(e) => return error_page(e),
+    };
+    let client = crate::limits::bucket(state.client_ip(peer, &headers));
+    let input = shipmate_shared::validate::Input::new(serde_json::json!({ "email": form.email }));
+    let result = match (state.limits.write(client, project.id), input) {
+        (Ok(()), Ok(input)) => {
+            crate::routes::email::start_subscription(&state, &project, input).await
+        }
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    };
+    let (status, notice) = match result {
+        Ok(()) => (
+            StatusCode::OK,
+            "Almost done: open the link we just emailed you to confirm.".to_owned(),
+        ),
+        Err(e) => (e.status(), format!("Not subscribed: {e}")),
+    };
+    let body = format!(
+        "<header class=\"page-head\">\n<p class=\"eyebrow\">Changelog</p>\n<h1>{}</h1>\n</header>\n{}\
+         <p><a href=\"/c/{}\">Back to the changelog</a></p>",
+        esc(&project.name),
+        subscribe_form(&project.slug, Some(&notice)),
+        esc(&project.slug)
+    );
+    html_page(
+        status,
+        layout(&format!("{} changelog", project.name), &body, &[]),
+    )
 }
 
 pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Response {

@@ -31,6 +31,10 @@ pub fn router() -> Router<AppState> {
         )
         .route("/c/{slug}", get(changelog::page))
         .route("/c/{slug}/feed.xml", get(changelog::feed))
+        .route(
+            "/c/{slug}/subscribe",
+            axum::routing::post(changelog::subscribe),
+        )
         .route("/subscriptions/confirm", get(subscriptions::confirm))
         .route(
             "/subscriptions/unsubscribe",

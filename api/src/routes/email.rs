@@ -97,7 +97,8 @@ pub async fn subscribers(
     ))
 }
 
-async fn start_subscription(
+/// Starts a changelog subscription for `{email}` (the form page posts here too).
+pub(crate) async fn start_subscription(
     state: &AppState,
     project: &Project,
     mut input: Input,

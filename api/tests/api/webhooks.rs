@@ -208,3 +208,71 @@ fn a_malformed_smtp_url_stops_the_start_with_a_clear_message() {
     ])
     .is_ok());
 }
+
+/// The public changelog page offers an email subscription when email is configured; the form
+/// works without JavaScript and answers with the next step.
+#[tokio::test]
+async fn the_changelog_page_takes_subscriptions_by_form() {
+    let plain = spawn_app().await;
+    plain.owner_with_project("wh-e").await;
+    let page = plain
+        .client
+        .get(plain.url("/c/wh-e"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!page.contains("/c/wh-e/subscribe"), "no form without email");
+
+    // Nothing listens on port 9: sending would fail, but only the worker sends.
+    let app = spawn_app_with(&[
+        "--smtp-url",
+        "smtp://127.0.0.1:9",
+        "--mail-from",
+        "noreply@example.com",
+    ])
+    .await;
+    let (owner, project) = app.owner_with_project("wh-f").await;
+    let page = app
+        .client
+        .get(app.url("/c/wh-f"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("action=\"/c/wh-f/subscribe\""), "{page}");
+    let res = app
+        .client
+        .post(app.url("/c/wh-f/subscribe"))
+        .form(&[("email", "reader@example.com")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res
+        .text()
+        .await
+        .unwrap()
+        .contains("open the link we just emailed you"));
+    let res = app
+        .client
+        .post(app.url("/c/wh-f/subscribe"))
+        .form(&[("email", "not an address")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let (_, counts) = app
+        .call(
+            Method::GET,
+            &format!("/v1/projects/{}/changelog/subscribers", id(&project)),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(counts, json!({"confirmed": 0, "pending": 1}));
+}

@@ -183,6 +183,12 @@ pub async fn rotate_secret(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult
 /// A `ping` to one webhook, recorded and queued like any event.
 pub async fn ping(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Uuid> {
     let hook = get(db, project_id, id).await?;
+    if !hook.enabled {
+        return Err(AppError::conflict(
+            "webhook_disabled",
+            "the webhook is disabled; enable it to send a test",
+        ));
+    }
     let payload = super::events::body(
         EventType::Ping,
         serde_json::json!({ "webhook_id": hook.id, "url": hook.url }),

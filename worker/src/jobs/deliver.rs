@@ -101,7 +101,8 @@ async fn send_webhook(ctx: &Context, claimed: &Claimed) -> Outcome {
     };
     let target = match target {
         Ok(Some(t)) if t.enabled => t,
-        Ok(Some(_)) => return retry(None, "the webhook is disabled".into()),
+        // Paused, as Svix does: nothing goes out; a retry after enabling sends it.
+        Ok(Some(_)) => return permanent("the webhook is disabled".into()),
         Ok(None) => return permanent("the webhook was deleted".into()),
         Err(e) => return retry(None, format!("reading the webhook failed: {e}")),
     };

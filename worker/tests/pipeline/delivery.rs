@@ -626,3 +626,27 @@ async fn a_backlog_of_many_thousand_jobs_is_drained() {
     let hit = &receiver.wait_for(1, 60).await[0];
     assert_eq!(hit.json()["data"]["title"], "After the flood");
 }
+
+/// A receiver that never answers is cut off after 10 seconds, and the delivery is retried.
+#[tokio::test]
+async fn a_hanging_receiver_is_cut_at_ten_seconds_and_retried() {
+    let (app, _worker) = stack(&[]).await;
+    let (owner, project) = app.owner_with_project("hooks-hang").await;
+    let pid = id(&project);
+    let receiver = Receiver::start().await;
+    receiver.script(&[Answer::Hang]);
+    let hook = add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
+    let started = Instant::now();
+    let path = format!("/v1/projects/{pid}/webhooks/{}/test", id(&hook));
+    app.call(Method::POST, &path, Auth::Session(&owner), None)
+        .await;
+    let hits = receiver.wait_for(2, 30).await;
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(10),
+        "retried after {took:?}, before the 10 s cut"
+    );
+    assert_eq!(hits[0].header("webhook-id"), hits[1].header("webhook-id"));
+    let d = wait_status(&app, &owner, pid, &hook, "delivered", 10).await;
+    assert_eq!(d["attempts"], 2);
+}
