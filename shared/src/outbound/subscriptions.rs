@@ -242,7 +242,8 @@ pub async fn subscribe(
             "Someone (hopefully you) asked to receive new changelog entries at this address. Nothing is sent until you confirm.".into(),
         ],
         action: Some(("Confirm subscription", confirm)),
-        unsubscribe_url: None,
+        // Every message to a subscriber carries the one-click link, this one too.
+        unsubscribe_url: Some(mail.unsubscribe_url(&token)),
     }
     .render();
     email::queue(

@@ -378,10 +378,13 @@ async fn emails_reach_who_asked_for_them() {
         )
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
-    let confirm = sink
+    let confirmation = sink
         .wait_for("reader@example.com", "/subscriptions/confirm?token=", 20)
-        .await
-        .link(&app.url("/subscriptions/confirm?token="));
+        .await;
+    assert!(confirmation
+        .data
+        .contains("List-Unsubscribe-Post: List-Unsubscribe=One-Click"));
+    let confirm = confirmation.link(&app.url("/subscriptions/confirm?token="));
     let publish = |title: &'static str| {
         let (app, owner, pid) = (&app, &owner, pid.to_owned());
         async move {
