@@ -2,6 +2,7 @@
 
 pub mod extract;
 pub mod limits;
+pub mod metrics;
 pub mod pages;
 pub mod routes;
 pub mod settings;
@@ -63,6 +64,9 @@ impl Application {
         if settings.dev_login {
             tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
         }
+        // The recorder exists before the first request is recorded.
+        shipmate_shared::metrics::handle();
+        shipmate_shared::metrics::spawn_upkeep();
         let state = AppState::new(db, (queue, deliveries), settings, public_url)?;
         tokio::spawn(state.limits.clone().prune_forever());
         if !shipmate_shared::auth::users::any_exist(&state.db).await? {
@@ -105,6 +109,8 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::api())
         .merge(routes::meta::router())
         .merge(pages::router())
+        .route("/metrics", axum::routing::get(metrics::scrape))
+        .layer(metrics::TrackLayer)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))

@@ -41,6 +41,9 @@ pub struct ApiSettings {
     /// Comma-separated CIDRs; only from these peers is `X-Forwarded-For` believed.
     #[arg(long, env = "SHIPMATE_TRUSTED_PROXIES", default_value = "")]
     pub trusted_proxies: String,
+    /// Comma-separated CIDRs whose clients may read `/metrics`, besides loopback.
+    #[arg(long, env = "SHIPMATE_METRICS_ALLOW", default_value = "")]
+    pub metrics_allow: String,
     /// Who may create an account: `invite` (only with an invite for that email), `open`, `closed`.
     #[arg(
         long,
@@ -85,15 +88,23 @@ impl ApiSettings {
     }
 
     pub fn trusted_proxies(&self) -> anyhow::Result<Vec<ipnet::IpNet>> {
-        self.trusted_proxies
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| {
-                s.parse::<ipnet::IpNet>()
-                    .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-                    .map_err(|_| anyhow::anyhow!("SHIPMATE_TRUSTED_PROXIES: {s} is not a CIDR"))
-            })
-            .collect()
+        cidrs("SHIPMATE_TRUSTED_PROXIES", &self.trusted_proxies)
     }
+
+    pub fn metrics_allow(&self) -> anyhow::Result<Vec<ipnet::IpNet>> {
+        cidrs("SHIPMATE_METRICS_ALLOW", &self.metrics_allow)
+    }
+}
+
+/// A comma-separated list of CIDRs (a bare address counts as its own /32 or /128).
+fn cidrs(setting: &str, raw: &str) -> anyhow::Result<Vec<ipnet::IpNet>> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<ipnet::IpNet>()
+                .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| anyhow::anyhow!("{setting}: {s} is not a CIDR"))
+        })
+        .collect()
 }

@@ -38,6 +38,8 @@ pub struct Inner {
     /// Keys the hashes of client addresses kept with started sign-ins; never stored.
     pub client_salt: String,
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Besides loopback, who may read `/metrics`.
+    pub metrics_allow: Vec<ipnet::IpNet>,
     /// Per-client limits on what the public can reach.
     pub limits: Arc<Limits>,
     /// Analytics ingestion, per project.
@@ -92,6 +94,7 @@ impl AppState {
             setup_token: shipmate_shared::tokens::random_token("", 32),
             client_salt: shipmate_shared::tokens::random_token("", 32),
             trusted_proxies: settings.trusted_proxies()?,
+            metrics_allow: settings.metrics_allow()?,
             limits: Arc::new(Limits::new(&settings)),
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common),

@@ -165,6 +165,36 @@ impl Queue {
         Ok(())
     }
 
+    /// Entries of `stream` not yet acknowledged: waiting for a worker, or taken and unfinished.
+    pub async fn backlog(&self, stream: &str) -> redis::RedisResult<usize> {
+        let mut c = self.conn.clone();
+        let groups: Result<StreamInfoGroupsReply, _> = redis::cmd("XINFO")
+            .arg("GROUPS")
+            .arg(self.key(stream))
+            .query_async(&mut c)
+            .await;
+        // No stream yet: nothing waits.
+        let Ok(groups) = groups else { return Ok(0) };
+        Ok(groups
+            .groups
+            .iter()
+            .find(|g| g.name == GROUP)
+            .map_or(0, |g| g.pending + g.lag.unwrap_or(0)))
+    }
+
+    /// Delivery jobs waiting in the apalis queue (`outbound`): due, or scheduled for a retry.
+    pub async fn delivery_backlog(&self) -> redis::RedisResult<usize> {
+        let mut c = self.conn.clone();
+        let (active, scheduled): (usize, usize) = redis::pipe()
+            .cmd("LLEN")
+            .arg(self.key("deliveries:active"))
+            .cmd("ZCARD")
+            .arg(self.key("deliveries:scheduled"))
+            .query_async(&mut c)
+            .await?;
+        Ok(active + scheduled)
+    }
+
     /// Where the consumer group stands on `stream` (entry keys as `entry_key` makes them); `None`
     /// before the group exists. One transaction, so no delivery falls between the two answers.
     pub async fn progress(&self, stream: &str) -> redis::RedisResult<Option<Progress>> {

@@ -50,6 +50,9 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         models: Arc::new(Registry::new(&settings.common).with_nice(settings.embed_nice)),
         settings: settings.clone(),
     };
+    if let Some(addr) = settings.metrics_bind {
+        metrics_listener(addr, connect().await?).await?;
+    }
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
     let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
     let deliver_ctx =
@@ -197,4 +200,21 @@ async fn ack(queue: &Queue, stream: &str, ids: Vec<String>) {
     if let Err(e) = queue.ack(stream, &ids).await {
         tracing::warn!(error = %e, stream, "could not acknowledge; the entries will be redelivered and replayed as no-ops");
     }
+}
+
+/// Serves `GET /metrics` (Prometheus text) on `addr` until the process ends.
+async fn metrics_listener(addr: std::net::SocketAddr, queue: Queue) -> anyhow::Result<()> {
+    shipmate_shared::metrics::handle();
+    shipmate_shared::metrics::spawn_upkeep();
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    tracing::info!(%addr, "metrics on /metrics");
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let queue = queue.clone();
+            async move { shipmate_shared::metrics::render(&queue).await }
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(())
 }

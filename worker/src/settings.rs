@@ -39,6 +39,10 @@ pub struct WorkerSettings {
     /// may still be queued. Reads add the raw events since, so this only moves work around.
     #[arg(long, env = "SHIPMATE_SUMMARY_LAG_SECS", default_value_t = 5)]
     pub summary_lag_secs: i64,
+    /// Where to serve `/metrics` for Prometheus (`host:port`); off when unset, as several workers
+    /// may share a machine.
+    #[arg(long, env = "SHIPMATE_WORKER_METRICS_BIND")]
+    pub metrics_bind: Option<std::net::SocketAddr>,
     /// Tries before a document is marked `failed`.
     #[arg(long, env = "SHIPMATE_EMBED_MAX_ATTEMPTS", default_value_t = 5)]
     pub embed_max_attempts: i32,

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::reads::{self, Period};
 use shipmate_shared::analytics::visitor;
+use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
 use shipmate_shared::{AppError, AppResult};
 
@@ -45,16 +46,24 @@ pub async fn track(
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Value>)> {
     let events = parse_body(input.into_value())?;
+    let count = events.len() as u64;
+    let dropped = move |reason: &'static str| {
+        metrics::counter!(EVENTS_DROPPED, "reason" => reason).increment(count)
+    };
     if let Some(client) = public_client {
-        state.limits.events(client, project.id, events.len())?;
+        state
+            .limits
+            .events(client, project.id, events.len())
+            .inspect_err(|_| dropped("rate_limited"))?;
     }
     let n = std::num::NonZeroU32::new(events.len() as u32).unwrap_or(std::num::NonZeroU32::MIN);
     match state.events_limiter.check_key_n(&project.id, n) {
         Ok(Ok(())) => {}
         _ => {
+            dropped("rate_limited");
             return Err(AppError::RateLimited {
                 retry_after_secs: 1,
-            })
+            });
         }
     }
     // The raw IP address and user agent live only in this request's memory: the queued entry
@@ -70,10 +79,21 @@ pub async fn track(
         .unwrap_or_default();
     let ip = state.client_ip(peer, &headers);
     let client = visitor::derive(&salt, &state.geo, project.id, ip, user_agent);
+    let bot = client.is_none();
     let batch = EventBatch::new(project.id, received_at, client, events);
     let accepted = batch.events.len();
     // One job per request, never one per event; a Redis failure is a 503 and nothing is accepted.
-    state.queue.push(EVENTS_STREAM, &batch).await?;
+    state
+        .queue
+        .push(EVENTS_STREAM, &batch)
+        .await
+        .inspect_err(|_| dropped("unavailable"))?;
+    // A bot's events are answered as accepted (it learns nothing) and never stored.
+    if bot {
+        metrics::counter!(EVENTS_DROPPED, "reason" => "bot").increment(accepted as u64);
+    } else {
+        metrics::counter!(EVENTS_ACCEPTED).increment(accepted as u64);
+    }
     Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": accepted }))))
 }
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use chrono::Utc;
+use shipmate_shared::metrics::{EMAILS, WEBHOOK_DELIVERIES};
 use shipmate_shared::outbound::email::{Mailer, Rendered};
 use shipmate_shared::outbound::store::{self, Claimed, Outcome};
 use shipmate_shared::outbound::{
@@ -69,6 +70,12 @@ async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_shared::AppResult<()
         Outcome::Retry { .. } => "retry",
         Outcome::Permanent { .. } => "failed",
     };
+    let counter = if claimed.channel == "webhook" {
+        WEBHOOK_DELIVERIES
+    } else {
+        EMAILS
+    };
+    metrics::counter!(counter, "outcome" => label).increment(1);
     tracing::debug!(id = %claimed.id, kind = %claimed.kind, attempt = claimed.attempts, outcome = label, "delivery attempt");
     // A 5xx answer from SMTP: the address stops receiving notifications and subscriptions.
     if let (

@@ -13,6 +13,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::settings::WorkerSettings;
+use shipmate_shared::metrics::{EMBEDDED_CHUNKS, EMBED_BATCH};
 use shipmate_shared::outbound::enqueue;
 
 pub struct Context {
@@ -131,6 +132,9 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             stored?;
             let vectors = vectors.map_err(failed(&documents_of(batch)))?;
             tracing::debug!(model = %model, size = batch.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
+            metrics::histogram!(EMBED_BATCH, "model" => model.clone())
+                .record(started.elapsed().as_secs_f64());
+            metrics::counter!(EMBEDDED_CHUNKS).increment(batch.len() as u64);
             let mut done = Vec::new();
             for c in batch {
                 if let Some(n) = left.get_mut(&c.document_id) {

@@ -653,3 +653,41 @@ async fn a_hanging_receiver_is_cut_at_ten_seconds_and_retried() {
     let d = wait_status(&app, &owner, pid, &hook, "delivered", 10).await;
     assert_eq!(d["attempts"], 2);
 }
+
+/// The worker serves its metrics when `SHIPMATE_WORKER_METRICS_BIND` is set.
+#[tokio::test]
+async fn the_worker_serves_metrics_when_asked() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let bind = format!("127.0.0.1:{port}");
+    let sink = Receiver::start().await;
+    let flags = ["--webhook-allowed-hosts", "127.0.0.1"];
+    let app = spawn_app_with(&flags).await;
+    let _worker = start_worker(&app, &[flags[0], flags[1], "--metrics-bind", &bind]);
+    let (owner, project) = app.owner_with_project("hooks-metrics").await;
+    let hook = add_webhook(&app, &owner, id(&project), &sink.url, json!(["*"])).await;
+    let path = format!("/v1/projects/{}/webhooks/{}/test", id(&project), id(&hook));
+    app.call(Method::POST, &path, Auth::Session(&owner), None)
+        .await;
+    sink.wait_for(1, 20).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let text = match reqwest::get(format!("http://{bind}/metrics")).await {
+            Ok(res) => res.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if text.contains("shipmate_webhook_deliveries_total{outcome=\"delivered\"}")
+            && text.contains("shipmate_queue_backlog{queue=\"deliveries\"}")
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "worker metrics incomplete: {text}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
