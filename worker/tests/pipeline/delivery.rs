@@ -1,7 +1,6 @@
 //! Outbound delivery end to end: the api records webhooks and emails with their change, real
 //! workers send them to a receiver and an SMTP sink on 127.0.0.1.
 
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::{Method, StatusCode};
@@ -237,16 +236,6 @@ async fn delivery_refuses_names_that_resolve_inward() {
         "{failed}"
     );
     assert!(receiver.hits().is_empty(), "nothing reached the receiver");
-}
-
-fn spawn_worker_process(app: &TestApp, extra: &[&str]) -> Child {
-    let args = worker_args(app, extra);
-    Command::new(env!("CARGO_BIN_EXE_shipmate-worker"))
-        .args(&args[1..])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the worker binary starts")
 }
 
 /// A worker SIGKILLed while the receiver holds its request: the attempt's lease runs out, the

@@ -1,4 +1,3 @@
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
@@ -6,16 +5,6 @@ use serde_json::{json, Value};
 
 use crate::helpers::*;
 use crate::support::*;
-
-fn spawn_worker_process(app: &TestApp, extra: &[&str]) -> Child {
-    let args = worker_args(app, extra);
-    Command::new(env!("CARGO_BIN_EXE_shipmate-worker"))
-        .args(&args[1..])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the worker binary starts")
-}
 
 async fn statuses(app: &TestApp, key: &str, index: &Value) -> Vec<String> {
     let (_, page) = app

@@ -1,3 +1,4 @@
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -36,6 +37,17 @@ pub fn worker_args(app: &TestApp, extra: &[&str]) -> Vec<String> {
     .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
     args
+}
+
+/// A worker as its own process (the binary), for tests that kill it with SIGKILL.
+pub fn spawn_worker_process(app: &TestApp, extra: &[&str]) -> Child {
+    let args = worker_args(app, extra);
+    Command::new(env!("CARGO_BIN_EXE_shipmate-worker"))
+        .args(&args[1..])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the worker binary starts")
 }
 
 pub fn start_worker(app: &TestApp, extra: &[&str]) -> Worker {
