@@ -13,7 +13,7 @@ use shipmate_shared::api_keys::required_scope;
 use shipmate_shared::auth::{sessions, User};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::teams::Role;
-use shipmate_shared::validate::{parse_id, project_id_param, Input};
+use shipmate_shared::validate::{parse_id, project_id_param, FromInput, Input};
 use shipmate_shared::AppError;
 use uuid::Uuid;
 
@@ -65,6 +65,19 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             )
         })?;
         Ok(JsonBody(Input::new(value)?))
+    }
+}
+
+/// A typed request body (see `shipmate_types`), read from a [`JsonBody`] with every problem listed
+/// in one 422.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: FromInput> FromRequest<S> for Body<T> {
+    type Rejection = AppError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+        let JsonBody(input) = JsonBody::from_request(req, state).await?;
+        Ok(Body(input.parse()?))
     }
 }
 
@@ -138,7 +151,8 @@ async fn on_behalf_of_member(parts: &mut Parts, state: &AppState) -> Result<Proj
         .map(|m| m.as_str())
         .unwrap_or_default();
     let read = parts.method == Method::GET
-        || required_scope(parts.method.as_str(), route).is_some_and(|s| s.ends_with(":read"));
+        || required_scope(parts.method.as_str(), route)
+            .is_some_and(|s| s.as_str().ends_with(":read"));
     let needed = if read { Role::Viewer } else { Role::Member };
     let (project, _) = require(state, &session, id, needed).await?;
     Ok(ProjectKey {

@@ -16,6 +16,13 @@ async fn main() -> anyhow::Result<()> {
             shipmate_shared::db::create_and_migrate(&cli.settings.common.database_url, 2).await?;
             tracing::info!("migrations applied");
         }
+        Some(Command::Openapi) => {
+            use utoipa::OpenApi;
+            println!(
+                "{}",
+                shipmate_api::routes::ApiDoc::openapi().to_pretty_json()?
+            );
+        }
         None => {
             let app = Application::build(cli.settings).await?;
             tracing::info!(addr = %app.addr(), "shipmate-api listening");

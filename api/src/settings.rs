@@ -23,6 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Print the OpenAPI document (the SDK's types are generated from it) and exit.
+    Openapi,
 }
 
 #[derive(clap::Args, Debug, Clone)]

@@ -3,8 +3,6 @@
 //! for the script tag, or search only) and to some browser origins, and revoke them at any time.
 
 use axum::http::StatusCode;
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -12,25 +10,31 @@ use crate::projects::Project;
 use crate::tokens::{hash_token, new_api_key};
 use crate::{AppError, AppResult};
 
-/// Every scope a key can hold; the project's own key holds them all.
-pub const SCOPES: &[&str] = &[
-    "analytics:write",
-    "feedback:write",
-    "testimonials:read",
-    "testimonials:write",
-    "changelog:read",
-    "kb:read",
-    "kb:write",
-];
+pub use shipmate_types::projects::{ApiKey, NewApiKey};
 
-/// The scopes of every project's publishable key: what browser code may do, and no more.
-pub const PUBLIC_SCOPES: &[&str] = &[
-    "analytics:write",
-    "feedback:write",
-    "testimonials:read",
-    "testimonials:write",
-    "changelog:read",
-];
+impl crate::validate::FromInput for NewApiKey {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        let name = input.string("name", 1, 100);
+        let scopes = input.string_list(
+            "scopes",
+            true,
+            |s| Scope::parse(s).is_some(),
+            &format!("must each be one of {}", Scope::NAMES.join(", ")),
+        );
+        let allowed_origins = input.string_list(
+            "allowed_origins",
+            false,
+            is_origin,
+            "must each be an origin such as https://example.com (scheme, host and port only)",
+        );
+        Some(NewApiKey {
+            name: name?,
+            scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
+            allowed_origins,
+        })
+    }
+}
+pub use shipmate_types::{Scope, StringEnum};
 
 /// Routes any key of the project may call, whatever its scopes (they reveal only what a
 /// publishable key's owner already shows on its site).
@@ -38,21 +42,21 @@ const ANY_KEY_ROUTES: &[(&str, &str)] = &[("GET", "/v1/project")];
 
 /// The scope an API-key route needs, by method and route template. A route missing here is
 /// refused to every scoped key (fail closed), so a new endpoint cannot leak to them by accident.
-pub fn required_scope(method: &str, route: &str) -> Option<&'static str> {
+pub fn required_scope(method: &str, route: &str) -> Option<Scope> {
     Some(match (method, route) {
-        ("POST", "/v1/analytics/events") => "analytics:write",
-        ("POST", "/v1/feedback") => "feedback:write",
-        ("GET", "/v1/testimonials") => "testimonials:read",
-        ("POST", "/v1/testimonials") => "testimonials:write",
-        ("GET", "/v1/changelog") => "changelog:read",
+        ("POST", "/v1/analytics/events") => Scope::AnalyticsWrite,
+        ("POST", "/v1/feedback") => Scope::FeedbackWrite,
+        ("GET", "/v1/testimonials") => Scope::TestimonialsRead,
+        ("POST", "/v1/testimonials") => Scope::TestimonialsWrite,
+        ("GET", "/v1/changelog") => Scope::ChangelogRead,
         ("GET", "/v1/indexes")
         | ("GET", "/v1/indexes/{index_id}/documents")
         | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}")
-        | ("POST", "/v1/indexes/{index_id}/search") => "kb:read",
+        | ("POST", "/v1/indexes/{index_id}/search") => Scope::KbRead,
         ("POST", "/v1/indexes")
         | ("DELETE", "/v1/indexes/{index_id}")
         | ("POST", "/v1/indexes/{index_id}/documents")
-        | ("DELETE", "/v1/indexes/{index_id}/documents/{doc_id}") => "kb:write",
+        | ("DELETE", "/v1/indexes/{index_id}/documents/{doc_id}") => Scope::KbWrite,
         _ => return None,
     })
 }
@@ -64,7 +68,7 @@ pub enum Access {
     Full,
     Publishable,
     Scoped {
-        scopes: Vec<String>,
+        scopes: Vec<Scope>,
         allowed_origins: Vec<String>,
     },
 }
@@ -77,16 +81,16 @@ impl Access {
         if ANY_KEY_ROUTES.contains(&(method, route)) {
             return Ok(());
         }
-        let (scopes, allowed_origins): (Vec<&str>, &[String]) = match self {
+        let (held, allowed_origins): (&dyn Fn(Scope) -> bool, &[String]) = match self {
             Access::Full => return Ok(()),
-            Access::Publishable => (PUBLIC_SCOPES.to_vec(), &[]),
+            Access::Publishable => (&Scope::is_public, &[]),
             Access::Scoped {
                 scopes,
                 allowed_origins,
-            } => (scopes.iter().map(String::as_str).collect(), allowed_origins),
+            } => (&|s| scopes.contains(&s), allowed_origins),
         };
         match required_scope(method, route) {
-            Some(needed) if scopes.contains(&needed) => {}
+            Some(needed) if held(needed) => {}
             needed => {
                 return Err(AppError::client(
                     StatusCode::FORBIDDEN,
@@ -150,28 +154,13 @@ pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Acces
             (true, _) => Access::Publishable,
             (false, None) => Access::Full,
             (false, Some(scopes)) => Access::Scoped {
-                scopes,
+                // The column's check constraint keeps every entry one of ours.
+                scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
                 allowed_origins: r.allowed_origins.unwrap_or_default(),
             },
         };
         (r.project, access)
     }))
-}
-
-/// A scoped key as its owner sees it; `key` only in the creation answer.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct ApiKey {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    pub name: String,
-    /// The key's first characters, to tell keys apart.
-    pub key_prefix: String,
-    pub scopes: Vec<String>,
-    pub allowed_origins: Vec<String>,
-    pub created_at: DateTime<Utc>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[sqlx(skip)]
-    pub key: Option<String>,
 }
 
 const COLUMNS: &str = "id, project_id, name, key_prefix, scopes, allowed_origins, created_at";
@@ -189,7 +178,7 @@ pub async fn create(
     db: &PgPool,
     project_id: Uuid,
     name: &str,
-    scopes: &[String],
+    scopes: &[Scope],
     allowed_origins: &[String],
 ) -> AppResult<ApiKey> {
     let key = new_api_key();
@@ -202,7 +191,7 @@ pub async fn create(
     .bind(name)
     .bind(hash_token(&key))
     .bind(&key[..10])
-    .bind(scopes)
+    .bind(scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>())
     .bind(allowed_origins)
     .fetch_one(db)
     .await?;
@@ -241,7 +230,7 @@ mod tests {
 
     fn scoped(scopes: &[&str], origins: &[&str]) -> Access {
         Access::Scoped {
-            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
             allowed_origins: origins.iter().map(|s| s.to_string()).collect(),
         }
     }

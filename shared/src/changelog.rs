@@ -1,81 +1,46 @@
 //! Changelog entries: drafts and published entries; only published ones are public.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::Input;
+use crate::validate::{FromInput, Input};
 use crate::{AppError, AppResult};
 
-pub const TYPES: &[&str] = &["feature", "improvement", "fix", "breaking"];
-
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Entry {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    pub title: String,
-    /// Markdown.
-    pub content: String,
-    #[serde(rename = "type")]
-    #[sqlx(rename = "type")]
-    pub kind: String,
-    pub published: bool,
-    /// Set when the entry is first published; `null` while a draft.
-    pub published_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
+pub use shipmate_types::changelog::{Entry, EntryChanges, NewEntry};
+pub use shipmate_types::ChangelogType;
 
 const COLUMNS: &str =
     "id, project_id, title, content, type, published, published_at, created_at, updated_at";
 const MAX_CONTENT: usize = 100_000;
 
-/// The fields of a create (all required but `published`) or of an update (all optional).
-#[derive(Debug, Default)]
-pub struct Changes {
-    pub title: Option<String>,
-    pub content: Option<String>,
-    pub kind: Option<String>,
-    pub published: Option<bool>,
-}
-
-impl Changes {
-    pub fn parse_new(mut input: Input) -> AppResult<Self> {
-        let c = Changes {
-            title: input.string("title", 1, 200),
-            content: input.string("content", 1, MAX_CONTENT),
-            kind: input.one_of("type", TYPES),
-            published: input.opt_bool("published"),
-        };
-        input.finish()?;
-        Ok(c)
-    }
-
-    pub fn parse_update(mut input: Input) -> AppResult<Self> {
-        // A field that is present must be valid; an empty title or content is not a change but an error.
-        let title = if input.has("title") {
-            input.string("title", 1, 200)
-        } else {
-            None
-        };
-        let content = if input.has("content") {
-            input.string("content", 1, MAX_CONTENT)
-        } else {
-            None
-        };
-        let c = Changes {
-            title,
-            content,
-            kind: input.opt_one_of("type", TYPES),
-            published: input.opt_bool("published"),
-        };
-        input.finish()?;
-        Ok(c)
+impl FromInput for NewEntry {
+    fn read(input: &mut Input) -> Option<Self> {
+        let title = input.string("title", 1, 200);
+        let content = input.string("content", 1, MAX_CONTENT);
+        let kind = input.enum_value("type");
+        let published = input.opt_bool("published");
+        Some(NewEntry {
+            title: title?,
+            content: content?,
+            kind: kind?,
+            published,
+        })
     }
 }
 
-pub async fn create(db: &mut PgConnection, project_id: Uuid, c: Changes) -> AppResult<Entry> {
+/// A field that is present must be valid; an empty title or content is not a change but an error.
+impl FromInput for EntryChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(EntryChanges {
+            title: input.present("title", |i| i.string("title", 1, 200)),
+            content: input.present("content", |i| i.string("content", 1, MAX_CONTENT)),
+            kind: input.opt_enum("type"),
+            published: input.opt_bool("published"),
+        })
+    }
+}
+
+pub async fn create(db: &mut PgConnection, project_id: Uuid, c: NewEntry) -> AppResult<Entry> {
     let published = c.published.unwrap_or(false);
     Ok(sqlx::query_as::<_, Entry>(&format!(
         "insert into changelog_entries (id, project_id, title, content, type, published, published_at)
@@ -83,9 +48,9 @@ pub async fn create(db: &mut PgConnection, project_id: Uuid, c: Changes) -> AppR
     ))
     .bind(Uuid::now_v7())
     .bind(project_id)
-    .bind(c.title.unwrap_or_default())
-    .bind(c.content.unwrap_or_default())
-    .bind(c.kind.unwrap_or_default())
+    .bind(c.title)
+    .bind(c.content)
+    .bind(c.kind.as_str())
     .bind(published)
     .fetch_one(&mut *db)
     .await?)
@@ -98,7 +63,7 @@ pub async fn update(
     db: &mut PgConnection,
     project_id: Uuid,
     id: Uuid,
-    c: Changes,
+    c: EntryChanges,
 ) -> AppResult<(Entry, bool)> {
     let was_published = sqlx::query_scalar!(
         "select published from changelog_entries where project_id = $1 and id = $2 for update",
@@ -120,7 +85,7 @@ pub async fn update(
     .bind(id)
     .bind(c.title)
     .bind(c.content)
-    .bind(c.kind)
+    .bind(c.kind.map(ChangelogType::as_str))
     .bind(c.published)
     .fetch_one(&mut *db)
     .await?;

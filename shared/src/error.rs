@@ -2,16 +2,10 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 
 pub type AppResult<T> = Result<T, AppError>;
 
-/// A field-level validation message, as listed in the problem body's `errors`.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
+pub use shipmate_types::common::{FieldError, Problem};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -144,21 +138,8 @@ pub fn on_constraint(
     }
 }
 
-/// The RFC 9457 problem body of every error (also the OpenAPI document's `Problem` schema).
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Problem<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    title: &'a str,
-    status: u16,
-    detail: &'a str,
-    code: &'static str,
-    #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
-    errors: &'a [FieldError],
-}
-
 impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
+    fn into_response(mut self) -> Response {
         let status = self.status();
         let detail = match &self {
             AppError::Client { detail, .. } => detail.clone(),
@@ -174,16 +155,17 @@ impl IntoResponse for AppError {
                 "internal error".into()
             }
         };
-        let errors = match &self {
-            AppError::Client { errors, .. } => errors.as_slice(),
-            _ => &[],
+        let code = self.code().to_owned();
+        let errors = match self {
+            AppError::Client { ref mut errors, .. } => std::mem::take(errors),
+            _ => Vec::new(),
         };
         let body = Problem {
-            kind: "about:blank",
-            title: status.canonical_reason().unwrap_or("Error"),
+            kind: "about:blank".into(),
+            title: status.canonical_reason().unwrap_or("Error").into(),
             status: status.as_u16(),
-            detail: &detail,
-            code: self.code(),
+            detail,
+            code,
             errors,
         };
         let mut res = (status, axum::Json(body)).into_response();

@@ -1,86 +1,42 @@
 //! Feedback entries, their per-type status sets, and votes.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::Input;
+use crate::validate::{FromInput, Input};
 use crate::{AppError, AppResult};
 
-pub const TYPES: &[&str] = &["bug", "feature", "feedback"];
-const ISSUE_STATUSES: &[&str] = &["new", "in_progress", "done", "dismissed"];
-const FEATURE_STATUSES: &[&str] = &["planned", "in_progress", "shipped", "cancelled"];
-pub const ALL_STATUSES: &[&str] = &[
-    "new",
-    "planned",
-    "in_progress",
-    "done",
-    "dismissed",
-    "shipped",
-    "cancelled",
-];
-
-/// The statuses an entry of this type may take; the first is the one it starts in.
-pub fn statuses_for(kind: &str) -> &'static [&'static str] {
-    if kind == "feature" {
-        FEATURE_STATUSES
-    } else {
-        ISSUE_STATUSES
-    }
-}
-
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Feedback {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    pub title: String,
-    pub description: Option<String>,
-    #[serde(rename = "type")]
-    #[sqlx(rename = "type")]
-    pub kind: String,
-    pub status: String,
-    /// Only in the owner's views.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub submitter_email: Option<String>,
-    pub upvotes: i32,
-    pub downvotes: i32,
-    pub score: i32,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-impl Feedback {
-    /// The public view: never the submitter's address.
-    pub fn public(mut self) -> Self {
-        self.submitter_email = None;
-        self
-    }
-}
+pub use shipmate_types::feedback::{Feedback, NewFeedback, StatusChange, VoteState};
+pub use shipmate_types::{FeedbackSort, FeedbackStatus, FeedbackType};
 
 const COLUMNS: &str =
     "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
     upvotes - downvotes as score, created_at, updated_at";
 
-pub struct NewFeedback {
-    pub title: String,
-    pub description: Option<String>,
-    pub kind: String,
-    pub submitter_email: Option<String>,
-}
-
-impl NewFeedback {
-    pub fn parse(mut input: Input) -> AppResult<Self> {
+impl FromInput for NewFeedback {
+    fn read(input: &mut Input) -> Option<Self> {
         let title = input.string("title", 1, 200);
         let description = input.opt_string("description", 10_000);
-        let kind = input.one_of("type", TYPES);
+        let kind = input.enum_value("type");
         let submitter_email = input.opt_email("submitter_email");
-        input.finish()?;
-        Ok(NewFeedback {
-            title: title.unwrap_or_default(),
+        Some(NewFeedback {
+            title: title?,
+            kind: kind?,
             description,
-            kind: kind.unwrap_or_default(),
             submitter_email,
+        })
+    }
+}
+
+/// Whether the status fits the entry's type is the handler's check; any other string is
+/// `invalid_status`, as the contract says (a missing or non-string one is `validation_failed`).
+impl FromInput for StatusChange {
+    fn read(input: &mut Input) -> Option<Self> {
+        if input.raw("status").is_some_and(|v| v.is_string()) {
+            input.set_code("invalid_status");
+        }
+        Some(StatusChange {
+            status: input.enum_value("status")?,
         })
     }
 }
@@ -90,7 +46,7 @@ pub async fn create(
     project_id: Uuid,
     new: NewFeedback,
 ) -> AppResult<Feedback> {
-    let status = statuses_for(&new.kind)[0];
+    let status = new.kind.statuses()[0];
     Ok(sqlx::query_as::<_, Feedback>(&format!(
         "insert into feedback (id, project_id, title, description, type, status, submitter_email)
          values ($1, $2, $3, $4, $5, $6, $7) returning {COLUMNS}"
@@ -99,8 +55,8 @@ pub async fn create(
     .bind(project_id)
     .bind(&new.title)
     .bind(&new.description)
-    .bind(&new.kind)
-    .bind(status)
+    .bind(new.kind.as_str())
+    .bind(status.as_str())
     .bind(&new.submitter_email)
     .fetch_one(&mut *db)
     .await?)
@@ -108,8 +64,8 @@ pub async fn create(
 
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
-    pub kind: Option<String>,
-    pub status: Option<String>,
+    pub kind: Option<FeedbackType>,
+    pub status: Option<FeedbackStatus>,
     /// `top` (score, then newest) or `new`.
     pub newest_first: bool,
 }
@@ -126,8 +82,8 @@ pub async fn list(db: &PgPool, project_id: Uuid, f: &ListFilter) -> AppResult<Ve
          order by {order} limit 1000"
     ))
     .bind(project_id)
-    .bind(&f.kind)
-    .bind(&f.status)
+    .bind(f.kind.map(FeedbackType::as_str))
+    .bind(f.status.map(FeedbackStatus::as_str))
     .fetch_all(db)
     .await?)
 }
@@ -145,10 +101,10 @@ pub async fn set_status(
     db: &mut PgConnection,
     project_id: Uuid,
     id: Uuid,
-    status: &str,
-) -> AppResult<(Feedback, String)> {
+    status: FeedbackStatus,
+) -> AppResult<(Feedback, FeedbackStatus)> {
     let previous = sqlx::query_scalar!(
-        "select status from feedback where project_id = $1 and id = $2 for update",
+        r#"select status as "status: FeedbackStatus" from feedback where project_id = $1 and id = $2 for update"#,
         project_id,
         id
     )
@@ -180,27 +136,19 @@ pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct VoteState {
-    pub feedback_id: Uuid,
-    pub upvotes: i32,
-    pub downvotes: i32,
-    pub score: i32,
-    /// 1, -1, or 0 when the caller has no vote.
-    pub user_vote: i32,
-}
-
 /// Sets (1, -1) or withdraws (0) the user's vote. The entry's row is locked while its counts are
 /// recounted from the votes, so concurrent voters never lose an update.
 pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult<VoteState> {
     let mut tx = db.begin().await?;
-    let kind: Option<String> =
-        sqlx::query_scalar!("select type from feedback where id = $1 for update", id)
-            .fetch_optional(&mut *tx)
-            .await?;
-    match kind.as_deref() {
+    let kind = sqlx::query_scalar!(
+        r#"select type as "kind: FeedbackType" from feedback where id = $1 for update"#,
+        id
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    match kind {
         None => return Err(AppError::not_found("feedback entry")),
-        Some("feature") => {}
+        Some(FeedbackType::Feature) => {}
         Some(_) => {
             return Err(AppError::invalid(
                 "voting_not_allowed",

@@ -10,6 +10,26 @@ use crate::teams::Role;
 use crate::tokens::new_api_key;
 use crate::{AppError, AppResult};
 
+pub use shipmate_types::projects::{KeyProject, NewProject, ProjectView};
+
+impl crate::validate::FromInput for NewProject {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        let name = input.string("name", 1, 100);
+        let slug = input.string("slug", 1, 48);
+        if slug.as_deref().is_some_and(|s| !is_valid_slug(s)) {
+            input.error(
+                "slug",
+                "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
+            );
+            return None;
+        }
+        Some(NewProject {
+            name: name?,
+            slug: slug?,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct Project {
     pub id: Uuid,
@@ -18,21 +38,6 @@ pub struct Project {
     pub api_key: String,
     /// Limited to the public scopes: the key for browser code and snippets.
     pub publishable_key: String,
-    pub created_at: DateTime<Utc>,
-}
-
-/// A project as one member sees it: with their role, and the secret key only for owners and admins.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ProjectView {
-    pub id: Uuid,
-    pub name: String,
-    pub slug: String,
-    /// The secret key, for the customer's own server: owners and admins only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub api_key: Option<String>,
-    /// The key for browser code and snippets (the public scopes only).
-    pub publishable_key: String,
-    pub role: Role,
     pub created_at: DateTime<Utc>,
 }
 
@@ -112,7 +117,7 @@ pub async fn list_for(db: &PgPool, user: Uuid) -> AppResult<Vec<ProjectView>> {
                 publishable_key: r.publishable_key,
                 created_at: r.created_at,
             }
-            .view(Role::from(r.role))
+            .view(crate::teams::role_of(r.role))
         })
         .collect())
 }
@@ -130,7 +135,7 @@ pub async fn access(db: &PgPool, user: Uuid, id: Uuid, needed: Role) -> AppResul
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("project"))?;
-    let Some(role) = row.role.map(Role::from) else {
+    let Some(role) = row.role.map(crate::teams::role_of) else {
         return Err(AppError::forbidden("you are not a member of this project"));
     };
     if role < needed {

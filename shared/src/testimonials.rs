@@ -1,68 +1,42 @@
 //! Testimonials: collected as `pending`, shown on the project's site once approved.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::Input;
+use crate::validate::{FromInput, Input};
 use crate::{AppError, AppResult};
 
-pub const STATUSES: &[&str] = &["pending", "approved", "rejected"];
-
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Testimonial {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    pub author_name: String,
-    /// Only in the owner's views.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author_email: Option<String>,
-    pub author_title: Option<String>,
-    pub content: String,
-    pub rating: i16,
-    pub tweet_url: Option<String>,
-    pub status: String,
-    pub created_at: DateTime<Utc>,
-    pub updated_at: DateTime<Utc>,
-}
-
-impl Testimonial {
-    /// The public view: never the author's address.
-    pub fn public(mut self) -> Self {
-        self.author_email = None;
-        self
-    }
-}
+pub use shipmate_types::testimonials::{
+    ModerationDecision, NewTestimonial, Stats, Testimonial, TestimonialsWithStats,
+};
+pub use shipmate_types::{Moderation, TestimonialStatus};
 
 const COLUMNS: &str =
     "id, project_id, author_name, author_email, author_title, content, rating, tweet_url, status, created_at, updated_at";
 
-pub struct NewTestimonial {
-    pub author_name: String,
-    pub author_email: String,
-    pub author_title: Option<String>,
-    pub content: String,
-    pub rating: i16,
-    pub tweet_url: Option<String>,
-}
-
-impl NewTestimonial {
-    pub fn parse(mut input: Input) -> AppResult<Self> {
+impl FromInput for NewTestimonial {
+    fn read(input: &mut Input) -> Option<Self> {
         let author_name = input.string("author_name", 1, 100);
         let author_email = input.email("author_email");
         let author_title = input.opt_string("author_title", 100);
         let content = input.string("content", 1, 5_000);
         let rating = input.int("rating", 1, 5);
         let tweet_url = input.opt_http_url("tweet_url", 2_048);
-        input.finish()?;
-        Ok(NewTestimonial {
-            author_name: author_name.unwrap_or_default(),
-            author_email: author_email.unwrap_or_default(),
+        Some(NewTestimonial {
+            author_name: author_name?,
+            author_email: author_email?,
             author_title,
-            content: content.unwrap_or_default(),
-            rating: rating.unwrap_or_default() as i16,
+            content: content?,
+            rating: rating? as i16,
             tweet_url,
+        })
+    }
+}
+
+impl FromInput for ModerationDecision {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(ModerationDecision {
+            status: input.enum_value("status")?,
         })
     }
 }
@@ -104,16 +78,6 @@ pub async fn list(
     .await?)
 }
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Stats {
-    pub total: i64,
-    pub pending: i64,
-    pub approved: i64,
-    pub rejected: i64,
-    /// Over approved testimonials; `null` when there are none.
-    pub average_rating: Option<f64>,
-}
-
 pub async fn stats(db: &PgPool, project_id: Uuid) -> AppResult<Stats> {
     Ok(sqlx::query_as!(
         Stats,
@@ -134,10 +98,10 @@ pub async fn set_status(
     db: &mut PgConnection,
     project_id: Uuid,
     id: Uuid,
-    status: &str,
-) -> AppResult<(Testimonial, String)> {
+    status: TestimonialStatus,
+) -> AppResult<(Testimonial, TestimonialStatus)> {
     let previous = sqlx::query_scalar!(
-        "select status from testimonials where project_id = $1 and id = $2 for update",
+        r#"select status as "status: TestimonialStatus" from testimonials where project_id = $1 and id = $2 for update"#,
         project_id,
         id
     )
@@ -149,7 +113,7 @@ pub async fn set_status(
     ))
     .bind(project_id)
     .bind(id)
-    .bind(status)
+    .bind(status.as_str())
     .fetch_one(&mut *db)
     .await?;
     Ok((t, previous))

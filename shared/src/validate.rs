@@ -2,12 +2,22 @@
 //! collecting every problem so the client sees all of them in one 422.
 
 use serde_json::{Map, Value};
+use shipmate_types::StringEnum;
 
 use crate::error::{AppError, FieldError};
+
+/// A request body read from a JSON object. `read` takes every field, recording each problem in
+/// the input, and yields the body when nothing required is missing; the caller turns the recorded
+/// problems into one 422 (see `Input::parse`).
+pub trait FromInput: Sized {
+    fn read(input: &mut Input) -> Option<Self>;
+}
 
 pub struct Input {
     obj: Map<String, Value>,
     errors: Vec<FieldError>,
+    /// The problem's `code` when a field is wrong (`validation_failed` unless a body says otherwise).
+    code: &'static str,
 }
 
 impl Input {
@@ -24,7 +34,11 @@ impl Input {
                         message: "must not contain the NUL character".into(),
                     })
                     .collect();
-                Ok(Input { obj, errors })
+                Ok(Input {
+                    obj,
+                    errors,
+                    code: "validation_failed",
+                })
             }
             _ => Err(AppError::invalid(
                 "validation_failed",
@@ -34,9 +48,21 @@ impl Input {
         }
     }
 
+    /// Reads a whole body: every problem found becomes one 422.
+    pub fn parse<T: FromInput>(mut self) -> Result<T, AppError> {
+        let body = T::read(&mut self);
+        self.finish()?;
+        body.ok_or_else(|| AppError::invalid("validation_failed", "body", "is incomplete"))
+    }
+
     /// The body as it came, for parsers that take the whole shape themselves.
     pub fn into_value(self) -> Value {
         Value::Object(self.obj)
+    }
+
+    /// Answers a wrong field with this problem code instead of `validation_failed`.
+    pub fn set_code(&mut self, code: &'static str) {
+        self.code = code;
     }
 
     pub fn error(&mut self, field: &str, message: impl Into<String>) {
@@ -108,6 +134,28 @@ impl Input {
             Some(s)
         } else {
             self.error(field, format!("must be one of: {}", allowed.join(", ")));
+            None
+        }
+    }
+
+    /// A required value of a string enum.
+    pub fn enum_value<E: StringEnum>(&mut self, field: &str) -> Option<E> {
+        self.one_of(field, E::NAMES).and_then(|s| E::parse(&s))
+    }
+
+    pub fn opt_enum<E: StringEnum>(&mut self, field: &str) -> Option<E> {
+        self.opt_one_of(field, E::NAMES).and_then(|s| E::parse(&s))
+    }
+
+    /// For partial updates: `read` only when the field is present (and not null).
+    pub fn present<T>(
+        &mut self,
+        field: &str,
+        read: impl FnOnce(&mut Self) -> Option<T>,
+    ) -> Option<T> {
+        if self.has(field) {
+            read(self)
+        } else {
             None
         }
     }
@@ -263,10 +311,13 @@ impl Input {
     /// Ends parsing: every problem found so far becomes one 422.
     pub fn finish(self) -> Result<(), AppError> {
         if self.errors.is_empty() {
-            Ok(())
-        } else {
-            Err(AppError::validation(self.errors))
+            return Ok(());
         }
+        let mut err = AppError::validation(self.errors);
+        if let AppError::Client { code, .. } = &mut err {
+            *code = self.code;
+        }
+        Err(err)
     }
 }
 
@@ -295,6 +346,23 @@ pub fn is_email(s: &str) -> bool {
 /// Parses a path identifier; anything that is not a UUID names no resource.
 pub fn parse_id(s: &str, what: &str) -> Result<uuid::Uuid, AppError> {
     uuid::Uuid::parse_str(s).map_err(|_| AppError::not_found(what))
+}
+
+/// An optional query parameter holding a string enum (absent or empty: `None`; unknown: 422).
+pub fn query_enum<E: StringEnum>(
+    q: &std::collections::HashMap<String, String>,
+    field: &str,
+) -> Result<Option<E>, AppError> {
+    match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(v) => E::parse(v).map(Some).ok_or_else(|| {
+            AppError::invalid(
+                "validation_failed",
+                field,
+                format!("must be one of: {}", E::NAMES.join(", ")),
+            )
+        }),
+    }
 }
 
 /// Parses the `project_id` query parameter of dashboard endpoints.

@@ -93,8 +93,8 @@ pub async fn board(
          <label>Sort <select name=\"sort\">{sorts}</select></label>\n\
          <button type=\"submit\">Apply</button>\n</form>\n",
         slug = esc(&project.slug),
-        types = options(filter.kind.as_deref(), Some("All types"), TYPES),
-        statuses = options(filter.status.as_deref(), Some("All statuses"), STATUSES),
+        types = options(filter.kind.map(|k| k.as_str()), Some("All types"), TYPES),
+        statuses = options(filter.status.map(|k| k.as_str()), Some("All statuses"), STATUSES),
         sorts = options(Some(sort), None, SORTS),
     ));
 
@@ -176,7 +176,7 @@ fn class_for(value: &str) -> &str {
 fn entry_html(e: &Feedback, signed_in: bool, my_vote: i16) -> String {
     let id = e.id.to_string();
     // Only feature requests take votes; the server answers 422 for the others.
-    let votable = signed_in && e.kind == "feature";
+    let votable = signed_in && e.kind == shipmate_shared::feedback::FeedbackType::Feature;
     let button = |dir: &str, glyph: &str, label: &str, active: bool| {
         if !votable {
             return String::new();
@@ -208,10 +208,10 @@ fn entry_html(e: &Feedback, signed_in: bool, my_vote: i16) -> String {
          <time datetime=\"{iso}\">{date}</time></p>\n</div>\n</li>\n",
         score = e.score,
         title = esc(&e.title),
-        kind_class = class_for(&e.kind),
-        kind = esc(label_for(TYPES, &e.kind)),
-        status_class = class_for(&e.status),
-        status = esc(label_for(STATUSES, &e.status)),
+        kind_class = class_for(e.kind.as_str()),
+        kind = esc(label_for(TYPES, e.kind.as_str())),
+        status_class = class_for(e.status.as_str()),
+        status = esc(label_for(STATUSES, e.status.as_str())),
         upvotes = e.upvotes,
         downvotes = e.downvotes,
         iso = e.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),

@@ -92,8 +92,8 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
                  <span class=\"label kind-{class}\">{label}</span> <time datetime=\"{iso}\">{date}</time>\
                  <h2><a href=\"#{id}\">{title}</a></h2></header>\n<div class=\"prose\">{html}</div>\n</article>\n</li>\n",
                 id = e.id,
-                class = kind_class(&e.kind),
-                label = esc(kind_label(&e.kind)),
+                class = kind_class(e.kind.as_str()),
+                label = esc(kind_label(e.kind.as_str())),
                 iso = rfc3339(when),
                 date = human_date(when),
                 title = esc(&e.title),
@@ -199,7 +199,7 @@ pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Re
             updated = rfc3339(e.updated_at),
             published = rfc3339(e.published_at.unwrap_or(e.created_at)),
             page = esc(&page_url),
-            kind = esc(&e.kind),
+            kind = esc(e.kind.as_str()),
             content = esc(&html),
         ));
     }

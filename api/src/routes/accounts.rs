@@ -6,18 +6,19 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use serde_json::json;
 use shipmate_shared::auth::oauth;
 use shipmate_shared::auth::{accounts, resets, sessions};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::tokens::secrets_equal;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
+use shipmate_types::accounts::{
+    EmailAddress, Login, NewAccount, PasswordChange, PasswordChanged, PasswordReset, Setup,
+};
 
 use super::auth::signed_in;
-use super::projects::deleted;
-use super::schemas::{Deleted, SessionList, SignedIn};
-use crate::extract::{JsonBody, SessionUser};
+use super::schemas::{Deleted, Queued, SessionList, SignedIn};
+use crate::extract::{Body, SessionUser};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -34,32 +35,19 @@ pub fn router() -> Router<AppState> {
 
 /// First run: creates the instance admin with the token printed on the server's log.
 #[utoipa::path(post, path = "/v1/auth/setup", tag = "auth",
-    request_body(content = serde_json::Value, description = "`{token, email, name, password}` (password 10 to 256 characters)"),
+    request_body = Setup,
     responses((status = 201, body = SignedIn), (status = 401, description = "wrong setup token"), (status = 409, description = "`already_set_up`"), (status = 422, description = "invalid fields")))]
-pub async fn setup(
-    State(state): State<AppState>,
-    JsonBody(mut input): JsonBody,
-) -> AppResult<Response> {
-    let token = input.string("token", 1, 200);
-    let email = input.email("email");
-    let name = input.opt_string("name", 200);
-    let password = input.password("password", 10);
-    input.finish()?;
+pub async fn setup(State(state): State<AppState>, Body(body): Body<Setup>) -> AppResult<Response> {
     if shipmate_shared::auth::users::any_exist(&state.db).await? {
         return Err(accounts::already_set_up());
     }
-    if !secrets_equal(&token.unwrap_or_default(), &state.setup_token) {
+    if !secrets_equal(&body.token, &state.setup_token) {
         return Err(AppError::unauthorized(
             "wrong setup token: use the link on the server's log",
         ));
     }
-    let user = accounts::setup(
-        &state.db,
-        &email.unwrap_or_default(),
-        &name.unwrap_or_default(),
-        password.unwrap_or_default(),
-    )
-    .await?;
+    let name = body.name.unwrap_or_default();
+    let user = accounts::setup(&state.db, &body.email, &name, body.password).await?;
     tracing::info!(user = %user.id, "first run: the instance admin was created");
     signed_in(&state, StatusCode::CREATED, user, None).await
 }
@@ -67,24 +55,19 @@ pub async fn setup(
 /// Creates a password account under the instance's registration policy; an `invite` token lets
 /// the invited email in and joins its project at once.
 #[utoipa::path(post, path = "/v1/auth/register", tag = "auth",
-    request_body(content = serde_json::Value, description = "`{email, name, password, invite?}`"),
+    request_body = NewAccount,
     responses((status = 201, body = SignedIn), (status = 403, description = "`registration_closed`, or an invite for another email"), (status = 409, description = "email already registered"), (status = 410, description = "`invite_expired`"), (status = 422, description = "invalid fields")))]
 pub async fn register(
     State(state): State<AppState>,
-    JsonBody(mut input): JsonBody,
+    Body(body): Body<NewAccount>,
 ) -> AppResult<Response> {
-    let email = input.email("email");
-    let name = input.opt_string("name", 200);
-    let password = input.password("password", 10);
-    let invite = input.opt_string("invite", 200);
-    input.finish()?;
     let user = accounts::register(
         &state.db,
         state.settings.registration,
-        &email.unwrap_or_default(),
-        &name.unwrap_or_default(),
-        password.unwrap_or_default(),
-        invite.as_deref(),
+        &body.email,
+        &body.name.unwrap_or_default(),
+        body.password,
+        body.invite.as_deref(),
     )
     .await?;
     signed_in(&state, StatusCode::CREATED, user, None).await
@@ -93,71 +76,50 @@ pub async fn register(
 /// Signs in with email and password. With `cli_callback` (a loopback URL) and the CLI's `state`,
 /// the answer's `redirect` hands the session to the command-line tool.
 #[utoipa::path(post, path = "/v1/auth/login", tag = "auth",
-    request_body(content = serde_json::Value, description = "`{email, password, cli_callback?, state?}`"),
+    request_body = Login,
     responses((status = 200, body = SignedIn), (status = 401, description = "`invalid_credentials`"), (status = 403, description = "`account_disabled`"), (status = 429, description = "10 failures for this email within 15 minutes")))]
-pub async fn login(
-    State(state): State<AppState>,
-    JsonBody(mut input): JsonBody,
-) -> AppResult<Response> {
-    let email = input.string("email", 1, 254);
-    let password = input.password("password", 1);
-    let cli_callback = input.opt_string("cli_callback", 2048);
-    let cli_state = input.opt_string("state", 200);
-    input.finish()?;
-    let cli = match cli_callback {
+pub async fn login(State(state): State<AppState>, Body(body): Body<Login>) -> AppResult<Response> {
+    let cli = match body.cli_callback {
         Some(cb) => Some(oauth::parse_destination(
             None,
             Some(&cb),
-            cli_state.as_deref(),
+            body.state.as_deref(),
         )?),
         None => None,
     };
-    let user = accounts::login(
-        &state.db,
-        &email.unwrap_or_default(),
-        password.unwrap_or_default(),
-    )
-    .await?;
+    let user = accounts::login(&state.db, &body.email, body.password).await?;
     signed_in(&state, StatusCode::OK, user, cli).await
 }
 
 /// Sets a new password (the current one is needed when the account has one); every other session
 /// ends.
 #[utoipa::path(post, path = "/v1/auth/password", tag = "auth", security(("session" = [])),
-    request_body(content = serde_json::Value, description = "`{current_password?, password}`"),
-    responses((status = 200, description = "`{changed: true}`"), (status = 422, description = "wrong current password or invalid new one")))]
+    request_body = PasswordChange,
+    responses((status = 200, body = PasswordChanged), (status = 422, description = "wrong current password or invalid new one")))]
 pub async fn change_password(
     State(state): State<AppState>,
     session: SessionUser,
-    JsonBody(mut input): JsonBody,
-) -> AppResult<Json<serde_json::Value>> {
-    let current = input
-        .raw("current_password")
-        .and_then(|v| v.as_str())
-        .map(str::to_owned);
-    let password = input.password("password", 10);
-    input.finish()?;
+    Body(body): Body<PasswordChange>,
+) -> AppResult<Json<PasswordChanged>> {
     accounts::change_password(
         &state.db,
         session.user.id,
         session.session_id,
-        current,
-        password.unwrap_or_default(),
+        body.current_password,
+        body.password,
     )
     .await?;
-    Ok(Json(json!({ "changed": true })))
+    Ok(Json(PasswordChanged { changed: true }))
 }
 
 /// Asks for a reset link by email. Always 202, whether or not the account exists.
 #[utoipa::path(post, path = "/v1/auth/password-reset", tag = "auth",
-    request_body(content = serde_json::Value, description = "`{email}`"),
-    responses((status = 202, description = "`{accepted: true}`")))]
+    request_body = EmailAddress,
+    responses((status = 202, body = Queued)))]
 pub async fn request_reset(
     State(state): State<AppState>,
-    JsonBody(mut input): JsonBody,
-) -> AppResult<(StatusCode, Json<serde_json::Value>)> {
-    let email = input.email("email").unwrap_or_default();
-    input.finish()?;
+    Body(EmailAddress { email }): Body<EmailAddress>,
+) -> AppResult<(StatusCode, Json<Queued>)> {
     if let Some(user) = resets::account_for(&state.db, &email).await? {
         if state.mail().configured {
             let link = resets::create_link(&state.db, user, &state.public_url).await?;
@@ -168,38 +130,30 @@ pub async fn request_reset(
             tracing::info!("password reset asked for an account, but email is not configured");
         }
     }
-    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": true }))))
+    Ok((StatusCode::ACCEPTED, Json(Queued::YES)))
 }
 
 /// Uses a reset link: sets the password, ends every session of the account and signs in.
 #[utoipa::path(post, path = "/v1/auth/password-reset/confirm", tag = "auth",
-    request_body(content = serde_json::Value, description = "`{token, password}`"),
+    request_body = PasswordReset,
     responses((status = 200, body = SignedIn), (status = 410, description = "`reset_expired`: unknown, used or expired"), (status = 422, description = "invalid password")))]
 pub async fn confirm_reset(
     State(state): State<AppState>,
-    JsonBody(mut input): JsonBody,
+    Body(body): Body<PasswordReset>,
 ) -> AppResult<Response> {
-    let token = input.string("token", 1, 200);
-    let password = input.password("password", 10);
-    input.finish()?;
-    let user = resets::confirm(
-        &state.db,
-        &token.unwrap_or_default(),
-        password.unwrap_or_default(),
-    )
-    .await?;
+    let user = resets::confirm(&state.db, &body.token, body.password).await?;
     signed_in(&state, StatusCode::OK, user, None).await
 }
 
 /// The signed-in user's live sessions; `current` marks this one.
 #[utoipa::path(get, path = "/v1/auth/sessions", tag = "auth", security(("session" = [])),
-    responses((status = 200, body = SessionList)))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::accounts::SessionInfo>)))]
 pub async fn list_sessions(
     State(state): State<AppState>,
     session: SessionUser,
 ) -> AppResult<Json<SessionList>> {
     let data = sessions::list(&state.db, session.user.id, session.session_id).await?;
-    Ok(Json(SessionList { data }))
+    Ok(Json(data.into()))
 }
 
 /// Ends one of the user's sessions: its token answers 401 from then on.
@@ -209,8 +163,8 @@ pub async fn end_session(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&id, "session")?;
     sessions::revoke_by_id(&state.db, session.user.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }

@@ -4,15 +4,14 @@ use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
-use serde::Serialize;
-use shipmate_shared::auth::admin::{self, Account};
-use shipmate_shared::auth::oauth::ProviderInfo;
-use shipmate_shared::auth::{resets, Registration};
+use shipmate_shared::auth::admin::{self, Account, AccountChanges};
+use shipmate_shared::auth::resets;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
+use shipmate_types::accounts::InstanceSettings;
 
 use super::schemas::{AccountList, Link};
-use crate::extract::{JsonBody, SessionUser};
+use crate::extract::{Body, SessionUser};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -40,29 +39,24 @@ impl FromRequestParts<AppState> for InstanceAdmin {
 
 /// Every account of the instance, oldest first.
 #[utoipa::path(get, path = "/v1/admin/users", tag = "admin", security(("session" = [])),
-    responses((status = 200, body = AccountList), (status = 403, description = "not an instance admin")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::accounts::Account>), (status = 403, description = "not an instance admin")))]
 pub async fn list(State(state): State<AppState>, _: InstanceAdmin) -> AppResult<Json<AccountList>> {
-    Ok(Json(AccountList {
-        data: admin::list(&state.db).await?,
-    }))
+    Ok(Json(admin::list(&state.db).await?.into()))
 }
 
 /// Makes an account admin or not, disables or enables it (disabling ends its sessions).
 #[utoipa::path(patch, path = "/v1/admin/users/{user_id}", tag = "admin", security(("session" = [])),
-    request_body(content = serde_json::Value, description = "`{is_admin?, disabled?}`"),
+    request_body = AccountChanges,
     responses((status = 200, body = Account), (status = 403, description = "not an instance admin"), (status = 404, description = "no such user"), (status = 409, description = "`last_admin`")))]
 pub async fn update(
     State(state): State<AppState>,
     _: InstanceAdmin,
     Path(id): Path<String>,
-    JsonBody(mut input): JsonBody,
+    Body(changes): Body<AccountChanges>,
 ) -> AppResult<Json<Account>> {
     let id = parse_id(&id, "user")?;
-    let is_admin = input.opt_bool("is_admin");
-    let disabled = input.opt_bool("disabled");
-    input.finish()?;
     Ok(Json(
-        admin::update(&state.db, id, is_admin, disabled).await?,
+        admin::update(&state.db, id, changes.is_admin, changes.disabled).await?,
     ))
 }
 
@@ -80,15 +74,6 @@ pub async fn reset_link(
     }
     let url = resets::create_link(&state.db, id, &state.public_url).await?;
     Ok(Json(Link { url }))
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct InstanceSettings {
-    pub registration: Registration,
-    /// Whether outbound email (SMTP) is configured; reset links are made by an admin until it is.
-    pub email_configured: bool,
-    /// The ways to sign in, email and password first.
-    pub providers: Vec<ProviderInfo>,
 }
 
 /// The instance's sign-in settings, as configured.

@@ -7,13 +7,17 @@ use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::reads::{self, Period};
 use shipmate_shared::analytics::visitor;
 use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
+use shipmate_shared::validate::query_enum;
 use shipmate_shared::{AppError, AppResult};
+use shipmate_types::analytics::{
+    Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, ReferrerRow,
+    Timeseries, Utm,
+};
 
 use super::schemas::Accepted;
 use crate::extract::{JsonBody, ProjectAccess, ProjectKey, Viewer};
@@ -33,7 +37,7 @@ pub fn router() -> Router<AppState> {
 
 /// Accepts one event or `{events: [...]}` (up to 100); answers 202 once they are queued on Redis.
 #[utoipa::path(post, path = "/v1/analytics/events", tag = "analytics", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "an event `{name?, url?, referrer?, utm_source?, utm_medium?, utm_campaign?, screen_width?, properties?}` or `{events: [event, ...]}`"),
+    request_body = EventPayload,
     responses((status = 202, body = Accepted), (status = 422, description = "invalid events"), (status = 429, description = "over the key's rate"), (status = 503, description = "queue unavailable; nothing accepted")))]
 pub async fn track(
     State(state): State<AppState>,
@@ -44,7 +48,9 @@ pub async fn track(
         public_client,
     }: ProjectKey,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Value>)> {
+) -> AppResult<(StatusCode, Json<Accepted>)> {
+    // The firehose reads the body straight into the queue's shape (one pass, no copy); the
+    // OpenAPI document describes it with `EventPayload`.
     let events = parse_body(input.into_value())?;
     let count = events.len() as u64;
     let dropped = move |reason: &'static str| {
@@ -94,17 +100,22 @@ pub async fn track(
     } else {
         metrics::counter!(EVENTS_ACCEPTED).increment(accepted as u64);
     }
-    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": accepted }))))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(Accepted {
+            accepted: accepted as i64,
+        }),
+    ))
 }
 
 macro_rules! read_endpoint {
-    ($name:ident, $path:literal, $doc:literal, $shape:literal) => {
+    ($name:ident, $path:literal, $doc:literal, $shape:ty) => {
         #[doc = $doc]
         #[utoipa::path(get, path = $path, tag = "analytics", security(("session" = [])),
-            params(("project_id" = String, Query), ("period" = Option<String>, Query, description = "`7d`, `30d` (default) or `90d`")),
-            responses((status = 200, description = $shape), (status = 403, description = "not a member"), (status = 422, description = "bad period or project_id")))]
-        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<Value>> {
-            let period = Period::parse(q.get("period").map(String::as_str))?;
+            params(("project_id" = String, Query), ("period" = Option<Period>, Query, description = "`30d` when absent")),
+            responses((status = 200, body = $shape), (status = 403, description = "not a member"), (status = 422, description = "bad period or project_id")))]
+        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<$shape>> {
+            let period: Period = query_enum(&q, "period")?.unwrap_or_default();
             Ok(Json(reads::$name(&state.db, access.project.id, period).await?))
         }
     };
@@ -114,47 +125,47 @@ read_endpoint!(
     overview,
     "/v1/analytics/overview",
     "Page views, unique visitors, top page and top referrer.",
-    "`{period, page_views, unique_visitors, top_page, top_referrer}`"
+    Overview
 );
 read_endpoint!(
     pages,
     "/v1/analytics/pages",
     "Views and visitors per page path.",
-    "`{period, data: [{page, views, visitors}]}`"
+    Breakdown<PageRow>
 );
 read_endpoint!(
     referrers,
     "/v1/analytics/referrers",
     "Views and visitors per external referrer host.",
-    "`{period, data: [{referrer, views, visitors}]}`"
+    Breakdown<ReferrerRow>
 );
 read_endpoint!(
     countries,
     "/v1/analytics/countries",
     "Views and visitors per country (ISO 3166-1 alpha-2).",
-    "`{period, data: [{country, views, visitors}]}`"
+    Breakdown<CountryRow>
 );
 read_endpoint!(
     devices,
     "/v1/analytics/devices",
     "Views and visitors per device type, browser and OS.",
-    "`{period, data: [{device, views, visitors}], browsers, operating_systems}`"
+    Devices
 );
 read_endpoint!(
     events,
     "/v1/analytics/events",
     "Every event name with its count and visitors.",
-    "`{period, data: [{name, count, visitors}]}`"
+    Breakdown<EventRow>
 );
 read_endpoint!(
     timeseries,
     "/v1/analytics/timeseries",
     "Page views and visitors per day (per hour for 7d).",
-    "`{period, interval, data: [{date, views, visitors}]}`"
+    Timeseries
 );
 read_endpoint!(
     utm,
     "/v1/analytics/utm",
     "Views and visitors per UTM source, medium and campaign.",
-    "`{period, sources, mediums, campaigns}`"
+    Utm
 );

@@ -4,14 +4,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
-use shipmate_shared::api_keys::{self, ApiKey, SCOPES};
+use shipmate_shared::api_keys::{self, ApiKey, NewApiKey};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
-use super::projects::deleted;
 use super::schemas::{ApiKeyList, Deleted};
-use crate::extract::{Admin, JsonBody, ProjectAccess};
+use crate::extract::{Admin, Body, ProjectAccess};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -26,33 +24,19 @@ pub fn router() -> Router<AppState> {
 /// Creates a key limited to `scopes` (and, if given, to `allowed_origins`). The key is in this
 /// answer only: it is stored as a hash.
 #[utoipa::path(post, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    request_body(content = serde_json::Value, description = "`{name, scopes: [analytics:write | feedback:write | testimonials:read | testimonials:write | changelog:read | kb:read | kb:write], allowed_origins?: [\"https://example.com\"]}`"),
+    request_body = NewApiKey,
     responses((status = 201, body = ApiKey), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project"), (status = 422, description = "invalid name, scope or origin")))]
 pub async fn create(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Admin>,
-    JsonBody(mut input): JsonBody,
+    Body(new): Body<NewApiKey>,
 ) -> AppResult<(StatusCode, Json<ApiKey>)> {
-    let name = input.string("name", 1, 100);
-    let scopes = input.string_list(
-        "scopes",
-        true,
-        |s| SCOPES.contains(&s),
-        &format!("must each be one of {}", SCOPES.join(", ")),
-    );
-    let origins = input.string_list(
-        "allowed_origins",
-        false,
-        api_keys::is_origin,
-        "must each be an origin such as https://example.com (scheme, host and port only)",
-    );
-    input.finish()?;
     let key = api_keys::create(
         &state.db,
         project.id,
-        &name.unwrap_or_default(),
-        &scopes,
-        &origins,
+        &new.name,
+        &new.scopes,
+        &new.allowed_origins,
     )
     .await?;
     Ok((StatusCode::CREATED, Json(key)))
@@ -60,13 +44,12 @@ pub async fn create(
 
 /// The project's scoped keys (without the keys themselves).
 #[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    responses((status = 200, body = ApiKeyList), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::projects::ApiKey>), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project")))]
 pub async fn list(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Admin>,
-) -> AppResult<Json<Value>> {
-    let data = api_keys::list(&state.db, project.id).await?;
-    Ok(Json(json!({ "data": data })))
+) -> AppResult<Json<ApiKeyList>> {
+    Ok(Json(api_keys::list(&state.db, project.id).await?.into()))
 }
 
 /// Revokes a scoped key: it answers 401 from then on. (The project's own key is replaced with
@@ -77,9 +60,9 @@ pub async fn revoke(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Admin>,
     Path((_project_id, key_id)): Path<(String, String)>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Deleted>> {
     let key_id = parse_id(&key_id, "API key")?;
     api_keys::revoke(&state.db, project.id, key_id).await?;
     state.forget_keys();
-    Ok(deleted(key_id))
+    Ok(Json(Deleted::new(key_id)))
 }

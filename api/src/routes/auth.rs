@@ -10,11 +10,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use axum_extra::extract::CookieJar;
-use serde_json::json;
 use shipmate_shared::auth::oauth::{self, Destination, ProviderInfo};
 use shipmate_shared::auth::{sessions, users, User, SESSION_DAYS};
 use shipmate_shared::tokens::random_token;
 use shipmate_shared::{AppError, AppResult};
+use shipmate_types::accounts::{DevLogin, LoggedOut};
 
 use super::schemas::{ProviderList, SignedIn};
 use crate::extract::{JsonBody, SessionUser, SESSION_COOKIE};
@@ -48,7 +48,7 @@ pub async fn providers(State(state): State<AppState>) -> AppResult<Json<Provider
 /// Email and password first, then every configured identity provider.
 pub fn sign_in_methods(state: &AppState) -> Vec<ProviderInfo> {
     let password = ProviderInfo {
-        id: "password",
+        id: "password".into(),
         name: "Email and password".into(),
     };
     std::iter::once(password)
@@ -193,20 +193,18 @@ fn refusal_page(reason: &str) -> Response {
 
 /// Development and tests only (`SHIPMATE_DEV_LOGIN=1`): a session for any email, no provider.
 #[utoipa::path(post, path = "/v1/auth/dev-login", tag = "auth",
-    request_body(content = serde_json::Value, description = "`{email, name?}`"),
-    responses((status = 200, description = "`{token, user}`"), (status = 404, description = "dev login is off")))]
+    request_body = DevLogin,
+    responses((status = 200, body = SignedIn), (status = 404, description = "dev login is off")))]
 pub async fn dev_login(
     State(state): State<AppState>,
-    JsonBody(mut input): JsonBody,
+    JsonBody(input): JsonBody,
 ) -> AppResult<Response> {
+    // Off means the route does not exist, whatever the body.
     if !state.settings.dev_login {
         return Err(AppError::not_found("route"));
     }
-    let email = input.email("email");
-    let name = input.opt_string("name", 200);
-    input.finish()?;
-    let user =
-        users::upsert_by_email(&state.db, &email.unwrap_or_default(), name.as_deref()).await?;
+    let DevLogin { email, name } = input.parse()?;
+    let user = users::upsert_by_email(&state.db, &email, name.as_deref()).await?;
     signed_in(&state, StatusCode::OK, user, None).await
 }
 
@@ -249,10 +247,10 @@ pub async fn me(session: SessionUser) -> Json<User> {
 }
 
 /// Revokes the session token (and clears the dashboard cookie).
-#[utoipa::path(post, path = "/v1/auth/logout", tag = "auth", security(("session" = [])), responses((status = 200, description = "`{logged_out: true}`")))]
+#[utoipa::path(post, path = "/v1/auth/logout", tag = "auth", security(("session" = [])), responses((status = 200, body = LoggedOut)))]
 pub async fn logout(State(state): State<AppState>, session: SessionUser) -> AppResult<Response> {
     sessions::revoke(&state.db, &session.token).await?;
-    let mut res = Json(json!({ "logged_out": true })).into_response();
+    let mut res = Json(LoggedOut { logged_out: true }).into_response();
     if session.via_cookie {
         if let Ok(v) = session_cookie(&state, "", 0).parse() {
             res.headers_mut().insert(SET_COOKIE, v);

@@ -4,15 +4,13 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, patch};
 use axum::{Json, Router};
-use serde_json::json;
-use shipmate_shared::changelog::{self, Changes, Entry};
+use shipmate_shared::changelog::{self, Entry, EntryChanges, NewEntry};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 
-use super::projects::deleted;
 use super::schemas::{Deleted, EntryList};
-use crate::extract::{JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::extract::{Body, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -30,37 +28,38 @@ pub fn router() -> Router<AppState> {
 
 /// Published entries, newest `published_at` first.
 #[utoipa::path(get, path = "/v1/changelog", tag = "changelog", security(("api_key" = [])),
-    responses((status = 200, body = EntryList), (status = 401, description = "bad API key")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::changelog::Entry>), (status = 401, description = "bad API key")))]
 pub async fn list_published(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-) -> AppResult<Json<serde_json::Value>> {
-    let data = changelog::list(&state.db, project.id, true).await?;
-    Ok(Json(json!({ "data": data })))
+) -> AppResult<Json<EntryList>> {
+    Ok(Json(
+        changelog::list(&state.db, project.id, true).await?.into(),
+    ))
 }
 
 /// Every entry, drafts included (viewers and up).
 #[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    responses((status = 200, body = EntryList), (status = 403, description = "without the role needed"), (status = 404, description = "no such project")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::changelog::Entry>), (status = 403, description = "without the role needed"), (status = 404, description = "no such project")))]
 pub async fn list_all(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
-) -> AppResult<Json<serde_json::Value>> {
-    let data = changelog::list(&state.db, project.id, false).await?;
-    Ok(Json(json!({ "data": data })))
+) -> AppResult<Json<EntryList>> {
+    Ok(Json(
+        changelog::list(&state.db, project.id, false).await?.into(),
+    ))
 }
 
 #[utoipa::path(post, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    request_body(content = serde_json::Value, description = "`{title, content, type, published?}`"),
+    request_body = NewEntry,
     responses((status = 201, body = Entry), (status = 403, description = "without the role needed"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
-    JsonBody(input): JsonBody,
+    Body(new): Body<NewEntry>,
 ) -> AppResult<(StatusCode, Json<Entry>)> {
-    let changes = Changes::parse_new(input)?;
     let mut tx = state.db.begin().await?;
-    let entry = changelog::create(&mut tx, project.id, changes).await?;
+    let entry = changelog::create(&mut tx, project.id, new).await?;
     let deliveries = notify::changelog_saved(&mut tx, state.mail(), &entry, false).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
@@ -69,16 +68,15 @@ pub async fn create(
 
 /// Changes any of `title, content, type, published`; `published: false` returns it to draft.
 #[utoipa::path(patch, path = "/v1/changelog/dashboard/{project_id}/{id}", tag = "changelog", security(("session" = [])),
-    request_body(content = serde_json::Value, description = "any of `{title, content, type, published}`"),
+    request_body = EntryChanges,
     responses((status = 200, body = Entry), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "invalid fields")))]
 pub async fn update(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path((_project_id, id)): Path<(String, String)>,
-    JsonBody(input): JsonBody,
+    Body(changes): Body<EntryChanges>,
 ) -> AppResult<Json<Entry>> {
     let id = parse_id(&id, "changelog entry")?;
-    let changes = Changes::parse_update(input)?;
     let mut tx = state.db.begin().await?;
     let (entry, was_published) = changelog::update(&mut tx, project.id, id, changes).await?;
     let deliveries = notify::changelog_saved(&mut tx, state.mail(), &entry, was_published).await?;
@@ -93,8 +91,8 @@ pub async fn remove(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path((_project_id, id)): Path<(String, String)>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&id, "changelog entry")?;
     changelog::delete(&state.db, project.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }

@@ -7,19 +7,18 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use serde::Serialize;
-use serde_json::json;
 use shipmate_shared::outbound::subscriptions::{
-    self, Notifications, SubscriberCounts, Suppression,
+    self, NotificationChanges, Notifications, SubscriberCounts,
 };
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::Input;
 use shipmate_shared::AppResult;
-use utoipa::ToSchema;
+use shipmate_types::accounts::EmailAddress;
+use shipmate_types::email::SuppressionLifted;
 
 use super::admin::InstanceAdmin;
-use super::schemas::Accepted;
-use crate::extract::{JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use super::schemas::{Queued, SuppressionList};
+use crate::extract::{Body, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -65,19 +64,22 @@ pub async fn notifications(
 /// Changes the caller's own settings.
 #[utoipa::path(put, path = "/v1/projects/{project_id}/notifications", tag = "email", security(("session" = [])),
     params(("project_id" = String, Path)),
-    request_body(content = serde_json::Value, description = "any of `{new_feedback, new_testimonial}` (booleans)"),
+    request_body = NotificationChanges,
     responses((status = 200, body = Notifications), (status = 422, description = "not booleans")))]
 pub async fn set_notifications(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
-    JsonBody(mut input): JsonBody,
+    Body(changes): Body<NotificationChanges>,
 ) -> AppResult<Json<Notifications>> {
-    let new_feedback = input.opt_bool("new_feedback");
-    let new_testimonial = input.opt_bool("new_testimonial");
-    input.finish()?;
     let (project, user) = (access.project.id, access.session.user.id);
-    subscriptions::set_notifications(&state.db, project, user, new_feedback, new_testimonial)
-        .await?;
+    subscriptions::set_notifications(
+        &state.db,
+        project,
+        user,
+        changes.new_feedback,
+        changes.new_testimonial,
+    )
+    .await?;
     let configured = state.mail().configured;
     Ok(Json(
         subscriptions::notifications(&state.db, project, user, configured).await?,
@@ -101,36 +103,31 @@ pub async fn subscribers(
 pub(crate) async fn start_subscription(
     state: &AppState,
     project: &Project,
-    mut input: Input,
+    input: Input,
 ) -> AppResult<()> {
-    let email = input.email("email");
-    input.finish()?;
+    let EmailAddress { email } = input.parse()?;
     let mut tx = state.db.begin().await?;
-    let deliveries = subscriptions::subscribe(
-        &mut tx,
-        state.mail(),
-        (project.id, &project.name),
-        &email.unwrap_or_default(),
-    )
-    .await?;
+    let deliveries =
+        subscriptions::subscribe(&mut tx, state.mail(), (project.id, &project.name), &email)
+            .await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok(())
 }
 
-fn accepted() -> (StatusCode, Json<serde_json::Value>) {
-    (StatusCode::ACCEPTED, Json(json!({ "accepted": true })))
+fn accepted() -> (StatusCode, Json<Queued>) {
+    (StatusCode::ACCEPTED, Json(Queued::YES))
 }
 
 /// Subscribes an address to the changelog (double opt-in: a confirmation email goes out first).
 #[utoipa::path(post, path = "/v1/changelog/subscribe", tag = "changelog", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "`{email}`"),
-    responses((status = 202, body = Accepted), (status = 422, description = "not an email address")))]
+    request_body = EmailAddress,
+    responses((status = 202, body = Queued), (status = 422, description = "not an email address")))]
 pub async fn subscribe(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<serde_json::Value>)> {
+) -> AppResult<(StatusCode, Json<Queued>)> {
     start_subscription(&state, &project, input).await?;
     Ok(accepted())
 }
@@ -138,15 +135,15 @@ pub async fn subscribe(
 /// The same for the public changelog page, without a key: rate-limited per client address.
 #[utoipa::path(post, path = "/v1/changelog/by-project/{slug}/subscribe", tag = "changelog",
     params(("slug" = String, Path)),
-    request_body(content = serde_json::Value, description = "`{email}`"),
-    responses((status = 202, body = Accepted), (status = 404, description = "unknown slug"), (status = 422, description = "not an email address"), (status = 429, description = "too many")))]
+    request_body = EmailAddress,
+    responses((status = 202, body = Queued), (status = 404, description = "unknown slug"), (status = 422, description = "not an email address"), (status = 429, description = "too many")))]
 pub async fn subscribe_public(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<serde_json::Value>)> {
+) -> AppResult<(StatusCode, Json<Queued>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
     state.limits.write(client, project.id)?;
@@ -154,32 +151,28 @@ pub async fn subscribe_public(
     Ok(accepted())
 }
 
-#[derive(Serialize, ToSchema)]
-pub struct SuppressionList {
-    pub data: Vec<Suppression>,
-}
-
 /// Addresses that answered with a permanent SMTP failure: no notifications or subscriptions go there.
 #[utoipa::path(get, path = "/v1/admin/suppressions", tag = "admin", security(("session" = [])),
-    responses((status = 200, body = SuppressionList), (status = 403, description = "not an instance admin")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::email::Suppression>), (status = 403, description = "not an instance admin")))]
 pub async fn suppressions(
     State(state): State<AppState>,
     _: InstanceAdmin,
 ) -> AppResult<Json<SuppressionList>> {
-    Ok(Json(SuppressionList {
-        data: subscriptions::suppressions(&state.db).await?,
-    }))
+    Ok(Json(subscriptions::suppressions(&state.db).await?.into()))
 }
 
 /// Lifts a suppression: the address gets notifications again.
 #[utoipa::path(delete, path = "/v1/admin/suppressions/{email}", tag = "admin", security(("session" = [])),
     params(("email" = String, Path)),
-    responses((status = 200, description = "`{id: email, deleted: true}`"), (status = 404, description = "not suppressed")))]
+    responses((status = 200, body = SuppressionLifted), (status = 404, description = "not suppressed")))]
 pub async fn lift(
     State(state): State<AppState>,
     _: InstanceAdmin,
     Path(email): Path<String>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<SuppressionLifted>> {
     subscriptions::lift(&state.db, &email).await?;
-    Ok(Json(json!({ "id": email.to_lowercase(), "deleted": true })))
+    Ok(Json(SuppressionLifted {
+        id: email.to_lowercase(),
+        deleted: true,
+    }))
 }

@@ -6,17 +6,18 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
-use serde_json::json;
-use shipmate_shared::feedback::{self, Feedback, ListFilter, NewFeedback, VoteState};
+use shipmate_shared::feedback::{
+    self, Feedback, FeedbackSort, FeedbackStatus, FeedbackType, ListFilter, NewFeedback,
+    StatusChange, VoteState,
+};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
-use shipmate_shared::validate::parse_id;
+use shipmate_shared::validate::{parse_id, query_enum};
 use shipmate_shared::{projects, AppError, AppResult};
 use uuid::Uuid;
 
-use super::projects::deleted;
 use super::schemas::{Deleted, FeedbackList};
-use crate::extract::{require, JsonBody, ProjectAccess, ProjectKey, SessionUser, Viewer};
+use crate::extract::{require, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -31,14 +32,13 @@ pub fn router() -> Router<AppState> {
 
 /// Submits a bug, feature request or general feedback.
 #[utoipa::path(post, path = "/v1/feedback", tag = "feedback", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "`{title, type, description?, submitter_email?}`"),
+    request_body = NewFeedback,
     responses((status = 201, body = Feedback), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-    JsonBody(input): JsonBody,
+    Body(new): Body<NewFeedback>,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
-    let new = NewFeedback::parse(input)?;
     let mut tx = state.db.begin().await?;
     let entry = feedback::create(&mut tx, project.id, new).await?;
     let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
@@ -50,13 +50,13 @@ pub async fn create(
 
 /// The project's board: entries with vote counts, never submitters' addresses.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
-    params(("slug" = String, Path), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query, description = "`top` (default) or `new`")),
-    responses((status = 200, body = FeedbackList), (status = 404, description = "unknown slug")))]
+    params(("slug" = String, Path), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query, description = "`top` (default) or `new`")),
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::Feedback>), (status = 404, description = "unknown slug")))]
 pub async fn list_public(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<FeedbackList>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let filter = parse_filter(&q)?;
     let data: Vec<Feedback> = feedback::list(&state.db, project.id, &filter)
@@ -64,76 +64,61 @@ pub async fn list_public(
         .into_iter()
         .map(Feedback::public)
         .collect();
-    Ok(Json(json!({ "data": data })))
+    Ok(Json(data.into()))
 }
 
 /// Every entry of a project, with submitters' addresses (members and up).
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
-    params(("project_id" = String, Query), ("type" = Option<String>, Query), ("status" = Option<String>, Query), ("sort" = Option<String>, Query)),
-    responses((status = 200, body = FeedbackList), (status = 403, description = "without the role needed")))]
+    params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query)),
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed")))]
 pub async fn list_owner(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<FeedbackList>> {
     let filter = parse_filter(&q)?;
-    let data = feedback::list(&state.db, project.id, &filter).await?;
-    Ok(Json(json!({ "data": data })))
+    Ok(Json(
+        feedback::list(&state.db, project.id, &filter).await?.into(),
+    ))
 }
 
 pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
-    let pick = |field: &str, allowed: &[&str]| -> AppResult<Option<String>> {
-        match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            None => Ok(None),
-            Some(v) if allowed.contains(&v) => Ok(Some(v.to_owned())),
-            Some(_) => Err(AppError::invalid(
-                "validation_failed",
-                field,
-                format!("must be one of: {}", allowed.join(", ")),
-            )),
-        }
-    };
-    let kind = pick("type", feedback::TYPES)?;
-    let status = pick("status", feedback::ALL_STATUSES)?;
-    let sort = pick("sort", &["top", "new"])?;
     Ok(ListFilter {
-        kind,
-        status,
-        newest_first: sort.as_deref() == Some("new"),
+        kind: query_enum(q, "type")?,
+        status: query_enum(q, "status")?,
+        newest_first: query_enum(q, "sort")? == Some(FeedbackSort::New),
     })
 }
 
 /// Moves an entry to another status of its type's set (members and up).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
-    request_body(content = serde_json::Value, description = "`{status}`"),
+    request_body = StatusChange,
     responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
 pub async fn update(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-    JsonBody(mut input): JsonBody,
+    Body(StatusChange { status }): Body<StatusChange>,
 ) -> AppResult<Json<Feedback>> {
     let entry = entry_owned(&state, &session, &id).await?;
-    let status = input.string("status", 1, 50);
-    input.finish()?;
-    let status = status.unwrap_or_default();
-    let allowed = feedback::statuses_for(&entry.kind);
-    if !allowed.contains(&status.as_str()) {
+    let allowed = entry.kind.statuses();
+    if !allowed.contains(&status) {
+        let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
         return Err(AppError::invalid(
             "invalid_status",
             "status",
             format!(
                 "must be one of {} for a {} entry",
-                allowed.join(", "),
+                names.join(", "),
                 entry.kind
             ),
         ));
     }
     let mut tx = state.db.begin().await?;
     let (entry, previous) =
-        feedback::set_status(&mut tx, entry.project_id, entry.id, &status).await?;
+        feedback::set_status(&mut tx, entry.project_id, entry.id, status).await?;
     let deliveries =
-        notify::feedback_status_changed(&mut tx, state.mail(), &entry, &previous).await?;
+        notify::feedback_status_changed(&mut tx, state.mail(), &entry, previous).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok(Json(entry))
@@ -146,10 +131,10 @@ pub async fn remove(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let entry = entry_owned(&state, &session, &id).await?;
     feedback::delete(&state.db, entry.project_id, entry.id).await?;
-    Ok(deleted(entry.id))
+    Ok(Json(Deleted::new(entry.id)))
 }
 
 /// The entry, if the session's user moderates its project (404 when there is no such entry, 403

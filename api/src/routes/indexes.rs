@@ -6,18 +6,17 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
-use shipmate_shared::kb::documents::{self, Document};
-use shipmate_shared::kb::indexes::{self, Index, IndexRef};
-use shipmate_shared::kb::search::{self, SearchResult};
+use serde_json::Value;
+use shipmate_shared::kb::documents::{self, Document, NewDocument};
+use shipmate_shared::kb::indexes::{self, Index, IndexRef, NewIndex};
+use shipmate_shared::kb::search::{self, SearchQuery};
 use shipmate_shared::kb::{chunking, MAX_DOCUMENT_BYTES};
 use shipmate_shared::queue::{EmbedJob, EMBED_STREAM};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
 
-use super::projects::deleted;
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
-use crate::extract::{JsonBody, ProjectKey};
+use crate::extract::{Body, JsonBody, ProjectKey};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -37,45 +36,39 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The embedding models: the catalogue and local models, with whether each can be used now.
-#[utoipa::path(get, path = "/v1/indexes/models", tag = "knowledge base", responses((status = 200, body = ModelList)))]
-pub async fn models(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({ "data": state.models.list() }))
+#[utoipa::path(get, path = "/v1/indexes/models", tag = "knowledge base", responses((status = 200, body = shipmate_types::common::List<shipmate_types::kb::ModelInfo>)))]
+pub async fn models(State(state): State<AppState>) -> Json<ModelList> {
+    Json(state.models.list().into())
 }
 
 /// Creates an index; the project's first one locks the project to its `embedding_model`.
 #[utoipa::path(post, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "`{name, embedding_model?, external_id?}`"),
+    request_body = NewIndex,
     responses((status = 201, body = Index), (status = 409, description = "duplicate name or `embedding_model_locked`"),
         (status = 422, description = "`embedding_model_required`, `unknown_model`, `model_unavailable`")))]
 pub async fn create(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-    JsonBody(mut input): JsonBody,
+    Body(new): Body<NewIndex>,
 ) -> AppResult<(StatusCode, Json<Index>)> {
-    let name = input.string("name", 1, 200);
-    let model = input.opt_string("embedding_model", 200);
-    let external_id = input.opt_string("external_id", 200);
-    input.finish()?;
     let index = indexes::create(
         &state.db,
         &state.models,
         project.id,
-        &name.unwrap_or_default(),
-        model.as_deref(),
-        external_id.as_deref(),
+        &new.name,
+        new.embedding_model.as_deref(),
+        new.external_id.as_deref(),
     )
     .await?;
     Ok((StatusCode::CREATED, Json(index)))
 }
 
-#[utoipa::path(get, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])), responses((status = 200, body = IndexList)))]
+#[utoipa::path(get, path = "/v1/indexes", tag = "knowledge base", security(("api_key" = [])), responses((status = 200, body = shipmate_types::common::List<shipmate_types::kb::Index>)))]
 pub async fn list(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-) -> AppResult<Json<Value>> {
-    Ok(Json(
-        json!({ "data": indexes::list(&state.db, project.id).await? }),
-    ))
+) -> AppResult<Json<IndexList>> {
+    Ok(Json(indexes::list(&state.db, project.id).await?.into()))
 }
 
 /// Deletes the index with its documents and chunks.
@@ -85,10 +78,10 @@ pub async fn remove(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&index_id, "index")?;
     indexes::delete(&state.db, project.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }
 
 async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> AppResult<IndexRef> {
@@ -98,13 +91,13 @@ async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> A
 /// Uploads a document: chunks it (so `chunks_created` is real), stores it `pending`, and queues
 /// its embedding. It is searchable once `status` is `ready`.
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/documents", tag = "knowledge base", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "`{content (at most 102,400 bytes), metadata?}`"),
+    request_body = NewDocument,
     responses((status = 201, body = Document), (status = 404, description = "no such index"), (status = 413, description = "content over 100 KB"), (status = 422, description = "invalid fields")))]
 pub async fn upload(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
-    JsonBody(mut input): JsonBody,
+    JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Document>)> {
     let index = index_of(&state, project.id, &index_id).await?;
     if let Some(Value::String(s)) = input.raw("content") {
@@ -115,10 +108,7 @@ pub async fn upload(
             )));
         }
     }
-    let content = input.string("content", 1, MAX_DOCUMENT_BYTES);
-    let metadata = input.opt_object("metadata", 16_384);
-    input.finish()?;
-    let content = content.unwrap_or_default();
+    let NewDocument { content, metadata } = input.parse()?;
     let embedder = state.models.embedder(&index.embedding_model)?;
     let chunks = tokio::task::spawn_blocking(move || {
         chunking::chunk(&content, embedder.tokenizer(), embedder.max_tokens())
@@ -152,20 +142,23 @@ pub async fn upload(
 /// A page of the index's documents, newest first.
 #[utoipa::path(get, path = "/v1/indexes/{index_id}/documents", tag = "knowledge base", security(("api_key" = [])),
     params(("index_id" = String, Path), ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query)),
-    responses((status = 200, body = DocumentPage), (status = 404, description = "no such index")))]
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::kb::Document>), (status = 404, description = "no such index")))]
 pub async fn list_documents(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<DocumentPage>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let page = int_param(&q, "page", 1, 1, 1_000_000)?;
     let per_page = int_param(&q, "per_page", 20, 1, 100)?;
     let (data, total) = documents::list(&state.db, index.id, page, per_page).await?;
-    Ok(Json(
-        json!({ "data": data, "page": page, "per_page": per_page, "total": total }),
-    ))
+    Ok(Json(DocumentPage {
+        data,
+        page,
+        per_page,
+        total,
+    }))
 }
 
 fn int_param(
@@ -209,34 +202,31 @@ pub async fn remove_document(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path((index_id, doc_id)): Path<(String, String)>,
-) -> AppResult<Json<Value>> {
+) -> AppResult<Json<Deleted>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let id = parse_id(&doc_id, "document")?;
     documents::delete(&state.db, index.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }
 
 /// Embeds the query with the index's model and returns the `top_k` closest ready chunks.
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/search", tag = "knowledge base", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "`{query, top_k? (1-20, default 5)}`"),
+    request_body = SearchQuery,
     responses((status = 200, body = SearchResults), (status = 404, description = "no such index"), (status = 422, description = "invalid query or top_k")))]
 pub async fn search_index(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
-    JsonBody(mut input): JsonBody,
-) -> AppResult<Json<Value>> {
+    JsonBody(input): JsonBody,
+) -> AppResult<Json<SearchResults>> {
     let index = index_of(&state, project.id, &index_id).await?;
-    let query = input.string("query", 1, 2_000);
-    let top_k = input.opt_int("top_k", 1, 20).unwrap_or(5);
-    input.finish()?;
-    let query = query.unwrap_or_default();
+    let SearchQuery { query, top_k } = input.parse()?;
+    let top_k = top_k.unwrap_or(5);
     // The exact-or-graph check runs while the model embeds the query.
     let (vector, small) = tokio::join!(
         state.embed_query(project.id, &index.embedding_model, &query),
         search::is_small(&state.db, &index)
     );
-    let results: Vec<SearchResult> =
-        search::search(&state.db, &index, &vector?, top_k, small?).await?;
-    Ok(Json(json!({ "results": results })))
+    let results = search::search(&state.db, &index, &vector?, top_k, small?).await?;
+    Ok(Json(SearchResults { results }))
 }

@@ -4,17 +4,15 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
-use serde::Serialize;
 use shipmate_shared::outbound::notify;
-use shipmate_shared::teams::invites::{self, Invite, InvitePreview};
-use shipmate_shared::teams::members::{self, Actor, Member};
-use shipmate_shared::teams::{role_field, Role};
+use shipmate_shared::teams::invites::{self, Invite, InviteAccepted, InvitePreview, NewInvite};
+use shipmate_shared::teams::members::{self, Actor, Member, RoleChange};
+use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
 
-use super::projects::deleted;
 use super::schemas::{Deleted, InviteList, MemberList};
-use crate::extract::{Admin, JsonBody, ProjectAccess, SessionUser, Viewer};
+use crate::extract::{Admin, Body, ProjectAccess, SessionUser, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -38,36 +36,28 @@ pub fn router() -> Router<AppState> {
 
 /// The project's members, owners first (viewers and up).
 #[utoipa::path(get, path = "/v1/projects/{project_id}/members", tag = "teams", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    responses((status = 200, body = MemberList), (status = 403, description = "not a member"), (status = 404, description = "no such project")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::teams::Member>), (status = 403, description = "not a member"), (status = 404, description = "no such project")))]
 pub async fn list(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
 ) -> AppResult<Json<MemberList>> {
     let data = members::list(&state.db, access.project.id).await?;
-    Ok(Json(MemberList { data }))
+    Ok(Json(data.into()))
 }
 
 /// Changes a member's role (admins; only an owner touches owners; the last owner stays).
 #[utoipa::path(patch, path = "/v1/projects/{project_id}/members/{user_id}", tag = "teams", security(("session" = [])),
-    request_body(content = serde_json::Value, description = "`{role: owner | admin | member | viewer}`"),
+    request_body = RoleChange,
     responses((status = 200, body = Member), (status = 403, description = "without the role needed"), (status = 404, description = "no such project or member"), (status = 409, description = "`last_owner`")))]
 pub async fn change_role(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, user_id)): Path<(String, String)>,
-    JsonBody(mut input): JsonBody,
+    Body(RoleChange { role }): Body<RoleChange>,
 ) -> AppResult<Json<Member>> {
     let target = parse_id(&user_id, "member")?;
-    let role = role_field(&mut input, "role");
-    input.finish()?;
-    let member = members::change_role(
-        &state.db,
-        access.project.id,
-        &actor(&access),
-        target,
-        role.unwrap_or(Role::Viewer),
-    )
-    .await?;
+    let member =
+        members::change_role(&state.db, access.project.id, &actor(&access), target, role).await?;
     Ok(Json(member))
 }
 
@@ -78,10 +68,10 @@ pub async fn remove(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
     Path((_project_id, user_id)): Path<(String, String)>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let target = parse_id(&user_id, "member")?;
     members::remove(&state.db, access.project.id, &actor(&access), target).await?;
-    Ok(deleted(target))
+    Ok(Json(Deleted::new(target)))
 }
 
 fn actor<R>(access: &ProjectAccess<R>) -> Actor {
@@ -94,24 +84,20 @@ fn actor<R>(access: &ProjectAccess<R>) -> Actor {
 /// Invites an email with a role (admins; only an owner invites an owner). The answer's `url` is
 /// shown once; it is valid 7 days, once, for that email.
 #[utoipa::path(post, path = "/v1/projects/{project_id}/invites", tag = "teams", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    request_body(content = serde_json::Value, description = "`{email, role: owner | admin | member | viewer}`"),
+    request_body = NewInvite,
     responses((status = 201, body = Invite), (status = 403, description = "without the role needed"), (status = 409, description = "already a member"), (status = 422, description = "invalid email or role")))]
 pub async fn invite(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-    JsonBody(mut input): JsonBody,
+    Body(NewInvite { email, role }): Body<NewInvite>,
 ) -> AppResult<(StatusCode, Json<Invite>)> {
-    let email = input.email("email");
-    let role = role_field(&mut input, "role");
-    input.finish()?;
-    let role = role.unwrap_or(Role::Viewer);
     if role == Role::Owner && access.role < Role::Owner {
         return Err(AppError::forbidden("only an owner can invite an owner"));
     }
     let invite = invites::create(
         &state.db,
         access.project.id,
-        &email.unwrap_or_default(),
+        &email,
         role,
         access.session.user.id,
         &state.public_url,
@@ -132,13 +118,13 @@ pub async fn invite(
 
 /// Pending invites (admins).
 #[utoipa::path(get, path = "/v1/projects/{project_id}/invites", tag = "teams", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    responses((status = 200, body = InviteList), (status = 403, description = "without the role needed")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::teams::Invite>), (status = 403, description = "without the role needed")))]
 pub async fn list_invites(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
 ) -> AppResult<Json<InviteList>> {
     let data = invites::list_pending(&state.db, access.project.id).await?;
-    Ok(Json(InviteList { data }))
+    Ok(Json(data.into()))
 }
 
 /// Revokes a pending invite (admins).
@@ -148,10 +134,10 @@ pub async fn revoke_invite(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, invite_id)): Path<(String, String)>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&invite_id, "invite")?;
     invites::delete(&state.db, access.project.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }
 
 /// What an invite link offers, for the invite page (the token is the credential).
@@ -162,12 +148,6 @@ pub async fn preview(
     Path(token): Path<String>,
 ) -> AppResult<Json<InvitePreview>> {
     Ok(Json(invites::preview(&state.db, &token).await?))
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct InviteAccepted {
-    pub project_id: uuid::Uuid,
-    pub role: Role,
 }
 
 /// Joins the project with the invite's role; the session's email must be the invited one.

@@ -4,14 +4,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Serialize;
-use serde_json::json;
-use shipmate_shared::projects::{self, KeyKind, ProjectView};
+use shipmate_shared::projects::{self, KeyKind, KeyProject, NewProject, ProjectView};
 use shipmate_shared::teams::Role;
 use shipmate_shared::AppResult;
 
 use super::schemas::{Deleted, ProjectList};
-use crate::extract::{Admin, JsonBody, Owner, ProjectAccess, ProjectKey, SessionUser, Viewer};
+use crate::extract::{Admin, Body, Owner, ProjectAccess, ProjectKey, SessionUser, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -28,36 +26,19 @@ pub fn router() -> Router<AppState> {
 
 /// Creates a project with the caller as its owner, with a fresh `pk_` API key.
 #[utoipa::path(post, path = "/v1/projects", tag = "projects", security(("session" = [])),
-    request_body(content = serde_json::Value, description = "`{name, slug}`"),
+    request_body = NewProject,
     responses((status = 201, body = ProjectView), (status = 409, description = "slug taken"), (status = 422, description = "invalid name or slug")))]
 pub async fn create(
     State(state): State<AppState>,
     session: SessionUser,
-    JsonBody(mut input): JsonBody,
+    Body(new): Body<NewProject>,
 ) -> AppResult<(StatusCode, Json<ProjectView>)> {
-    let name = input.string("name", 1, 100);
-    let slug = input.string("slug", 1, 48);
-    if let Some(s) = &slug {
-        if !projects::is_valid_slug(s) {
-            input.error(
-                "slug",
-                "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
-            );
-        }
-    }
-    input.finish()?;
-    let project = projects::create(
-        &state.db,
-        session.user.id,
-        &name.unwrap_or_default(),
-        &slug.unwrap_or_default(),
-    )
-    .await?;
+    let project = projects::create(&state.db, session.user.id, &new.name, &new.slug).await?;
     Ok((StatusCode::CREATED, Json(project.view(Role::Owner))))
 }
 
 /// The projects the caller is a member of, each with their `role`.
-#[utoipa::path(get, path = "/v1/projects", tag = "projects", security(("session" = [])), responses((status = 200, body = ProjectList)))]
+#[utoipa::path(get, path = "/v1/projects", tag = "projects", security(("session" = [])), responses((status = 200, body = shipmate_types::common::List<shipmate_types::projects::ProjectView>)))]
 pub async fn list(
     State(state): State<AppState>,
     session: SessionUser,
@@ -98,13 +79,6 @@ pub async fn rotate_publishable(
 }
 
 /// The project a key belongs to (either key): how widgets and the SDK find the slug.
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct KeyProject {
-    pub id: uuid::Uuid,
-    pub name: String,
-    pub slug: String,
-}
-
 #[utoipa::path(get, path = "/v1/project", tag = "projects", security(("api_key" = [])),
     responses((status = 200, body = KeyProject), (status = 401, description = "unknown key")))]
 pub async fn of_key(ProjectKey { project, .. }: ProjectKey) -> Json<KeyProject> {
@@ -121,13 +95,8 @@ pub async fn of_key(ProjectKey { project, .. }: ProjectKey) -> Json<KeyProject> 
 pub async fn delete(
     State(state): State<AppState>,
     access: ProjectAccess<Owner>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     projects::delete(&state.db, access.project.id).await?;
     state.forget_keys();
-    Ok(deleted(access.project.id))
-}
-
-/// The contract's deletion answer.
-pub fn deleted(id: uuid::Uuid) -> Json<serde_json::Value> {
-    Json(json!({ "id": id, "deleted": true }))
+    Ok(Json(Deleted::new(access.project.id)))
 }

@@ -6,15 +6,15 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
-use serde_json::json;
 use shipmate_shared::outbound::notify;
-use shipmate_shared::testimonials::{self, NewTestimonial, Testimonial};
+use shipmate_shared::testimonials::{
+    self, ModerationDecision, NewTestimonial, Testimonial, TestimonialStatus,
+};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{projects, AppResult};
 
-use super::projects::deleted;
 use super::schemas::{Deleted, TestimonialList, TestimonialsWithStats};
-use crate::extract::{JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::extract::{Body, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 /// The hidden form field that people never fill in and bots do.
@@ -30,14 +30,13 @@ pub fn router() -> Router<AppState> {
 
 /// Collects a testimonial (status `pending`).
 #[utoipa::path(post, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
-    request_body(content = serde_json::Value, description = "`{author_name, author_email, content, rating, author_title?, tweet_url?}`"),
+    request_body = NewTestimonial,
     responses((status = 201, body = Testimonial), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-    JsonBody(input): JsonBody,
+    Body(new): Body<NewTestimonial>,
 ) -> AppResult<(StatusCode, Json<Testimonial>)> {
-    let new = NewTestimonial::parse(input)?;
     let created = store(&state, project.id, new).await?;
     // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
     Ok((StatusCode::CREATED, Json(created.public())))
@@ -59,7 +58,7 @@ async fn store(
 
 /// The public form's submission, without a key: rate-limited per IP, with a honeypot field.
 #[utoipa::path(post, path = "/v1/testimonials/by-project/{slug}", tag = "testimonials",
-    request_body(content = serde_json::Value, description = "as POST /v1/testimonials"),
+    request_body = NewTestimonial,
     responses((status = 201, body = Testimonial), (status = 404, description = "unknown slug"), (status = 422, description = "invalid fields"), (status = 429, description = "too many submissions")))]
 pub async fn create_public(
     State(state): State<AppState>,
@@ -73,7 +72,7 @@ pub async fn create_public(
         .raw(HONEYPOT_FIELD)
         .and_then(|v| v.as_str())
         .is_some_and(|s| !s.trim().is_empty());
-    let new = NewTestimonial::parse(input)?;
+    let new: NewTestimonial = input.parse()?;
     // Counted per address and form, after validation: a flood at one form is stopped, while a
     // person fixing typos (or an office behind one address using several forms) is not.
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
@@ -91,7 +90,7 @@ pub async fn create_public(
             content: new.content,
             rating: new.rating,
             tweet_url: new.tweet_url,
-            status: "pending".into(),
+            status: TestimonialStatus::Pending,
             created_at: now,
             updated_at: now,
         };
@@ -103,17 +102,17 @@ pub async fn create_public(
 
 /// Approved testimonials only, for the project's site.
 #[utoipa::path(get, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
-    responses((status = 200, body = TestimonialList), (status = 401, description = "bad API key")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::testimonials::Testimonial>), (status = 401, description = "bad API key")))]
 pub async fn list_approved(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<TestimonialList>> {
     let data: Vec<Testimonial> = testimonials::list(&state.db, project.id, true)
         .await?
         .into_iter()
         .map(Testimonial::public)
         .collect();
-    Ok(Json(json!({ "data": data })))
+    Ok(Json(data.into()))
 }
 
 /// Every testimonial with stats (viewers and up).
@@ -123,30 +122,27 @@ pub async fn list_approved(
 pub async fn list_all(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<TestimonialsWithStats>> {
     let data = testimonials::list(&state.db, project.id, false).await?;
     let stats = testimonials::stats(&state.db, project.id).await?;
-    Ok(Json(json!({ "data": data, "stats": stats })))
+    Ok(Json(TestimonialsWithStats { data, stats }))
 }
 
 /// Approves or rejects (from any state).
 #[utoipa::path(patch, path = "/v1/testimonials/{id}", tag = "testimonials", security(("session" = [])),
     params(("id" = String, Path), ("project_id" = String, Query)),
-    request_body(content = serde_json::Value, description = "`{status: approved | rejected}`"),
+    request_body = ModerationDecision,
     responses((status = 200, body = Testimonial), (status = 403, description = "without the role needed"), (status = 404, description = "no such testimonial"), (status = 422, description = "invalid status")))]
 pub async fn moderate(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path(id): Path<String>,
-    JsonBody(mut input): JsonBody,
+    Body(ModerationDecision { status }): Body<ModerationDecision>,
 ) -> AppResult<Json<Testimonial>> {
     let id = parse_id(&id, "testimonial")?;
-    let status = input.one_of("status", &["approved", "rejected"]);
-    input.finish()?;
     let mut tx = state.db.begin().await?;
-    let (t, previous) =
-        testimonials::set_status(&mut tx, project.id, id, &status.unwrap_or_default()).await?;
-    let deliveries = notify::testimonial_moderated(&mut tx, &t, &previous).await?;
+    let (t, previous) = testimonials::set_status(&mut tx, project.id, id, status.into()).await?;
+    let deliveries = notify::testimonial_moderated(&mut tx, &t, previous).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok(Json(t))
@@ -159,8 +155,8 @@ pub async fn remove(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path(id): Path<String>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&id, "testimonial")?;
     testimonials::delete(&state.db, project.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }

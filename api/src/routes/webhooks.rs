@@ -4,17 +4,15 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Serialize;
 use shipmate_shared::outbound::events::EventType;
 use shipmate_shared::outbound::store::{self, Delivery};
-use shipmate_shared::outbound::webhooks::{self, Changes, Webhook};
+use shipmate_shared::outbound::webhooks::{self, NewWebhook, Webhook, WebhookChanges};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
-use utoipa::ToSchema;
+use shipmate_types::webhooks::TestQueued;
 
-use super::projects::deleted;
-use super::schemas::Deleted;
-use crate::extract::{Admin, JsonBody, ProjectAccess};
+use super::schemas::{Deleted, DeliveryList, EventList, WebhookList};
+use crate::extract::{Admin, Body, ProjectAccess};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -43,61 +41,39 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-#[derive(Serialize, ToSchema)]
-pub struct EventList {
-    pub data: Vec<EventType>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct WebhookList {
-    pub data: Vec<Webhook>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct DeliveryList {
-    pub data: Vec<Delivery>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct TestQueued {
-    pub delivery_id: uuid::Uuid,
-}
-
 /// Every event a webhook can subscribe to (`"*"` subscribes to all).
 #[utoipa::path(get, path = "/v1/webhooks/events", tag = "webhooks",
-    responses((status = 200, body = EventList)))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::EventType>)))]
 pub async fn events() -> Json<EventList> {
-    Json(EventList {
-        data: EventType::SUBSCRIBABLE.to_vec(),
-    })
+    Json(EventType::subscribable().collect::<Vec<_>>().into())
 }
 
 /// Adds an endpoint; the answer carries its signing secret.
 #[utoipa::path(post, path = "/v1/projects/{project_id}/webhooks", tag = "webhooks", security(("session" = [])),
     params(("project_id" = String, Path)),
-    request_body(content = serde_json::Value, description = "`{url, events: [...], description?}`"),
+    request_body = NewWebhook,
     responses((status = 201, body = Webhook), (status = 403, description = "without the role needed"),
         (status = 422, description = "`url_not_allowed` (not http(s), or a loopback, private or link-local address) or unknown events")))]
 pub async fn create(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-    JsonBody(input): JsonBody,
+    Body(new): Body<NewWebhook>,
 ) -> AppResult<(StatusCode, Json<Webhook>)> {
-    let changes = Changes::parse(input, true, &state.settings.common.outbound).await?;
+    let changes = webhooks::check_url(new.into(), &state.settings.common.outbound).await?;
     let hook = webhooks::create(&state.db, access.project.id, changes).await?;
     Ok((StatusCode::CREATED, Json(hook)))
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project_id}/webhooks", tag = "webhooks", security(("session" = [])),
     params(("project_id" = String, Path)),
-    responses((status = 200, body = WebhookList), (status = 403, description = "without the role needed")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::webhooks::Webhook>), (status = 403, description = "without the role needed")))]
 pub async fn list(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
 ) -> AppResult<Json<WebhookList>> {
-    Ok(Json(WebhookList {
-        data: webhooks::list(&state.db, access.project.id).await?,
-    }))
+    Ok(Json(
+        webhooks::list(&state.db, access.project.id).await?.into(),
+    ))
 }
 
 #[utoipa::path(get, path = "/v1/projects/{project_id}/webhooks/{webhook_id}", tag = "webhooks", security(("session" = [])),
@@ -115,16 +91,16 @@ pub async fn show(
 /// Changes any of `url`, `events`, `description`, `enabled`.
 #[utoipa::path(patch, path = "/v1/projects/{project_id}/webhooks/{webhook_id}", tag = "webhooks", security(("session" = [])),
     params(("project_id" = String, Path), ("webhook_id" = String, Path)),
-    request_body(content = serde_json::Value, description = "any of `{url, events, description, enabled}`"),
+    request_body = WebhookChanges,
     responses((status = 200, body = Webhook), (status = 404, description = "no such webhook"), (status = 422, description = "invalid fields")))]
 pub async fn update(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-    JsonBody(input): JsonBody,
+    Body(changes): Body<WebhookChanges>,
 ) -> AppResult<Json<Webhook>> {
     let id = parse_id(&webhook_id, "webhook")?;
-    let changes = Changes::parse(input, false, &state.settings.common.outbound).await?;
+    let changes = webhooks::check_url(changes, &state.settings.common.outbound).await?;
     Ok(Json(
         webhooks::update(&state.db, access.project.id, id, changes).await?,
     ))
@@ -138,10 +114,10 @@ pub async fn remove(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-) -> AppResult<Json<serde_json::Value>> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&webhook_id, "webhook")?;
     webhooks::delete(&state.db, access.project.id, id).await?;
-    Ok(deleted(id))
+    Ok(Json(Deleted::new(id)))
 }
 
 /// A new secret; for 24 hours deliveries carry a second signature with the previous one.
@@ -177,7 +153,7 @@ pub async fn test(
 /// The endpoint's deliveries, newest first (the last 100).
 #[utoipa::path(get, path = "/v1/projects/{project_id}/webhooks/{webhook_id}/deliveries", tag = "webhooks", security(("session" = [])),
     params(("project_id" = String, Path), ("webhook_id" = String, Path)),
-    responses((status = 200, body = DeliveryList), (status = 404, description = "no such webhook")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::webhooks::Delivery>), (status = 404, description = "no such webhook")))]
 pub async fn deliveries(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
@@ -185,9 +161,11 @@ pub async fn deliveries(
 ) -> AppResult<Json<DeliveryList>> {
     let id = parse_id(&webhook_id, "webhook")?;
     let hook = webhooks::get(&state.db, access.project.id, id).await?;
-    Ok(Json(DeliveryList {
-        data: store::list_for_webhook(&state.db, hook.id, 100).await?,
-    }))
+    Ok(Json(
+        store::list_for_webhook(&state.db, hook.id, 100)
+            .await?
+            .into(),
+    ))
 }
 
 /// Queues the same delivery again (same `id`, same `webhook-id`); `attempts` keeps counting.

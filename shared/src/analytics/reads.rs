@@ -3,12 +3,17 @@
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
-use serde_json::{json, Value};
+use shipmate_types::analytics::{
+    Breakdown, CountryRow, Devices, EventRow, Interval, Overview, PageRow, Point, ReferrerRow,
+    Timeseries, Utm,
+};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::rollup;
 use crate::{AppError, AppResult};
+
+pub use shipmate_types::analytics::Period;
 
 /// The read endpoints, as `/v1/analytics/{name}`.
 pub const ENDPOINTS: [&str; 8] = [
@@ -21,45 +26,6 @@ pub const ENDPOINTS: [&str; 8] = [
     "timeseries",
     "utm",
 ];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Period {
-    Days7,
-    Days30,
-    Days90,
-}
-
-impl Period {
-    /// `7d`, `30d` (the default) or `90d`; anything else is a 422.
-    pub fn parse(v: Option<&str>) -> AppResult<Self> {
-        match v.map(str::trim) {
-            None | Some("") | Some("30d") => Ok(Period::Days30),
-            Some("7d") => Ok(Period::Days7),
-            Some("90d") => Ok(Period::Days90),
-            Some(_) => Err(AppError::invalid(
-                "validation_failed",
-                "period",
-                "must be one of: 7d, 30d, 90d",
-            )),
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Period::Days7 => "7d",
-            Period::Days30 => "30d",
-            Period::Days90 => "90d",
-        }
-    }
-
-    fn days(self) -> i64 {
-        match self {
-            Period::Days7 => 7,
-            Period::Days30 => 30,
-            Period::Days90 => 90,
-        }
-    }
-}
 
 /// Where a read looks: daily summaries up to `raw_from`, raw events from it on. A period is that
 /// many UTC days, today included. The summaries usually reach to a few seconds ago; the raw events
@@ -156,14 +122,27 @@ async fn single(
     breakdown(db, &window, project_id, dim).await
 }
 
-fn rows(rows: Vec<Row>, label: &str) -> Vec<Value> {
+/// Rows named for their dimension (`{"page": ..., "views", "visitors"}`).
+fn rows<T: From<(String, i64, i64)>>(rows: Vec<Row>) -> Vec<T> {
     rows.into_iter()
-        .map(|r| json!({ label: r.key, "views": r.views, "visitors": r.visitors }))
+        .map(|r| T::from((r.key, r.views, r.visitors)))
         .collect()
 }
 
+async fn report<T: From<(String, i64, i64)>>(
+    db: &PgPool,
+    project_id: Uuid,
+    period: Period,
+    dim: &'static str,
+) -> AppResult<Breakdown<T>> {
+    Ok(Breakdown {
+        period,
+        data: rows(single(db, project_id, period, dim).await?),
+    })
+}
+
 /// The three parts run at once, each on its own connection.
-pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Overview> {
     let window = Window::of(db, period).await?;
     let (summaries, tail) = (summaries("total", false), tail("total", false));
     let query = format!(
@@ -182,28 +161,33 @@ pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResul
         breakdown(db, &window, project_id, "referrer"),
     )?;
     let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
-    Ok(json!({
-        "period": period.label(), "page_views": page_views, "unique_visitors": unique_visitors,
-        "top_page": top(pages), "top_referrer": top(referrers),
-    }))
+    Ok(Overview {
+        period,
+        page_views,
+        unique_visitors,
+        top_page: top(pages),
+        top_referrer: top(referrers),
+    })
 }
 
-pub async fn pages(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    Ok(
-        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "page").await?, "page") }),
-    )
+pub async fn pages(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Breakdown<PageRow>> {
+    report(db, project_id, period, "page").await
 }
 
-pub async fn referrers(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    Ok(
-        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "referrer").await?, "referrer") }),
-    )
+pub async fn referrers(
+    db: &PgPool,
+    project_id: Uuid,
+    period: Period,
+) -> AppResult<Breakdown<ReferrerRow>> {
+    report(db, project_id, period, "referrer").await
 }
 
-pub async fn countries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    Ok(
-        json!({ "period": period.label(), "data": rows(single(db, project_id, period, "country").await?, "country") }),
-    )
+pub async fn countries(
+    db: &PgPool,
+    project_id: Uuid,
+    period: Period,
+) -> AppResult<Breakdown<CountryRow>> {
+    report(db, project_id, period, "country").await
 }
 
 /// Three breakdowns over one window, read at once.
@@ -222,18 +206,18 @@ async fn three(
     Ok([a, b, c])
 }
 
-pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Devices> {
     let [devices, browsers, oses] =
         three(db, project_id, period, ["device", "browser", "os"]).await?;
-    Ok(json!({
-        "period": period.label(),
-        "data": rows(devices, "device"),
-        "browsers": rows(browsers, "browser"),
-        "operating_systems": rows(oses, "os"),
-    }))
+    Ok(Devices {
+        period,
+        data: rows(devices),
+        browsers: rows(browsers),
+        operating_systems: rows(oses),
+    })
 }
 
-pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
+pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Utm> {
     let [sources, mediums, campaigns] = three(
         db,
         project_id,
@@ -241,31 +225,40 @@ pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Val
         ["utm_source", "utm_medium", "utm_campaign"],
     )
     .await?;
-    Ok(json!({
-        "period": period.label(),
-        "sources": rows(sources, "utm_source"),
-        "mediums": rows(mediums, "utm_medium"),
-        "campaigns": rows(campaigns, "utm_campaign"),
-    }))
+    Ok(Utm {
+        period,
+        sources: rows(sources),
+        mediums: rows(mediums),
+        campaigns: rows(campaigns),
+    })
 }
 
 /// Every event name, `page_view` included, with its count and visitors.
-pub async fn events(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let data: Vec<Value> = single(db, project_id, period, "event")
+pub async fn events(
+    db: &PgPool,
+    project_id: Uuid,
+    period: Period,
+) -> AppResult<Breakdown<EventRow>> {
+    let data = single(db, project_id, period, "event")
         .await?
         .into_iter()
-        .map(|r| json!({ "name": r.key, "count": r.views, "visitors": r.visitors }))
+        .map(|r| EventRow {
+            name: r.key,
+            count: r.views,
+            visitors: r.visitors,
+        })
         .collect();
-    Ok(json!({ "period": period.label(), "data": data }))
+    Ok(Breakdown { period, data })
 }
 
 /// Page views and visitors per day (per hour for 7d), with empty buckets filled with zeros.
-pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Value> {
-    let unit = if period == Period::Days7 {
-        "hour"
+pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Timeseries> {
+    let interval = if period == Period::Days7 {
+        Interval::Hour
     } else {
-        "day"
+        Interval::Day
     };
+    let unit = interval.as_str();
     let window = Window::of(db, period).await?;
     // A summary row's bucket: its day, plus its hour for hourly series.
     let (dim, offset) = if unit == "hour" {
@@ -291,9 +284,17 @@ pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppRes
         .bind(rollup::bounds(window.start).0)
         .fetch_all(db)
         .await?;
-    let data: Vec<Value> = points
+    let data = points
         .into_iter()
-        .map(|(t, views, visitors)| json!({ "date": t, "views": views, "visitors": visitors }))
+        .map(|(date, views, visitors)| Point {
+            date,
+            views,
+            visitors,
+        })
         .collect();
-    Ok(json!({ "period": period.label(), "interval": unit, "data": data }))
+    Ok(Timeseries {
+        period,
+        interval,
+        data,
+    })
 }

@@ -1,23 +1,13 @@
 //! The instance admin's view of accounts: list, make admin, disable. An instance keeps at least
 //! one enabled admin.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::sessions;
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct Account {
-    pub id: Uuid,
-    pub email: String,
-    pub name: String,
-    pub is_admin: bool,
-    pub disabled: bool,
-    pub created_at: DateTime<Utc>,
-}
+pub use shipmate_types::accounts::{Account, AccountChanges};
 
 pub async fn list(db: &PgPool) -> AppResult<Vec<Account>> {
     Ok(sqlx::query_as!(

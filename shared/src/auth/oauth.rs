@@ -3,13 +3,15 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::config::Secret;
 use crate::tokens::{hash_token, random_token};
 use crate::{AppError, AppResult};
+
+pub use shipmate_types::accounts::ProviderInfo;
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct OAuthSettings {
@@ -62,12 +64,6 @@ pub struct Provider {
     userinfo_url: String,
     scope: &'static str,
     flavor: Flavor,
-}
-
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ProviderInfo {
-    pub id: &'static str,
-    pub name: String,
 }
 
 /// The identity a provider vouches for.
@@ -136,7 +132,7 @@ impl OAuthSettings {
 impl Provider {
     pub fn info(&self) -> ProviderInfo {
         ProviderInfo {
-            id: self.id,
+            id: self.id.to_owned(),
             name: self.name.clone(),
         }
     }

@@ -1,11 +1,12 @@
-use chrono::{DateTime, Duration, Utc};
-use serde::Serialize;
+use chrono::{Duration, Utc};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::User;
 use crate::tokens::{hash_token, new_session_token};
 use crate::{AppError, AppResult};
+
+pub use shipmate_types::accounts::SessionInfo;
 
 pub const SESSION_DAYS: i64 = 30;
 
@@ -74,15 +75,6 @@ pub async fn revoke(db: &PgPool, token: &str) -> AppResult<()> {
     .execute(db)
     .await?;
     Ok(())
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct SessionInfo {
-    pub id: Uuid,
-    pub created_at: DateTime<Utc>,
-    pub last_used_at: DateTime<Utc>,
-    /// The session making this request.
-    pub current: bool,
 }
 
 /// The user's live sessions, newest first.

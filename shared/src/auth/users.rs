@@ -1,4 +1,3 @@
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -7,14 +6,7 @@ use super::Registration;
 use crate::error::on_constraint;
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct User {
-    pub id: Uuid,
-    pub email: String,
-    pub name: String,
-    /// An instance admin: manages users and sees the instance's settings.
-    pub is_admin: bool,
-}
+pub use shipmate_types::accounts::User;
 
 /// Emails are compared and stored lowercased, so `Ann@X.org` and `ann@x.org` are one account.
 pub fn normalize_email(email: &str) -> String {

@@ -1,7 +1,5 @@
 //! Documents and their chunks: stored `pending` at upload, made `ready` by the embedding workers.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -10,19 +8,20 @@ use super::indexes::IndexRef;
 use crate::outbound::events::{emit_many, EventType};
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Document {
-    pub id: Uuid,
-    pub index_id: Uuid,
-    pub chunks_created: i32,
-    /// `pending`, `ready` or `failed`.
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[schema(value_type = Object)]
-    pub metadata: Json<serde_json::Value>,
-    pub created_at: DateTime<Utc>,
+pub use shipmate_types::kb::{Document, NewDocument};
+
+/// The content's byte limit is checked first by the caller (413, not 422).
+impl crate::validate::FromInput for NewDocument {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        let content = input.string("content", 1, super::MAX_DOCUMENT_BYTES);
+        let metadata = input.opt_object("metadata", 16_384);
+        Some(NewDocument {
+            content: content?,
+            metadata,
+        })
+    }
 }
+pub use shipmate_types::DocumentStatus;
 
 const COLUMNS: &str = "id, index_id, chunks_created, status, error, metadata, created_at";
 

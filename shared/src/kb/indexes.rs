@@ -1,7 +1,5 @@
 //! Indexes: named collections of documents, all embedded with the project's locked model.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -9,17 +7,19 @@ use super::models::Registry;
 use crate::error::on_constraint;
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Index {
-    pub id: Uuid,
-    pub project_id: Uuid,
-    pub name: String,
-    pub embedding_model: String,
-    pub dimensions: i32,
-    pub external_id: Option<String>,
-    pub document_count: i64,
-    pub chunk_count: i64,
-    pub created_at: DateTime<Utc>,
+pub use shipmate_types::kb::{Index, NewIndex};
+
+impl crate::validate::FromInput for NewIndex {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        let name = input.string("name", 1, 200);
+        let embedding_model = input.opt_string("embedding_model", 200);
+        let external_id = input.opt_string("external_id", 200);
+        Some(NewIndex {
+            name: name?,
+            embedding_model,
+            external_id,
+        })
+    }
 }
 
 /// What uploads and searches need of an index, read without counting its documents and chunks

@@ -5,21 +5,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde::Serialize;
-
 use super::embed::Embedder;
 use super::local::{self, LocalModel, Manifest, PoolOptions};
 use super::providers::{ProviderA, ProviderB};
 use crate::config::CommonSettings;
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct ModelInfo {
-    pub id: String,
-    pub dimensions: usize,
-    pub description: String,
-    pub available: bool,
-}
+pub use shipmate_types::kb::ModelInfo;
 
 const CATALOGUE: &[(&str, usize, &str)] = &[
     ("provider-a-4-large", 1024, "Best quality, multilingual"),

@@ -1,21 +1,21 @@
 //! Nearest chunks by cosine similarity, through the partial HNSW index of the index's size.
 
-use serde::Serialize;
-use sqlx::types::Json;
 use sqlx::PgPool;
-use uuid::Uuid;
 
 use super::indexes::IndexRef;
 use crate::AppResult;
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct SearchResult {
-    pub document_id: Uuid,
-    pub chunk_content: String,
-    /// Cosine similarity: higher is closer.
-    pub score: f64,
-    #[schema(value_type = Object)]
-    pub metadata: Json<serde_json::Value>,
+pub use shipmate_types::kb::{SearchQuery, SearchResult, SearchResults};
+
+impl crate::validate::FromInput for SearchQuery {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        let query = input.string("query", 1, 2_000);
+        let top_k = input.opt_int("top_k", 1, 20);
+        Some(SearchQuery {
+            query: query?,
+            top_k,
+        })
+    }
 }
 
 /// Below this many ready chunks an exact scan is faster than the graph and has perfect recall.

@@ -2,71 +2,14 @@
 //! in the caller's transaction (the outbox), so an event exists exactly when its change does.
 
 use chrono::Utc;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::AppResult;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-pub enum EventType {
-    #[serde(rename = "feedback.created")]
-    FeedbackCreated,
-    #[serde(rename = "feedback.status_changed")]
-    FeedbackStatusChanged,
-    #[serde(rename = "feedback.merged")]
-    FeedbackMerged,
-    #[serde(rename = "comment.created")]
-    CommentCreated,
-    #[serde(rename = "testimonial.created")]
-    TestimonialCreated,
-    #[serde(rename = "testimonial.approved")]
-    TestimonialApproved,
-    #[serde(rename = "document.ready")]
-    DocumentReady,
-    #[serde(rename = "document.failed")]
-    DocumentFailed,
-    #[serde(rename = "changelog.published")]
-    ChangelogPublished,
-    /// Sent only by `POST .../webhooks/:id/test`, to that webhook.
-    #[serde(rename = "ping")]
-    Ping,
-}
-
-impl EventType {
-    /// Every event a webhook can subscribe to (`ping` goes to whoever asks for it).
-    pub const SUBSCRIBABLE: [EventType; 9] = [
-        EventType::FeedbackCreated,
-        EventType::FeedbackStatusChanged,
-        EventType::FeedbackMerged,
-        EventType::CommentCreated,
-        EventType::TestimonialCreated,
-        EventType::TestimonialApproved,
-        EventType::DocumentReady,
-        EventType::DocumentFailed,
-        EventType::ChangelogPublished,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventType::FeedbackCreated => "feedback.created",
-            EventType::FeedbackStatusChanged => "feedback.status_changed",
-            EventType::FeedbackMerged => "feedback.merged",
-            EventType::CommentCreated => "comment.created",
-            EventType::TestimonialCreated => "testimonial.created",
-            EventType::TestimonialApproved => "testimonial.approved",
-            EventType::DocumentReady => "document.ready",
-            EventType::DocumentFailed => "document.failed",
-            EventType::ChangelogPublished => "changelog.published",
-            EventType::Ping => "ping",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<EventType> {
-        Self::SUBSCRIBABLE.into_iter().find(|e| e.as_str() == name)
-    }
-}
+pub use shipmate_types::EventType;
 
 /// The body every delivery of an event carries.
 pub fn body(kind: EventType, data: Value) -> Value {

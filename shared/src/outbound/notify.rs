@@ -8,8 +8,8 @@ use super::email::{Kind, Template};
 use super::events::{emit, EventType};
 use super::subscriptions::{notify_followers, notify_members, notify_subscribers, Mail};
 use crate::changelog::Entry;
-use crate::feedback::Feedback;
-use crate::testimonials::Testimonial;
+use crate::feedback::{Feedback, FeedbackStatus};
+use crate::testimonials::{Testimonial, TestimonialStatus};
 use crate::AppResult;
 
 async fn project_name(tx: &mut PgConnection, project_id: Uuid) -> AppResult<String> {
@@ -59,17 +59,17 @@ pub async fn feedback_status_changed(
     tx: &mut PgConnection,
     mail: Mail<'_>,
     entry: &Feedback,
-    previous: &str,
+    previous: FeedbackStatus,
 ) -> AppResult<Vec<Uuid>> {
     if previous == entry.status {
         return Ok(Vec::new());
     }
     let mut data = serde_json::to_value(entry).map_err(anyhow::Error::from)?;
-    data["previous_status"] = previous.into();
+    data["previous_status"] = previous.as_str().into();
     let mut ids = emit(tx, entry.project_id, EventType::FeedbackStatusChanged, data).await?;
     if mail.configured {
         let name = project_name(tx, entry.project_id).await?;
-        let (title, status) = (entry.title.clone(), entry.status.replace('_', " "));
+        let (title, status) = (entry.title.clone(), entry.status.as_str().replace('_', " "));
         let board = format!("{}/f/", mail.public_url);
         ids.extend(
             notify_followers(tx, mail, entry.project_id, entry.id, move |unsubscribe| Template {
@@ -116,9 +116,9 @@ pub async fn testimonial_created(
 pub async fn testimonial_moderated(
     tx: &mut PgConnection,
     t: &Testimonial,
-    previous: &str,
+    previous: TestimonialStatus,
 ) -> AppResult<Vec<Uuid>> {
-    if t.status == "approved" && previous != "approved" {
+    if t.status == TestimonialStatus::Approved && previous != TestimonialStatus::Approved {
         emit(tx, t.project_id, EventType::TestimonialApproved, t).await
     } else {
         Ok(Vec::new())

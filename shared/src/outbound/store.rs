@@ -2,8 +2,6 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -11,30 +9,12 @@ use uuid::Uuid;
 use super::RetrySchedule;
 use crate::{AppError, AppResult};
 
+pub use shipmate_types::webhooks::Delivery;
+pub use shipmate_types::DeliveryStatus;
+
 /// How long an attempt holds its delivery: longer than an attempt can take (10 s for a webhook, the
 /// SMTP timeouts for an email), so only a dead worker's attempt ever outlives it.
 pub const LEASE: Duration = Duration::from_secs(25);
-
-/// A delivery as the API lists it.
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Delivery {
-    pub id: Uuid,
-    pub event_id: Uuid,
-    #[serde(rename = "type")]
-    #[sqlx(rename = "type")]
-    pub kind: String,
-    /// `pending`, `delivered` or `failed`.
-    pub status: String,
-    pub attempts: i32,
-    pub last_status_code: Option<i32>,
-    pub last_error: Option<String>,
-    /// When the next attempt is due; `null` once delivered or failed.
-    pub next_attempt_at: Option<DateTime<Utc>>,
-    pub created_at: DateTime<Utc>,
-    /// The body sent (`{type, timestamp, data}`).
-    #[schema(value_type = Object)]
-    pub payload: Value,
-}
 
 const COLUMNS: &str = "id, event_id, type, status, attempts, last_status_code, last_error,
     case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, payload";

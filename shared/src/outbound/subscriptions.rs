@@ -2,13 +2,25 @@
 //! voters and submitters (status updates), unsubscribes and suppressed addresses.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::email::{self, Kind, Template};
 use crate::tokens::random_token;
 use crate::{AppError, AppResult};
+
+pub use shipmate_types::email::{
+    NotificationChanges, Notifications, SubscriberCounts, Suppression,
+};
+
+impl crate::validate::FromInput for NotificationChanges {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        Some(NotificationChanges {
+            new_feedback: input.opt_bool("new_feedback"),
+            new_testimonial: input.opt_bool("new_testimonial"),
+        })
+    }
+}
 
 /// Where links in emails point, and whether email is configured at all (nothing is queued if not).
 #[derive(Clone, Copy)]
@@ -24,15 +36,6 @@ impl Mail<'_> {
             self.public_url
         )
     }
-}
-
-/// A member's own notification settings in one project.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct Notifications {
-    pub new_feedback: bool,
-    pub new_testimonial: bool,
-    /// Whether the instance can send email at all.
-    pub email_configured: bool,
 }
 
 pub async fn notifications(
@@ -280,12 +283,6 @@ pub async fn unsubscribe(db: &PgPool, token: &str) -> AppResult<String> {
     .ok_or_else(|| AppError::not_found("subscription"))
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct SubscriberCounts {
-    pub confirmed: i64,
-    pub pending: i64,
-}
-
 pub async fn counts(db: &PgPool, project_id: Uuid) -> AppResult<SubscriberCounts> {
     let (confirmed, pending) = sqlx::query_as::<_, (i64, i64)>(
         "select count(*) filter (where confirmed_at is not null), count(*) filter (where confirmed_at is null)
@@ -295,13 +292,6 @@ pub async fn counts(db: &PgPool, project_id: Uuid) -> AppResult<SubscriberCounts
     .fetch_one(db)
     .await?;
     Ok(SubscriberCounts { confirmed, pending })
-}
-
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Suppression {
-    pub email: String,
-    pub reason: String,
-    pub created_at: DateTime<Utc>,
 }
 
 /// Records a permanent failure for the address (kept lower-case).

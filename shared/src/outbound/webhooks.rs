@@ -2,31 +2,18 @@
 
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
-use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use rand::RngCore;
-use serde::Serialize;
 use sha2::Sha256;
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::events::EventType;
 use super::OutboundSettings;
-use crate::validate::Input;
+use crate::validate::{FromInput, Input};
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct Webhook {
-    pub id: Uuid,
-    pub url: String,
-    /// Event names, or `["*"]` for all.
-    pub events: Vec<String>,
-    pub description: Option<String>,
-    /// `whsec_` and the base64 of 32 random bytes.
-    pub secret: String,
-    pub enabled: bool,
-    pub created_at: DateTime<Utc>,
-}
+pub use shipmate_types::webhooks::{NewWebhook, Webhook, WebhookChanges};
 
 const COLUMNS: &str = "id, url, events, description, secret, enabled, created_at";
 
@@ -39,63 +26,66 @@ fn new_secret() -> String {
     format!("whsec_{}", B64.encode(bytes))
 }
 
-/// A create or an update, checked.
-#[derive(Debug, Default)]
-pub struct Changes {
-    pub url: Option<String>,
-    pub events: Option<Vec<String>>,
-    pub description: Option<Option<String>>,
-    pub enabled: Option<bool>,
-}
-
 fn valid_event(name: &str) -> bool {
-    name == "*" || EventType::parse(name).is_some()
+    name == "*" || EventType::parse(name).is_some_and(|e| e != EventType::Ping)
 }
 
-impl Changes {
-    /// `new` requires `url` and `events`; an update takes any of them.
-    /// An empty `description` clears it.
-    pub async fn parse(
-        mut input: Input,
-        new: bool,
-        settings: &OutboundSettings,
-    ) -> AppResult<Self> {
-        let url = if new || input.has("url") {
-            input.string("url", 1, 2000)
-        } else {
-            None
-        };
-        let events = (new || input.has("events")).then(|| {
-            input.string_list(
-                "events",
-                true,
-                valid_event,
-                "must list known event names (see GET /v1/webhooks/events) or \"*\"",
-            )
-        });
-        let description = input
-            .has("description")
-            .then(|| input.opt_string("description", 500));
-        let enabled = input.opt_bool("enabled");
-        input.finish()?;
-        let url = match url {
-            Some(u) => Some(
-                super::net::check_url(&u, &|h| settings.host_allowed(h))
-                    .await?
-                    .to_string(),
-            ),
-            None => None,
-        };
-        Ok(Changes {
-            url,
+fn read_events(input: &mut Input) -> Vec<String> {
+    input.string_list(
+        "events",
+        true,
+        valid_event,
+        "must list known event names (see GET /v1/webhooks/events) or \"*\"",
+    )
+}
+
+impl FromInput for NewWebhook {
+    fn read(input: &mut Input) -> Option<Self> {
+        let url = input.string("url", 1, 2000);
+        let events = read_events(input);
+        let description = input.opt_string("description", 500);
+        Some(NewWebhook {
+            url: url?,
             events,
             description,
-            enabled,
         })
     }
 }
 
-pub async fn create(db: &PgPool, project_id: Uuid, c: Changes) -> AppResult<Webhook> {
+/// Any of the fields; a present but empty `description` (`Some("")`) clears it.
+impl FromInput for WebhookChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        let url = input.present("url", |i| i.string("url", 1, 2000));
+        let events = input.present("events", |i| Some(read_events(i)));
+        let description = input
+            .has("description")
+            .then(|| input.opt_string("description", 500).unwrap_or_default());
+        Some(WebhookChanges {
+            url,
+            events,
+            description,
+            enabled: input.opt_bool("enabled"),
+        })
+    }
+}
+
+/// Refuses a URL that is not http(s) or that points at a private address (422 `url_not_allowed`),
+/// resolving its host now; delivery checks again.
+pub async fn check_url(
+    mut c: WebhookChanges,
+    settings: &OutboundSettings,
+) -> AppResult<WebhookChanges> {
+    if let Some(u) = c.url.take() {
+        c.url = Some(
+            super::net::check_url(&u, &|h| settings.host_allowed(h))
+                .await?
+                .to_string(),
+        );
+    }
+    Ok(c)
+}
+
+pub async fn create(db: &PgPool, project_id: Uuid, c: WebhookChanges) -> AppResult<Webhook> {
     Ok(sqlx::query_as::<_, Webhook>(&format!(
         "insert into webhooks (id, project_id, url, events, description, secret)
          values ($1, $2, $3, $4, $5, $6) returning {COLUMNS}"
@@ -104,7 +94,7 @@ pub async fn create(db: &PgPool, project_id: Uuid, c: Changes) -> AppResult<Webh
     .bind(project_id)
     .bind(c.url.unwrap_or_default())
     .bind(c.events.unwrap_or_default())
-    .bind(c.description.flatten())
+    .bind(c.description.filter(|d| !d.is_empty()))
     .bind(new_secret())
     .fetch_one(db)
     .await?)
@@ -130,11 +120,14 @@ pub async fn get(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Webhook> 
     .ok_or_else(|| AppError::not_found("webhook"))
 }
 
-pub async fn update(db: &PgPool, project_id: Uuid, id: Uuid, c: Changes) -> AppResult<Webhook> {
-    let (set_description, description) = match c.description {
-        Some(d) => (true, d),
-        None => (false, None),
-    };
+pub async fn update(
+    db: &PgPool,
+    project_id: Uuid,
+    id: Uuid,
+    c: WebhookChanges,
+) -> AppResult<Webhook> {
+    let set_description = c.description.is_some();
+    let description = c.description.filter(|d| !d.is_empty());
     sqlx::query_as::<_, Webhook>(&format!(
         "update webhooks set url = coalesce($3, url), events = coalesce($4, events),
             description = case when $5 then $6 else description end, enabled = coalesce($7, enabled)

@@ -1,8 +1,7 @@
 //! Invites: a link valid 7 days, used once, bound to the invited email. Only the token's hash is
 //! stored, so the link is shown once, when it is made.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
+use chrono::Utc;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -11,34 +10,20 @@ use crate::auth::users::normalize_email;
 use crate::tokens::{hash_token, random_token};
 use crate::{AppError, AppResult};
 
+pub use shipmate_types::teams::{Invite, InviteAccepted, InvitePreview, InviteProject, NewInvite};
+
+impl crate::validate::FromInput for NewInvite {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        let email = input.email("email");
+        let role = input.enum_value("role");
+        Some(NewInvite {
+            email: email?,
+            role: role?,
+        })
+    }
+}
+
 pub const INVITE_DAYS: i64 = 7;
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct Invite {
-    pub id: Uuid,
-    pub email: String,
-    pub role: Role,
-    /// Only in the creation answer: the link itself is not kept.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    pub expires_at: DateTime<Utc>,
-    pub created_at: DateTime<Utc>,
-}
-
-/// What the invite page shows before it is accepted.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct InvitePreview {
-    pub email: String,
-    pub role: Role,
-    pub project: InviteProject,
-    pub expires_at: DateTime<Utc>,
-}
-
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct InviteProject {
-    pub id: Uuid,
-    pub name: String,
-}
 
 /// Invites `email` with `role`, replacing a pending invite of the same email; 409 when the email
 /// already belongs to a member.
@@ -114,7 +99,7 @@ pub async fn list_pending(db: &PgPool, project: Uuid) -> AppResult<Vec<Invite>> 
         .map(|r| Invite {
             id: r.id,
             email: r.email,
-            role: Role::from(r.role),
+            role: super::role_of(r.role),
             url: None,
             expires_at: r.expires_at,
             created_at: r.created_at,
@@ -151,7 +136,7 @@ pub async fn preview(db: &PgPool, token: &str) -> AppResult<InvitePreview> {
     }
     Ok(InvitePreview {
         email: row.email,
-        role: Role::from(row.role),
+        role: super::role_of(row.role),
         project: InviteProject {
             id: row.project_id,
             name: row.project_name,
@@ -205,7 +190,7 @@ pub async fn accept(
     )
     .fetch_one(&mut *conn)
     .await?;
-    Ok((row.project_id, Role::from(role)))
+    Ok((row.project_id, super::role_of(role)))
 }
 
 pub fn expired() -> AppError {

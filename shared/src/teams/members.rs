@@ -1,21 +1,20 @@
 //! A project's members: listing, role changes and removal, with the rules that keep a project
 //! owned: only owners touch owners, and the last owner stays.
 
-use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::Role;
 use crate::{AppError, AppResult};
 
-#[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct Member {
-    pub user_id: Uuid,
-    pub email: String,
-    pub name: String,
-    pub role: Role,
-    pub created_at: DateTime<Utc>,
+pub use shipmate_types::teams::{Member, RoleChange};
+
+impl crate::validate::FromInput for RoleChange {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        Some(RoleChange {
+            role: input.enum_value("role")?,
+        })
+    }
 }
 
 /// Owners first, then by when they joined.
@@ -35,7 +34,7 @@ pub async fn list(db: &PgPool, project: Uuid) -> AppResult<Vec<Member>> {
             user_id: r.user_id,
             email: r.email,
             name: r.name,
-            role: Role::from(r.role),
+            role: super::role_of(r.role),
             created_at: r.created_at,
         })
         .collect())
@@ -81,7 +80,7 @@ pub async fn change_role(
         user_id: row.user_id,
         email: row.email,
         name: row.name,
-        role: Role::from(row.role),
+        role: super::role_of(row.role),
         created_at: row.created_at,
     })
 }
@@ -126,7 +125,7 @@ async fn lock_target(conn: &mut PgConnection, project: Uuid, target: Uuid) -> Ap
     .await?;
     rows.into_iter()
         .find(|r| r.user_id == target)
-        .map(|r| Role::from(r.role))
+        .map(|r| super::role_of(r.role))
         .ok_or_else(|| AppError::not_found("member"))
 }
 

@@ -1,0 +1,167 @@
+//! Accounts, sign-in, sessions and the instance's administration.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::Registration;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct User {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    /// An instance admin: manages users and sees the instance's settings.
+    pub is_admin: bool,
+}
+
+/// A session token and its user: the answer of every sign-in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SignedIn {
+    pub token: String,
+    pub user: User,
+    /// With `cli_callback`: the loopback URL (with `token` and `state`) to hand the session to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<String>,
+}
+
+/// `POST /v1/auth/setup`: the first account, with the setup token from the server's log.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Setup {
+    pub token: String,
+    #[schema(format = "email")]
+    pub email: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
+    pub name: Option<String>,
+    /// 10 to 256 characters.
+    #[schema(min_length = 10, max_length = 256)]
+    pub password: String,
+}
+
+/// `POST /v1/auth/register`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewAccount {
+    #[schema(format = "email")]
+    pub email: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
+    pub name: Option<String>,
+    #[schema(min_length = 10, max_length = 256)]
+    pub password: String,
+    /// The invite token, where registration needs one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
+}
+
+/// `POST /v1/auth/login`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Login {
+    pub email: String,
+    pub password: String,
+    /// The CLI's loopback URL to hand the session to (`http://127.0.0.1:<port>/...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_callback: Option<String>,
+    /// Echoed to `cli_callback`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+}
+
+/// `POST /v1/auth/dev-login` (development instances only).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DevLogin {
+    #[schema(format = "email")]
+    pub email: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// `POST /v1/auth/password`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PasswordChange {
+    /// Required when the account has a password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_password: Option<String>,
+    #[schema(min_length = 10, max_length = 256)]
+    pub password: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PasswordChanged {
+    pub changed: bool,
+}
+
+/// An address, for a password reset or a subscription.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct EmailAddress {
+    #[schema(format = "email")]
+    pub email: String,
+}
+
+/// `POST /v1/auth/password-reset/confirm`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PasswordReset {
+    pub token: String,
+    #[schema(min_length = 10, max_length = 256)]
+    pub password: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct LoggedOut {
+    pub logged_out: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SessionInfo {
+    pub id: Uuid,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: DateTime<Utc>,
+    /// The session making this request.
+    pub current: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProviderInfo {
+    pub id: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ProviderList {
+    /// Email and password first, then every configured identity provider.
+    pub data: Vec<ProviderInfo>,
+    /// Who may create an account here.
+    pub registration: Registration,
+    /// True until the first account exists (made through the setup link on the server's log).
+    pub setup_required: bool,
+}
+
+/// An account as the instance's admins see it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Account {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub is_admin: bool,
+    pub disabled: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `PATCH /v1/admin/users/:id`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct AccountChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_admin: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct InstanceSettings {
+    pub registration: Registration,
+    /// Whether the instance can send email at all.
+    pub email_configured: bool,
+    pub providers: Vec<ProviderInfo>,
+}

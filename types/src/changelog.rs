@@ -1,0 +1,67 @@
+//! The changelog.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::ChangelogType;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct Entry {
+    pub id: Uuid,
+    pub project_id: Uuid,
+    pub title: String,
+    /// Markdown.
+    pub content: String,
+    #[serde(rename = "type")]
+    #[cfg_attr(feature = "sqlx", sqlx(rename = "type"))]
+    pub kind: ChangelogType,
+    pub published: bool,
+    /// `null` while a draft.
+    pub published_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// `POST /v1/projects/:id/changelog`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewEntry {
+    #[schema(min_length = 1, max_length = 200)]
+    pub title: String,
+    /// Markdown, at most 100,000 characters.
+    #[schema(min_length = 1, max_length = 100000)]
+    pub content: String,
+    #[serde(rename = "type")]
+    pub kind: ChangelogType,
+    /// Publish at once (default false: a draft).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<bool>,
+}
+
+/// `PATCH /v1/changelog/:id`: any of the fields.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct EntryChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 200)]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 100000)]
+    pub content: Option<String>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ChangelogType>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<bool>,
+}
+
+impl From<NewEntry> for EntryChanges {
+    fn from(n: NewEntry) -> Self {
+        EntryChanges {
+            title: Some(n.title),
+            content: Some(n.content),
+            kind: Some(n.kind),
+            published: n.published,
+        }
+    }
+}

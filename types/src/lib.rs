@@ -1,0 +1,20 @@
+//! The shapes of the Shipmate API. Handlers take and return these, the CLI deserialises them, and the
+//! OpenAPI document lists them, so a field or an enum value is written down once. Validation of
+//! values (lengths, ranges, formats) happens at the edge, in the server, into these types.
+
+#[macro_use]
+mod enums;
+
+pub mod accounts;
+pub mod analytics;
+pub mod changelog;
+pub mod common;
+pub mod email;
+pub mod feedback;
+pub mod kb;
+pub mod projects;
+pub mod teams;
+pub mod testimonials;
+pub mod webhooks;
+
+pub use enums::*;

@@ -1,0 +1,88 @@
+//! Webhooks and their deliveries.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::{DeliveryStatus, EventType};
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct Webhook {
+    pub id: Uuid,
+    pub url: String,
+    /// Event names (see `EventType`), or `["*"]` for all.
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    /// `whsec_` and the base64 of 32 random bytes.
+    pub secret: String,
+    pub enabled: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /v1/projects/:id/webhooks`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewWebhook {
+    /// An http(s) URL of a public host.
+    #[schema(min_length = 1, max_length = 2000, format = "uri")]
+    pub url: String,
+    /// Event names (see `EventType`) or `"*"`; 1 to 20.
+    #[schema(min_items = 1, max_items = 20)]
+    pub events: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+}
+
+/// `PATCH /v1/projects/:id/webhooks/:webhook_id`: any of the fields; an empty `description`
+/// clears it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct WebhookChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 2000, format = "uri")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 500)]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+}
+
+impl From<NewWebhook> for WebhookChanges {
+    fn from(n: NewWebhook) -> Self {
+        WebhookChanges {
+            url: Some(n.url),
+            events: Some(n.events),
+            description: n.description,
+            enabled: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct Delivery {
+    pub id: Uuid,
+    pub event_id: Uuid,
+    #[serde(rename = "type")]
+    #[cfg_attr(feature = "sqlx", sqlx(rename = "type"))]
+    pub kind: EventType,
+    pub status: DeliveryStatus,
+    pub attempts: i32,
+    pub last_status_code: Option<i32>,
+    pub last_error: Option<String>,
+    /// When the next attempt is due; `null` once delivered or failed.
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    /// The body sent (`{type, timestamp, data}`).
+    pub payload: Value,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct TestQueued {
+    pub delivery_id: Uuid,
+}
