@@ -1,13 +1,13 @@
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota};
+use moka::future::Cache;
 use shipmate_shared::analytics::visitor::{Geo, SaltCache};
 use shipmate_shared::api_keys::{self, Access};
 use shipmate_shared::auth::oauth::Provider;
@@ -53,19 +53,23 @@ pub struct Inner {
     /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
     pub salts: SaltCache,
     /// Recent query vectors by (model, query): repeated searches skip the model.
-    query_cache: Mutex<HashMap<QueryKey, Arc<Vec<f32>>>>,
+    query_cache: Cache<QueryKey, Arc<Vec<f32>>>,
     /// API keys resolved in the last `KEY_CACHE_TTL`: the ingestion hot path skips Postgres (and
     /// keeps accepting events for that long when Postgres is down). Rotating, revoking or deleting
     /// clears it on this instance; other instances notice within the TTL.
-    key_cache: Mutex<HashMap<String, (Instant, Project, Access)>>,
-    /// Bumped by `forget_keys`: a lookup that started before a change must not cache its answer.
+    key_cache: Cache<String, CachedKey>,
+    /// Bumped by `forget_keys`. Each cached key carries the generation its lookup started in, and
+    /// only the current generation counts: a lookup that raced a change cannot serve its answer.
     key_generation: AtomicU64,
 }
 
-const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
-const KEY_CACHE_SIZE: usize = 10_000;
+/// (generation, project, access).
+type CachedKey = (u64, Project, Access);
 
-const QUERY_CACHE_SIZE: usize = 1_024;
+const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
+const KEY_CACHE_SIZE: u64 = 10_000;
+
+const QUERY_CACHE_SIZE: u64 = 1_024;
 
 /// (model, query text).
 type QueryKey = (String, String);
@@ -102,8 +106,11 @@ impl AppState {
             deliveries,
             geo: Geo::open(settings.common.geoip_db.as_deref()),
             salts: SaltCache::default(),
-            query_cache: Mutex::new(HashMap::new()),
-            key_cache: Mutex::new(HashMap::new()),
+            query_cache: Cache::new(QUERY_CACHE_SIZE),
+            key_cache: Cache::builder()
+                .max_capacity(KEY_CACHE_SIZE)
+                .time_to_live(KEY_CACHE_TTL)
+                .build(),
             key_generation: AtomicU64::new(0),
             db,
             settings,
@@ -127,36 +134,31 @@ impl AppState {
 
     /// The project of an API key and what the key may do, from the cache or Postgres.
     pub async fn resolve_key(&self, key: &str) -> AppResult<Option<(Project, Access)>> {
-        if let Some((_, project, access)) = self.key_cache.lock().ok().and_then(|c| {
-            c.get(key)
-                .filter(|(at, ..)| at.elapsed() < KEY_CACHE_TTL)
-                .cloned()
-        }) {
-            return Ok(Some((project, access)));
-        }
+        // Read before Postgres: an answer read before a change is then cached under the old
+        // generation, which `forget_keys` has already left behind.
         let generation = self.key_generation.load(Ordering::SeqCst);
+        if let Some((cached, project, access)) = self.key_cache.get(key).await {
+            if cached == generation {
+                return Ok(Some((project, access)));
+            }
+        }
         let found = api_keys::resolve(&self.db, key).await?;
-        if let (Some((project, access)), Ok(mut cache)) = (&found, self.key_cache.lock()) {
-            if self.key_generation.load(Ordering::SeqCst) != generation {
-                return Ok(found);
-            }
-            if cache.len() >= KEY_CACHE_SIZE {
-                cache.clear();
-            }
-            cache.insert(
-                key.to_owned(),
-                (Instant::now(), project.clone(), access.clone()),
-            );
+        if let Some((project, access)) = &found {
+            self.key_cache
+                .insert(
+                    key.to_owned(),
+                    (generation, project.clone(), access.clone()),
+                )
+                .await;
         }
         Ok(found)
     }
 
     /// After a key changed (rotated, revoked, its project deleted): resolve every key afresh.
     pub fn forget_keys(&self) {
-        if let Ok(mut cache) = self.key_cache.lock() {
-            self.key_generation.fetch_add(1, Ordering::SeqCst);
-            cache.clear();
-        }
+        self.key_generation.fetch_add(1, Ordering::SeqCst);
+        // The generation alone retires every entry; this frees their memory.
+        self.key_cache.invalidate_all();
     }
 
     /// The query's vector, from the cache or the model (where `project` waits its turn).
@@ -167,12 +169,7 @@ impl AppState {
         query: &str,
     ) -> AppResult<Arc<Vec<f32>>> {
         let key = (model.to_owned(), query.to_owned());
-        if let Some(v) = self
-            .query_cache
-            .lock()
-            .ok()
-            .and_then(|c| c.get(&key).cloned())
-        {
+        if let Some(v) = self.query_cache.get(&key).await {
             return Ok(v);
         }
         let embedder = self.models.embedder(model)?;
@@ -188,13 +185,7 @@ impl AppState {
             .pop()
             .map(Arc::new)
             .ok_or_else(|| AppError::Internal(anyhow::anyhow!("the model returned no vector")))?;
-        if let Ok(mut cache) = self.query_cache.lock() {
-            // A full cache starts over: simpler than LRU and just as good for bursts of one query.
-            if cache.len() >= QUERY_CACHE_SIZE {
-                cache.clear();
-            }
-            cache.insert(key, vector.clone());
-        }
+        self.query_cache.insert(key, vector.clone()).await;
         Ok(vector)
     }
 

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use maud::{html, Markup};
 use shipmate_shared::feedback::{self, Feedback};
 use shipmate_shared::projects::{self, Project};
 use uuid::Uuid;
 
-use super::{error_page, esc, html_page, human_date, layout};
+use super::{error_page, html_page, human_date, layout};
 use crate::extract::MaybeUser;
 use crate::routes::feedback::parse_filter;
 use crate::state::AppState;
@@ -56,8 +57,6 @@ pub async fn board(
     };
     let filtered = filter.kind.is_some() || filter.status.is_some();
     let sort = if filter.newest_first { "new" } else { "top" };
-
-    let mut body = String::with_capacity(4096 + entries.len() * 700);
     let count = entries.len();
     let noun = if count == 1 { "entry" } else { "entries" };
     let matching = if filtered {
@@ -65,62 +64,51 @@ pub async fn board(
     } else {
         ""
     };
-    let who = match &user {
-        Some(u) => format!(
-            "Signed in as {}",
-            esc(if u.name.trim().is_empty() {
-                &u.email
-            } else {
-                &u.name
-            })
-        ),
-        None => format!(
-            "<a class=\"button button-secondary\" href=\"{}\">Sign in to vote</a>",
-            esc(&sign_in_href(&project))
-        ),
-    };
-    body.push_str(&format!(
-        "<header class=\"page-head\">\n<p class=\"eyebrow\">Feedback board</p>\n<h1>{name}</h1>\n\
-         <p class=\"muted\"><span id=\"entry-count\">{count}</span> {noun}{matching}</p>\n\
-         <p class=\"who\">{who}</p>\n</header>\n",
-        name = esc(&project.name),
-    ));
+    let board_href = format!("/f/{}", project.slug);
 
-    body.push_str(&format!(
-        "<form class=\"card filters\" method=\"get\" action=\"/f/{slug}\" role=\"search\" aria-label=\"Filter feedback\">\n\
-         <label>Type <select name=\"type\">{types}</select></label>\n\
-         <label>Status <select name=\"status\">{statuses}</select></label>\n\
-         <label>Sort <select name=\"sort\">{sorts}</select></label>\n\
-         <button type=\"submit\">Apply</button>\n</form>\n",
-        slug = esc(&project.slug),
-        types = options(filter.kind.map(|k| k.as_str()), Some("All types"), TYPES),
-        statuses = options(filter.status.map(|k| k.as_str()), Some("All statuses"), STATUSES),
-        sorts = options(Some(sort), None, SORTS),
-    ));
-
-    body.push_str(
-        "<p class=\"board-msg\" id=\"board-msg\" role=\"status\" aria-live=\"polite\"></p>\n",
-    );
-    if entries.is_empty() {
-        let text = if filtered {
-            format!(
-                "No feedback matches these filters. <a href=\"/f/{}\">Show everything</a>",
-                esc(&project.slug)
-            )
-        } else {
-            "No feedback yet. Ideas, bugs and requests will show up here.".to_owned()
-        };
-        body.push_str(&format!(
-            "<section class=\"card empty\">\n<p>{text}</p>\n</section>\n"
-        ));
-    } else {
-        body.push_str("<ul class=\"entries\">\n");
-        for e in &entries {
-            let mine = my_votes.get(&e.id).copied().unwrap_or(0);
-            body.push_str(&entry_html(e, user.is_some(), mine));
+    let body = html! {
+        header class="page-head" {
+            p class="eyebrow" { "Feedback board" }
+            h1 { (project.name) }
+            p class="muted" { span id="entry-count" { (count) } " " (noun) (matching) }
+            p class="who" {
+                @match &user {
+                    Some(u) => {
+                        "Signed in as "
+                        (if u.name.trim().is_empty() { &u.email } else { &u.name })
+                    }
+                    None => {
+                        a class="button button-secondary" href=(sign_in_href(&project)) { "Sign in to vote" }
+                    }
+                }
+            }
         }
-        body.push_str("</ul>\n");
-    }
+        form class="card filters" method="get" action=(board_href) role="search" aria-label="Filter feedback" {
+            label { "Type " select name="type" { (options(filter.kind.map(|k| k.as_str()), Some("All types"), TYPES)) } }
+            label { "Status " select name="status" { (options(filter.status.map(|k| k.as_str()), Some("All statuses"), STATUSES)) } }
+            label { "Sort " select name="sort" { (options(Some(sort), None, SORTS)) } }
+            button type="submit" { "Apply" }
+        }
+        p class="board-msg" id="board-msg" role="status" aria-live="polite" {}
+        @if entries.is_empty() {
+            section class="card empty" {
+                p {
+                    @if filtered {
+                        "No feedback matches these filters. "
+                        a href=(board_href) { "Show everything" }
+                    } @else {
+                        "No feedback yet. Ideas, bugs and requests will show up here."
+                    }
+                }
+            }
+        } @else {
+            ul class="entries" {
+                @for e in &entries {
+                    (entry(e, user.is_some(), my_votes.get(&e.id).copied().unwrap_or(0)))
+                }
+            }
+        }
+    };
 
     let title = format!("{} feedback", project.name);
     let scripts: &[&str] = if user.is_some() {
@@ -128,7 +116,7 @@ pub async fn board(
     } else {
         &[]
     };
-    html_page(StatusCode::OK, layout(&title, &body, scripts))
+    html_page(StatusCode::OK, layout(&title, body, scripts))
 }
 
 /// The sign-in page (password and every configured provider), coming back to this board.
@@ -136,24 +124,15 @@ fn sign_in_href(project: &Project) -> String {
     format!("/login?next=/f/{}", project.slug)
 }
 
-fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) -> String {
-    let mut out = String::new();
-    if let Some(all) = all {
-        out.push_str(&format!("<option value=\"\">{}</option>", esc(all)));
+fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) -> Markup {
+    html! {
+        @if let Some(all) = all {
+            option value="" { (all) }
+        }
+        @for (value, label) in values {
+            option value=(value) selected[current == Some(*value)] { (label) }
+        }
     }
-    for (value, label) in values {
-        let selected = if current == Some(*value) {
-            " selected"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "<option value=\"{}\"{selected}>{}</option>",
-            esc(value),
-            esc(label)
-        ));
-    }
-    out
 }
 
 fn label_for<'a>(table: &[(&str, &'a str)], value: &'a str) -> &'a str {
@@ -173,48 +152,52 @@ fn class_for(value: &str) -> &str {
     }
 }
 
-fn entry_html(e: &Feedback, signed_in: bool, my_vote: i16) -> String {
-    let id = e.id.to_string();
+fn entry(e: &Feedback, signed_in: bool, my_vote: i16) -> Markup {
     // Only feature requests take votes; the server answers 422 for the others.
     let votable = signed_in && e.kind == shipmate_shared::feedback::FeedbackType::Feature;
-    let button = |dir: &str, glyph: &str, label: &str, active: bool| {
-        if !votable {
-            return String::new();
-        }
-        let on = if active { " is-active" } else { "" };
-        format!(
-            "<button type=\"button\" class=\"vote vote-{dir}{on}\" data-vote=\"{dir}\" data-id=\"{id}\" \
-             aria-pressed=\"{active}\" aria-label=\"{label}\" title=\"{label}\">{glyph}</button>"
-        )
-    };
-    let up = button("up", "&#9650;", "Upvote", my_vote > 0);
-    let down = button("down", "&#9660;", "Downvote", my_vote < 0);
-    let description = match e
+    let description = e
         .description
         .as_deref()
         .map(str::trim)
-        .filter(|d| !d.is_empty())
-    {
-        Some(d) => format!("<p class=\"desc\">{}</p>\n", esc(d)),
-        None => String::new(),
+        .filter(|d| !d.is_empty());
+    html! {
+        li class="card entry" data-entry=(e.id) id={ "entry-" (e.id) } {
+            div class="tally" {
+                @if votable { (vote_button(e.id, "up", "▲", "Upvote", my_vote > 0)) }
+                span class="score" data-score title="Score" { (e.score) }
+                @if votable { (vote_button(e.id, "down", "▼", "Downvote", my_vote < 0)) }
+            }
+            div class="entry-body" {
+                h2 class="entry-title" { (e.title) }
+                @if let Some(d) = description {
+                    p class="desc" { (d) }
+                }
+                p class="meta" {
+                    span class={ "label type-" (class_for(e.kind.as_str())) } { (label_for(TYPES, e.kind.as_str())) }
+                    " "
+                    span class={ "badge status-" (class_for(e.status.as_str())) } { (label_for(STATUSES, e.status.as_str())) }
+                    " "
+                    span class="counts" {
+                        span data-upvotes { (e.upvotes) } " up · " span data-downvotes { (e.downvotes) } " down"
+                    }
+                    " "
+                    time datetime=(e.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)) {
+                        (human_date(e.created_at))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn vote_button(id: Uuid, dir: &str, glyph: &str, label: &str, active: bool) -> Markup {
+    let class = if active {
+        format!("vote vote-{dir} is-active")
+    } else {
+        format!("vote vote-{dir}")
     };
-    format!(
-        "<li class=\"card entry\" data-entry=\"{id}\" id=\"entry-{id}\">\n\
-         <div class=\"tally\">{up}<span class=\"score\" data-score title=\"Score\">{score}</span>{down}</div>\n\
-         <div class=\"entry-body\">\n<h2 class=\"entry-title\">{title}</h2>\n{description}\
-         <p class=\"meta\"><span class=\"label type-{kind_class}\">{kind}</span> \
-         <span class=\"badge status-{status_class}\">{status}</span> \
-         <span class=\"counts\"><span data-upvotes>{upvotes}</span> up &middot; <span data-downvotes>{downvotes}</span> down</span> \
-         <time datetime=\"{iso}\">{date}</time></p>\n</div>\n</li>\n",
-        score = e.score,
-        title = esc(&e.title),
-        kind_class = class_for(e.kind.as_str()),
-        kind = esc(label_for(TYPES, e.kind.as_str())),
-        status_class = class_for(e.status.as_str()),
-        status = esc(label_for(STATUSES, e.status.as_str())),
-        upvotes = e.upvotes,
-        downvotes = e.downvotes,
-        iso = e.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        date = human_date(e.created_at),
-    )
+    html! {
+        button type="button" class=(class) data-vote=(dir) data-id=(id) aria-pressed=(active)
+            aria-label=(label) title=(label) { (glyph) }
+    }
 }

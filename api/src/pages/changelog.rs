@@ -6,12 +6,13 @@ use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
+use maud::{html, Markup, PreEscaped};
 use pulldown_cmark::{Options, Parser};
 use shipmate_shared::changelog::{self, Entry};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::AppResult;
 
-use super::{error_page, esc, html_page, human_date, layout, layout_with_head};
+use super::{error_page, html_page, human_date, layout, layout_with_head};
 use crate::state::AppState;
 
 const KINDS: &[(&str, &str)] = &[
@@ -29,7 +30,7 @@ fn sanitizer() -> ammonia::Builder<'static> {
 
 /// Markdown to safe HTML: ammonia drops `<script>` (with its content), event handlers, inline
 /// styles and `javascript:` URLs, whatever the Markdown let through.
-fn render_markdown(md: &str, cleaner: &ammonia::Builder<'_>) -> String {
+pub(crate) fn render_markdown(md: &str, cleaner: &ammonia::Builder<'_>) -> String {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);
@@ -71,54 +72,69 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
         Ok(v) => v,
         Err(e) => return error_page(e),
     };
-    let name = esc(&project.name);
-    let feed = format!("/c/{}/feed.xml", esc(&project.slug));
-    let mut body = format!(
-        "<header class=\"page-head\">\n<p class=\"eyebrow\">Changelog</p>\n<h1>{name}</h1>\n\
-         <p class=\"muted\">New features, improvements and fixes. <a href=\"{feed}\">Subscribe to the Atom feed</a></p>\n</header>\n"
-    );
-    if state.mail().configured {
-        body.push_str(&subscribe_form(&project.slug, None));
-    }
-    if entries.is_empty() {
-        body.push_str("<section class=\"card empty\">\n<p>No updates published yet. Check back soon.</p>\n</section>\n");
-    } else {
-        let cleaner = sanitizer();
-        body.push_str("<ol class=\"changelog\">\n");
-        for e in &entries {
-            let when = e.published_at.unwrap_or(e.created_at);
-            body.push_str(&format!(
-                "<li>\n<article class=\"card release\" id=\"{id}\">\n<header class=\"release-head\">\
-                 <span class=\"label kind-{class}\">{label}</span> <time datetime=\"{iso}\">{date}</time>\
-                 <h2><a href=\"#{id}\">{title}</a></h2></header>\n<div class=\"prose\">{html}</div>\n</article>\n</li>\n",
-                id = e.id,
-                class = kind_class(e.kind.as_str()),
-                label = esc(kind_label(e.kind.as_str())),
-                iso = rfc3339(when),
-                date = human_date(when),
-                title = esc(&e.title),
-                html = render_markdown(&e.content, &cleaner),
-            ));
+    let feed = format!("/c/{}/feed.xml", project.slug);
+    let head = html! {
+        link rel="alternate" type="application/atom+xml" title={ (project.name) " changelog" } href=(feed);
+    };
+    let cleaner = sanitizer();
+    let body = html! {
+        header class="page-head" {
+            p class="eyebrow" { "Changelog" }
+            h1 { (project.name) }
+            p class="muted" {
+                "New features, improvements and fixes. "
+                a href=(feed) { "Subscribe to the Atom feed" }
+            }
         }
-        body.push_str("</ol>\n");
-    }
-    let head = format!("<link rel=\"alternate\" type=\"application/atom+xml\" title=\"{name} changelog\" href=\"{feed}\">\n");
+        @if state.mail().configured {
+            (subscribe_form(&project.slug, None))
+        }
+        @if entries.is_empty() {
+            section class="card empty" { p { "No updates published yet. Check back soon." } }
+        } @else {
+            ol class="changelog" {
+                @for e in &entries {
+                    li { (release(e, &cleaner)) }
+                }
+            }
+        }
+    };
     let title = format!("{} changelog", project.name);
-    html_page(StatusCode::OK, layout_with_head(&title, &head, &body, &[]))
+    html_page(StatusCode::OK, layout_with_head(&title, head, body, &[]))
+}
+
+fn release(e: &Entry, cleaner: &ammonia::Builder<'_>) -> Markup {
+    let when = e.published_at.unwrap_or(e.created_at);
+    html! {
+        article class="card release" id=(e.id) {
+            header class="release-head" {
+                span class={ "label kind-" (kind_class(e.kind.as_str())) } { (kind_label(e.kind.as_str())) }
+                " "
+                time datetime=(rfc3339(when)) { (human_date(when)) }
+                h2 { a href={ "#" (e.id) } { (e.title) } }
+            }
+            // Sanitised by ammonia in `render_markdown`, so it goes in as it is.
+            div class="prose" { (PreEscaped(render_markdown(&e.content, cleaner))) }
+        }
+    }
 }
 
 /// Email subscription without JavaScript: a plain form that posts to `/c/:slug/subscribe`.
-fn subscribe_form(slug: &str, notice: Option<&str>) -> String {
-    let notice = notice
-        .map(|n| format!("<p class=\"notice\" role=\"status\">{}</p>", esc(n)))
-        .unwrap_or_default();
-    format!(
-        "<section class=\"card subscribe\">\n<form method=\"post\" action=\"/c/{slug}/subscribe\">\
-         <label for=\"sub-email\">Get new entries by email</label> \
-         <input type=\"email\" id=\"sub-email\" name=\"email\" required autocomplete=\"email\"> \
-         <button type=\"submit\" class=\"button\">Subscribe</button></form>\n{notice}</section>\n",
-        slug = esc(slug)
-    )
+fn subscribe_form(slug: &str, notice: Option<&str>) -> Markup {
+    html! {
+        section class="card subscribe" {
+            form method="post" action={ "/c/" (slug) "/subscribe" } {
+                label for="sub-email" { "Get new entries by email" }
+                " "
+                input type="email" id="sub-email" name="email" required autocomplete="email";
+                " "
+                button type="submit" class="button" { "Subscribe" }
+            }
+            @if let Some(n) = notice {
+                p class="notice" role="status" { (n) }
+            }
+        }
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -154,17 +170,25 @@ pub async fn subscribe(
         ),
         Err(e) => (e.status(), format!("Not subscribed: {e}")),
     };
-    let body = format!(
-        "<header class=\"page-head\">\n<p class=\"eyebrow\">Changelog</p>\n<h1>{}</h1>\n</header>\n{}\
-         <p><a href=\"/c/{}\">Back to the changelog</a></p>",
-        esc(&project.name),
-        subscribe_form(&project.slug, Some(&notice)),
-        esc(&project.slug)
-    );
+    let body = html! {
+        header class="page-head" {
+            p class="eyebrow" { "Changelog" }
+            h1 { (project.name) }
+        }
+        (subscribe_form(&project.slug, Some(&notice)))
+        p { a href={ "/c/" (project.slug) } { "Back to the changelog" } }
+    };
     html_page(
         status,
-        layout(&format!("{} changelog", project.name), &body, &[]),
+        layout(&format!("{} changelog", project.name), body, &[]),
     )
+}
+
+/// Text for the feed, escaped as maud escapes page text (`&`, `<`, `>`, `"`), which is what XML
+/// content and double-quoted attributes need. The feed itself is not an `html!` template because
+/// Atom's empty elements (`<link .../>`) must be self-closed, which maud does not write.
+fn xml_escape(text: &str) -> String {
+    html! { (text) }.into_string()
 }
 
 pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
@@ -178,13 +202,13 @@ pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Re
         .map(|e| e.updated_at)
         .max()
         .unwrap_or_else(Utc::now);
-    let name = esc(&project.name);
+    let name = xml_escape(&project.name);
     let mut xml = format!(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n\
          <id>{page}</id>\n<title>{name} changelog</title>\n<updated>{updated}</updated>\n\
          <link rel=\"self\" type=\"application/atom+xml\" href=\"{page}/feed.xml\"/>\n\
          <link rel=\"alternate\" type=\"text/html\" href=\"{page}\"/>\n<author><name>{name}</name></author>\n",
-        page = esc(&page_url),
+        page = xml_escape(&page_url),
         updated = rfc3339(updated),
     );
     let cleaner = sanitizer();
@@ -195,12 +219,12 @@ pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Re
              <published>{published}</published>\n<link rel=\"alternate\" type=\"text/html\" href=\"{page}#{id}\"/>\n\
              <category term=\"{kind}\"/>\n<content type=\"html\">{content}</content>\n</entry>\n",
             id = e.id,
-            title = esc(&e.title),
+            title = xml_escape(&e.title),
             updated = rfc3339(e.updated_at),
             published = rfc3339(e.published_at.unwrap_or(e.created_at)),
-            page = esc(&page_url),
-            kind = esc(e.kind.as_str()),
-            content = esc(&html),
+            page = xml_escape(&page_url),
+            kind = xml_escape(e.kind.as_str()),
+            content = xml_escape(&html),
         ));
     }
     xml.push_str("</feed>\n");

@@ -9,6 +9,7 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
+use maud::PreEscaped;
 
 use super::html_page;
 use crate::state::AppState;
@@ -44,9 +45,11 @@ pub fn router() -> Router<AppState> {
         .route("/dashboard-assets/webhooks.js", get(webhooks_js))
 }
 
-/// The app shell (the same document for every client-side route), with the strict CSP.
+/// The app shell (the same document for every client-side route), with the strict CSP. A static
+/// file rather than a template: nothing in it comes from data, and it stays beside the scripts that
+/// fill it in.
 async fn shell() -> Response {
-    html_page(StatusCode::OK, INDEX_HTML.to_owned())
+    html_page(StatusCode::OK, PreEscaped(INDEX_HTML.to_owned()))
 }
 
 async fn app_js() -> Response {

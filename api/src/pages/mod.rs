@@ -1,6 +1,7 @@
 //! Server-rendered public pages: the feedback board (`/f`), the testimonial form (`/t`) and the
-//! changelog (`/c`) with its Atom feed. Plain string building with one escaping helper; scripts and
-//! styles are external files so a strict Content-Security-Policy (no 'unsafe-inline') holds.
+//! changelog (`/c`) with its Atom feed. Pages are `maud` templates, which escape every value they
+//! insert; scripts and styles are external files so a strict Content-Security-Policy (no
+//! 'unsafe-inline') holds.
 
 mod board;
 mod changelog;
@@ -13,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use chrono::{DateTime, Utc};
+use maud::{html, Markup, PreEscaped};
 use shipmate_shared::AppError;
 
 use crate::state::AppState;
@@ -45,46 +47,43 @@ pub fn router() -> Router<AppState> {
         .route("/assets/testimonial.js", get(testimonial_js))
 }
 
-/// Escapes text for HTML (and XML) content and quoted attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
+/// A full HTML5 document around `body`, with the shared stylesheet and `scripts` (deferred).
+pub(crate) fn layout(title: &str, body: Markup, scripts: &[&str]) -> Markup {
+    layout_with_head(title, html! {}, body, scripts)
+}
+
+/// As `layout`, with extra elements for `<head>`, such as a feed link.
+pub(crate) fn layout_with_head(
+    title: &str,
+    extra_head: Markup,
+    body: Markup,
+    scripts: &[&str],
+) -> Markup {
+    html! {
+        // maud's `DOCTYPE` is upper case; the pages have always begun with the lower-case form.
+        (PreEscaped("<!doctype html>\n"))
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                link rel="stylesheet" href="/assets/app.css";
+                (extra_head)
+                @for src in scripts {
+                    script src=(src) defer {}
+                }
+            }
+            body {
+                main class="page" { (body) }
+                footer class="site-footer" { "Powered by Shipmate" }
+            }
         }
     }
-    out
-}
-
-/// A full HTML5 document. `title` is text (escaped here); `body` is already-safe HTML.
-pub(crate) fn layout(title: &str, body: &str, scripts: &[&str]) -> String {
-    layout_with_head(title, "", body, scripts)
-}
-
-/// As `layout`, with extra (already-safe) elements for `<head>`, such as a feed link.
-pub(crate) fn layout_with_head(title: &str, head: &str, body: &str, scripts: &[&str]) -> String {
-    let scripts: String = scripts
-        .iter()
-        .map(|src| format!("<script src=\"{}\" defer></script>\n", esc(src)))
-        .collect();
-    format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/assets/app.css\">\n{head}{scripts}</head>\n\
-         <body>\n<main class=\"page\">\n{body}\n</main>\n\
-         <footer class=\"site-footer\">Powered by Shipmate</footer>\n</body>\n</html>\n",
-        title = esc(title),
-    )
 }
 
 /// An HTML response with the security headers every page carries.
-pub(crate) fn html_page(status: StatusCode, html: String) -> Response {
-    let mut res = (status, html).into_response();
+pub(crate) fn html_page(status: StatusCode, page: Markup) -> Response {
+    let mut res = (status, page.into_string()).into_response();
     let h = res.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
@@ -111,9 +110,12 @@ pub(crate) fn html_page(status: StatusCode, html: String) -> Response {
 }
 
 pub(crate) fn not_found_page() -> Response {
-    let body = "<section class=\"card notice\">\n<h1>Page not found</h1>\n\
-        <p>There is no project at this address. Check the link you followed, or ask the project for a new one.</p>\n\
-        </section>";
+    let body = html! {
+        section class="card notice" {
+            h1 { "Page not found" }
+            p { "There is no project at this address. Check the link you followed, or ask the project for a new one." }
+        }
+    };
     html_page(StatusCode::NOT_FOUND, layout("Page not found", body, &[]))
 }
 
@@ -136,11 +138,13 @@ pub(crate) fn error_page(err: AppError) -> Response {
             "Something went wrong on our side. Please try again later.",
         )
     };
-    let body = format!(
-        "<section class=\"card notice\">\n<h1>Sorry</h1>\n<p>{}</p>\n</section>",
-        esc(text)
-    );
-    html_page(status, layout("Something went wrong", &body, &[]))
+    let body = html! {
+        section class="card notice" {
+            h1 { "Sorry" }
+            p { (text) }
+        }
+    };
+    html_page(status, layout("Something went wrong", body, &[]))
 }
 
 /// "21 Nov 2026".
@@ -179,17 +183,4 @@ async fn testimonial_js() -> Response {
         "text/javascript; charset=utf-8",
         include_str!("../../assets/testimonial.js"),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::esc;
-
-    #[test]
-    fn escapes_markup_and_quotes() {
-        assert_eq!(
-            esc(r#"<a href="x" title='y'>&</a>"#),
-            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;"
-        );
-    }
 }

@@ -4,11 +4,12 @@
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use maud::{html, Markup};
 use serde::Deserialize;
 use shipmate_shared::outbound::subscriptions;
 use shipmate_shared::AppError;
 
-use super::{esc, html_page, layout};
+use super::{html_page, layout};
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -17,12 +18,14 @@ pub struct TokenQuery {
     token: String,
 }
 
-fn card(status: StatusCode, title: &str, body: &str) -> Response {
-    let html = format!(
-        "<section class=\"card notice\">\n<h1>{}</h1>\n{body}\n</section>",
-        esc(title)
-    );
-    html_page(status, layout(title, &html, &[]))
+fn card(status: StatusCode, title: &str, body: Markup) -> Response {
+    let html = html! {
+        section class="card notice" {
+            h1 { (title) }
+            (body)
+        }
+    };
+    html_page(status, layout(title, html, &[]))
 }
 
 fn failed(e: AppError) -> Response {
@@ -30,12 +33,12 @@ fn failed(e: AppError) -> Response {
         AppError::Client { .. } => card(
             StatusCode::NOT_FOUND,
             "Link not recognised",
-            "<p>This link is not valid. It may have been copied only in part.</p>",
+            html! { p { "This link is not valid. It may have been copied only in part." } },
         ),
         _ => card(
             StatusCode::SERVICE_UNAVAILABLE,
             "Please try again",
-            "<p>Something went wrong on our side. Nothing changed; try the link again in a minute.</p>",
+            html! { p { "Something went wrong on our side. Nothing changed; try the link again in a minute." } },
         ),
     }
 }
@@ -46,10 +49,12 @@ pub async fn confirm(State(state): State<AppState>, Query(q): Query<TokenQuery>)
         Ok(project) => card(
             StatusCode::OK,
             "Subscription confirmed",
-            &format!(
-                "<p>You will receive {}'s new changelog entries by email. Every email has a link to unsubscribe.</p>",
-                esc(&project)
-            ),
+            html! {
+                p {
+                    "You will receive " (project)
+                    "'s new changelog entries by email. Every email has a link to unsubscribe."
+                }
+            },
         ),
         Err(e) => failed(e),
     }
@@ -57,12 +62,13 @@ pub async fn confirm(State(state): State<AppState>, Query(q): Query<TokenQuery>)
 
 /// Opening the link only asks: link scanners open links too, and must not unsubscribe anyone.
 pub async fn ask(Query(q): Query<TokenQuery>) -> Response {
-    let body = format!(
-        "<p>Stop these emails?</p>\n<form method=\"post\" action=\"/subscriptions/unsubscribe?token={}\">\
-         <button type=\"submit\" class=\"button\">Unsubscribe</button></form>",
-        esc(&q.token)
-    );
-    card(StatusCode::OK, "Unsubscribe", &body)
+    let body = html! {
+        p { "Stop these emails?" }
+        form method="post" action={ "/subscriptions/unsubscribe?token=" (q.token) } {
+            button type="submit" class="button" { "Unsubscribe" }
+        }
+    };
+    card(StatusCode::OK, "Unsubscribe", body)
 }
 
 /// The button's POST, and the one-click POST (`List-Unsubscribe=One-Click`): both unsubscribe.
@@ -71,10 +77,7 @@ pub async fn unsubscribe(State(state): State<AppState>, Query(q): Query<TokenQue
         Ok(project) => card(
             StatusCode::OK,
             "Unsubscribed",
-            &format!(
-                "<p>You will no longer receive these emails from {}.</p>",
-                esc(&project)
-            ),
+            html! { p { "You will no longer receive these emails from " (project) "." } },
         ),
         Err(e) => failed(e),
     }

@@ -18,7 +18,7 @@ use shipmate_types::accounts::{DevLogin, LoggedOut};
 
 use super::schemas::{ProviderList, SignedIn};
 use crate::extract::{JsonBody, SessionUser, SESSION_COOKIE};
-use crate::pages::{esc, html_page, layout};
+use crate::pages::{html_page, layout};
 
 /// Holds the random value that binds a started sign-in to its browser.
 const OAUTH_COOKIE: &str = "shipmate_oauth";
@@ -184,11 +184,12 @@ pub fn cli_redirect(callback: &str, token: &str, cli_state: Option<&str>) -> App
 }
 
 fn refusal_page(reason: &str) -> Response {
-    let body = format!(
-        "<h1>Sign-in refused</h1>\n<p>{}</p>\n<p><a href=\"/login\">Back to sign-in</a></p>",
-        esc(reason)
-    );
-    html_page(StatusCode::FORBIDDEN, layout("Sign-in refused", &body, &[]))
+    let body = maud::html! {
+        h1 { "Sign-in refused" }
+        p { (reason) }
+        p { a href="/login" { "Back to sign-in" } }
+    };
+    html_page(StatusCode::FORBIDDEN, layout("Sign-in refused", body, &[]))
 }
 
 /// Development and tests only (`SHIPMATE_DEV_LOGIN=1`): a session for any email, no provider.
