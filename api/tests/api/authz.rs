@@ -7,84 +7,8 @@
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use crate::authz_callers::{Access, Fixture, ROLES};
 use crate::helpers::*;
-
-/// The project roles, weakest first, as the last four callers of every row.
-const ROLES: [&str; 4] = ["viewer", "member", "admin", "owner"];
-
-/// Who may call an endpoint, and so what each of the eight callers gets.
-#[derive(Clone, Copy, Debug)]
-enum Access {
-    /// API key, resource of the key's project: another project's key gets 404.
-    KeyResource,
-    /// API key, the key's own collection: another project's key works on its own project.
-    KeyCollection,
-    /// Session with at least this role in the project: a stranger or a lower role gets 403.
-    Role(&'static str),
-    /// The instance admin (the owner here, the instance's first account).
-    InstanceAdmin,
-    /// Any session.
-    Session,
-    /// No credential needed.
-    Public,
-}
-
-impl Access {
-    /// Expected statuses for: none, wrong scheme, other key, stranger, viewer, member, admin,
-    /// owner (0 = any 2xx).
-    fn expected(self) -> [u16; 8] {
-        match self {
-            Access::KeyResource => [401, 401, 404, 401, 401, 401, 401, 0],
-            Access::KeyCollection => [401, 401, 0, 401, 401, 401, 401, 0],
-            Access::Role(min) => {
-                let rank = |r: &str| ROLES.iter().position(|x| *x == r).unwrap();
-                let mut out = [401, 401, 401, 403, 0, 0, 0, 0];
-                for (i, role) in ROLES.iter().enumerate() {
-                    out[4 + i] = if rank(role) >= rank(min) { 0 } else { 403 };
-                }
-                out
-            }
-            Access::InstanceAdmin => [401, 401, 401, 403, 403, 403, 403, 0],
-            Access::Session => [401, 401, 401, 0, 0, 0, 0, 0],
-            Access::Public => [0; 8],
-        }
-    }
-
-    fn is_key(self) -> bool {
-        matches!(self, Access::KeyResource | Access::KeyCollection)
-    }
-}
-
-struct Fixture {
-    /// Sessions of the viewer, member, admin and owner, in `ROLES` order.
-    roles: [String; 4],
-    key: String,
-    other_key: String,
-    stranger: String,
-}
-
-impl Fixture {
-    /// The eight callers of a row, in `Access::expected` order. Where a key belongs, the
-    /// signed-in callers send only their token, and the owner's call carries the key.
-    fn callers(&self, access: Access) -> [(&'static str, Auth<'_>); 8] {
-        let owner = &self.roles[3];
-        let (wrong, last) = if access.is_key() {
-            (Auth::Session(owner), Auth::Key(&self.key))
-        } else {
-            (Auth::Key(&self.key), Auth::Session(owner))
-        };
-        [
-            ("no credential", Auth::None),
-            ("wrong scheme", wrong),
-            ("another project's key", Auth::Key(&self.other_key)),
-            ("stranger", Auth::Session(&self.stranger)),
-            ("viewer", Auth::Session(&self.roles[0])),
-            ("member", Auth::Session(&self.roles[1])),
-            ("admin", Auth::Session(&self.roles[2])),
-            ("owner", last),
-        ]
-    }
-}
 
 async fn post(app: &TestApp, path: &str, auth: Auth<'_>, body: Value) -> Value {
     let (status, v) = app.call(Method::POST, path, auth, Some(body)).await;

@@ -6,6 +6,7 @@
 mod accounts;
 mod auth;
 mod authz;
+mod authz_callers;
 mod changelog;
 mod errors;
 mod fake_idp;

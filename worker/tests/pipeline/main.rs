@@ -8,6 +8,7 @@ mod helpers;
 
 mod analytics;
 mod delivery;
+mod email;
 mod fakes;
 mod kb_api;
 mod privacy;

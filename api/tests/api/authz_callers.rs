@@ -1,0 +1,81 @@
+//! The authorization matrix's callers: who may call an endpoint (`Access`), and the eight
+//! callers each row is tried with (`Fixture`).
+
+use crate::helpers::*;
+
+/// The project roles, weakest first, as the last four callers of every row.
+pub const ROLES: [&str; 4] = ["viewer", "member", "admin", "owner"];
+
+/// Who may call an endpoint, and so what each of the eight callers gets.
+#[derive(Clone, Copy, Debug)]
+pub enum Access {
+    /// API key, resource of the key's project: another project's key gets 404.
+    KeyResource,
+    /// API key, the key's own collection: another project's key works on its own project.
+    KeyCollection,
+    /// Session with at least this role in the project: a stranger or a lower role gets 403.
+    Role(&'static str),
+    /// The instance admin (the owner here, the instance's first account).
+    InstanceAdmin,
+    /// Any session.
+    Session,
+    /// No credential needed.
+    Public,
+}
+
+impl Access {
+    /// Expected statuses for: none, wrong scheme, other key, stranger, viewer, member, admin,
+    /// owner (0 = any 2xx).
+    pub fn expected(self) -> [u16; 8] {
+        match self {
+            Access::KeyResource => [401, 401, 404, 401, 401, 401, 401, 0],
+            Access::KeyCollection => [401, 401, 0, 401, 401, 401, 401, 0],
+            Access::Role(min) => {
+                let rank = |r: &str| ROLES.iter().position(|x| *x == r).unwrap();
+                let mut out = [401, 401, 401, 403, 0, 0, 0, 0];
+                for (i, role) in ROLES.iter().enumerate() {
+                    out[4 + i] = if rank(role) >= rank(min) { 0 } else { 403 };
+                }
+                out
+            }
+            Access::InstanceAdmin => [401, 401, 401, 403, 403, 403, 403, 0],
+            Access::Session => [401, 401, 401, 0, 0, 0, 0, 0],
+            Access::Public => [0; 8],
+        }
+    }
+
+    fn is_key(self) -> bool {
+        matches!(self, Access::KeyResource | Access::KeyCollection)
+    }
+}
+
+pub struct Fixture {
+    /// Sessions of the viewer, member, admin and owner, in `ROLES` order.
+    pub roles: [String; 4],
+    pub key: String,
+    pub other_key: String,
+    pub stranger: String,
+}
+
+impl Fixture {
+    /// The eight callers of a row, in `Access::expected` order. Where a key belongs, the
+    /// signed-in callers send only their token, and the owner's call carries the key.
+    pub fn callers(&self, access: Access) -> [(&'static str, Auth<'_>); 8] {
+        let owner = &self.roles[3];
+        let (wrong, last) = if access.is_key() {
+            (Auth::Session(owner), Auth::Key(&self.key))
+        } else {
+            (Auth::Key(&self.key), Auth::Session(owner))
+        };
+        [
+            ("no credential", Auth::None),
+            ("wrong scheme", wrong),
+            ("another project's key", Auth::Key(&self.other_key)),
+            ("stranger", Auth::Session(&self.stranger)),
+            ("viewer", Auth::Session(&self.roles[0])),
+            ("member", Auth::Session(&self.roles[1])),
+            ("admin", Auth::Session(&self.roles[2])),
+            ("owner", last),
+        ]
+    }
+}
