@@ -6,9 +6,10 @@
 #
 # Builds nothing: the binaries must exist (SHIPMATE_API_BIN, default <repo>/target/debug/shipmate-api;
 # SHIPMATE_WORKER_BIN, default <repo>/target/debug/shipmate-worker). The SDK is tested as committed
-# in sdk/js/dist/. Uses PostgreSQL and Redis from <repo>/.env, with a database of its own that is
-# dropped afterwards (SHIPMATE_KEEP_DB=1 keeps it) and Redis keys under a queue prefix of its own.
-# The logs go to <repo>/target/sdk-tests/.
+# in sdk/js/dist/, once tests/sdk/types-fresh.sh has checked that its generated types match the API's
+# OpenAPI document and that dist/ matches src/. Uses PostgreSQL and Redis from <repo>/.env, with a
+# database of its own that is dropped afterwards (SHIPMATE_KEEP_DB=1 keeps it) and Redis keys under a
+# queue prefix of its own. The logs go to <repo>/target/sdk-tests/.
 set -Eeuo pipefail
 
 REPO="$(cd "${1:-$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../..}" && pwd -P)"
@@ -23,6 +24,9 @@ die() { printf 'run.sh: %s\n' "$*" >&2; exit 2; }
 command -v node >/dev/null || die "node is not installed"
 command -v python3 >/dev/null || die "python3 is not installed"
 command -v curl >/dev/null || die "curl is not installed"
+
+# Stale generated types or a stale dist/ fail first, before a stack is started for nothing.
+bash "$REPO/tests/sdk/types-fresh.sh" "$REPO"
 
 STACK_NAME=sdk
 # shellcheck source=../stack.sh

@@ -12,6 +12,7 @@
  * `network_error`); `code` is the API's stable snake_case code, e.g. `unauthorized` or `validation_failed`.
  */
 export class ShipmateError extends Error {
+    /** `problem` may be partial: the SDK makes its own for timeouts, network errors and non-JSON answers. */
     constructor(status, problem, retryAfter, options) {
         const title = problem.title ?? (status ? `HTTP ${status}` : 'Request failed');
         const detail = problem.detail ?? title;

@@ -8,16 +8,24 @@
  * ```
  */
 
+import type { components } from './schema.js';
+
 // ---------------------------------------------------------------------------------------------
-// Shapes of the API (see the API contract). Identifiers are UUID strings, timestamps RFC 3339.
+// Shapes of the API: aliases of the types generated from the server's OpenAPI document into
+// ./schema.ts (`npm run gen:types`; never edit that file by hand). Identifiers are UUID strings,
+// timestamps RFC 3339. The names are the SDK's own, kept from before the types were generated.
 // ---------------------------------------------------------------------------------------------
 
-/** A list answer: `{data: [...]}`. */
+/** Every request and response body and every enum of the API, by its name in the OpenAPI document. */
+export type Schemas = components['schemas'];
+export type { components, paths } from './schema.js';
+
+/** A list answer: `{data: [...]}` (the document's `List_*` schemas). */
 export interface List<T> {
   data: T[];
 }
 
-/** A page of a paginated list: `{data, page, per_page, total}`. */
+/** A page of a paginated list: `{data, page, per_page, total}` (the document's `Page_*` schemas). */
 export interface Page<T> extends List<T> {
   page: number;
   per_page: number;
@@ -25,130 +33,31 @@ export interface Page<T> extends List<T> {
 }
 
 /** The answer of every deletion. */
-export interface Deleted {
-  id: string;
-  deleted: true;
-}
+export type Deleted = Schemas['Deleted'];
 
-export type FeedbackType = 'bug' | 'feature' | 'feedback';
-export type FeedbackStatus =
-  | 'new' | 'in_progress' | 'done' | 'dismissed'
-  | 'planned' | 'shipped' | 'cancelled';
+export type FeedbackType = Schemas['FeedbackType'];
+export type FeedbackStatus = Schemas['FeedbackStatus'];
+export type FeedbackInput = Schemas['NewFeedback'];
+export type FeedbackEntry = Schemas['Feedback'];
 
-export interface FeedbackInput {
-  title: string;
-  description?: string;
-  type: FeedbackType;
-  submitter_email?: string;
-}
+export type TestimonialStatus = Schemas['TestimonialStatus'];
+export type TestimonialInput = Schemas['NewTestimonial'];
+export type Testimonial = Schemas['Testimonial'];
 
-export interface FeedbackEntry {
-  id: string;
-  project_id: string;
-  title: string;
-  description: string | null;
-  type: FeedbackType;
-  status: FeedbackStatus;
-  /** Only in the project owner's views. */
-  submitter_email?: string;
-  upvotes: number;
-  downvotes: number;
-  score: number;
-  created_at: string;
-  updated_at: string;
-}
+export type ChangelogType = Schemas['ChangelogType'];
+export type ChangelogEntry = Schemas['Entry'];
 
-export type TestimonialStatus = 'pending' | 'approved' | 'rejected';
+export type IndexInput = Schemas['NewIndex'];
+export type Index = Schemas['Index'];
+export type EmbeddingModel = Schemas['ModelInfo'];
 
-export interface TestimonialInput {
-  author_name: string;
-  author_email: string;
-  content: string;
-  /** An integer from 1 to 5. */
-  rating: number;
-  author_title?: string;
-  tweet_url?: string;
-}
+/** A document's metadata: any JSON object, returned with every search result. */
+export type Metadata = NonNullable<Schemas['NewDocument']['metadata']>;
+export type DocumentInput = Schemas['NewDocument'];
+export type DocumentStatus = Schemas['DocumentStatus'];
+export type Document = Schemas['Document'];
 
-export interface Testimonial {
-  id: string;
-  project_id: string;
-  author_name: string;
-  /** Only in the project owner's views. */
-  author_email?: string;
-  author_title: string | null;
-  content: string;
-  rating: number;
-  tweet_url: string | null;
-  status: TestimonialStatus;
-  created_at: string;
-  updated_at: string;
-}
-
-export type ChangelogType = 'feature' | 'improvement' | 'fix' | 'breaking';
-
-export interface ChangelogEntry {
-  id: string;
-  project_id: string;
-  title: string;
-  /** Markdown. */
-  content: string;
-  type: ChangelogType;
-  published: boolean;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface IndexInput {
-  name: string;
-  /** Required on the project's first index; locks the project to that model. */
-  embedding_model?: string;
-  external_id?: string;
-}
-
-export interface Index {
-  id: string;
-  project_id: string;
-  name: string;
-  embedding_model: string;
-  dimensions: number;
-  external_id: string | null;
-  document_count: number;
-  chunk_count: number;
-  created_at: string;
-}
-
-export interface EmbeddingModel {
-  id: string;
-  dimensions: number;
-  description: string;
-  /** Whether this deployment can embed with the model right now. */
-  available: boolean;
-}
-
-export type Metadata = Record<string, unknown>;
-
-export interface DocumentInput {
-  /** At most 100 KB. */
-  content: string;
-  metadata?: Metadata;
-}
-
-export type DocumentStatus = 'pending' | 'ready' | 'failed';
-
-export interface Document {
-  id: string;
-  index_id: string;
-  chunks_created: number;
-  /** A document is searchable once `ready`. */
-  status: DocumentStatus;
-  /** Present when `status` is `failed`. */
-  error?: string;
-  metadata: Metadata;
-  created_at: string;
-}
-
+/** The query of `documents.list` (an SDK option; the API's query parameters). */
 export interface DocumentListQuery {
   /** From 1. */
   page?: number;
@@ -156,61 +65,26 @@ export interface DocumentListQuery {
   per_page?: number;
 }
 
-export interface SearchInput {
-  query: string;
-  /** 1 to 20, default 5. */
-  top_k?: number;
-}
+export type SearchInput = Schemas['SearchQuery'];
+export type SearchResult = Schemas['SearchResult'];
+export type SearchResponse = Schemas['SearchResults'];
 
-export interface SearchResult {
-  document_id: string;
-  chunk_content: string;
-  /** Cosine similarity: higher is closer. */
-  score: number;
-  metadata: Metadata;
-}
-
-export interface SearchResponse {
-  results: SearchResult[];
-}
-
-/** A flat object of strings, numbers and booleans (up to 4 KB). */
+/**
+ * The properties `analytics.track(name, properties)` takes: a flat object of strings, numbers and
+ * booleans (up to 4 KB). Narrower than the API's `Event.properties`, which accepts any object.
+ */
 export type EventProperties = Record<string, string | number | boolean | null>;
-
-export interface AnalyticsEvent {
-  /** Defaults to `page_view` on the server. */
-  name?: string;
-  url?: string;
-  referrer?: string;
-  utm_source?: string;
-  utm_medium?: string;
-  utm_campaign?: string;
-  screen_width?: number;
-  properties?: EventProperties;
-}
-
-export interface TrackResponse {
-  accepted: number;
-}
+export type AnalyticsEvent = Schemas['Event'];
+export type TrackResponse = Schemas['Accepted'];
 
 // ---------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type FieldError = Schemas['FieldError'];
 
 /** An RFC 9457 problem details body, as the API sends with every error. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  code?: string;
-  errors?: FieldError[];
-}
+export type Problem = Schemas['Problem'];
 
 /**
  * Any failed call. `status` is the HTTP status (0 when no answer came: `code` is then `timeout` or
@@ -226,7 +100,8 @@ export class ShipmateError extends Error {
   /** Seconds from a `Retry-After` header, when the API sent one. */
   readonly retryAfter?: number;
 
-  constructor(status: number, problem: Problem, retryAfter?: number, options?: { cause?: unknown }) {
+  /** `problem` may be partial: the SDK makes its own for timeouts, network errors and non-JSON answers. */
+  constructor(status: number, problem: Partial<Problem>, retryAfter?: number, options?: { cause?: unknown }) {
     const title = problem.title ?? (status ? `HTTP ${status}` : 'Request failed');
     const detail = problem.detail ?? title;
     super(detail);
@@ -424,10 +299,10 @@ export class Shipmate {
         await sleep(retryAfter !== undefined ? Math.min(retryAfter * 1000, RETRY_AFTER_MAX_MS) : backoff);
         continue;
       }
-      let problem: Problem = {};
+      let problem: Partial<Problem> = {};
       try {
         const parsed: unknown = text ? JSON.parse(text) : {};
-        if (parsed && typeof parsed === 'object') problem = parsed as Problem;
+        if (parsed && typeof parsed === 'object') problem = parsed as Partial<Problem>;
       } catch {
         problem = { detail: text.slice(0, 500) || undefined };
       }

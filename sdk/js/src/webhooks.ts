@@ -11,18 +11,13 @@
  * `node:crypto`), so it is asynchronous and has no dependencies.
  */
 
-/** Every webhook event Shipmate sends. `ping` comes only from the dashboard's (or API's) "Send test". */
-export type WebhookEventType =
-  | 'feedback.created'
-  | 'feedback.status_changed'
-  | 'feedback.merged'
-  | 'comment.created'
-  | 'testimonial.created'
-  | 'testimonial.approved'
-  | 'document.ready'
-  | 'document.failed'
-  | 'changelog.published'
-  | 'ping';
+import type { components } from './schema.js';
+
+/**
+ * Every webhook event Shipmate sends (the OpenAPI document's `EventType`). `ping` comes only from the
+ * dashboard's (or API's) "Send test".
+ */
+export type WebhookEventType = components['schemas']['EventType'];
 
 /** The JSON body of a delivery. `data` is the resource as the API returns it to a project owner. */
 export interface WebhookEvent<T = Record<string, unknown>> {
