@@ -535,14 +535,14 @@ async fn fill_search_index(
             v.iter_mut().for_each(|x| *x /= norm);
             ids.push(uuid::Uuid::now_v7());
             contents.push(format!("synthetic chunk {i}"));
-            vectors.push(format!("{v:?}"));
+            vectors.push(pgvector::Vector::from(v.clone()));
             stored.push((format!("synthetic chunk {i}"), v));
         }
         let ordinals: Vec<i32> = (0..count as i32).collect();
         sqlx::query(
             "insert into kb_chunks (id, document_id, index_id, ordinal, content, dims, embedding, ready)
-             select u.id, $2, $3::uuid, u.ordinal, u.content, 384, u.embedding::vector, true
-             from unnest($1::uuid[], $4::int[], $5::text[], $6::text[]) as u(id, ordinal, content, embedding)",
+             select u.id, $2, $3::uuid, u.ordinal, u.content, 384, u.embedding, true
+             from unnest($1::uuid[], $4::int[], $5::text[], $6::vector[]) as u(id, ordinal, content, embedding)",
         )
         .bind(&ids)
         .bind(doc)

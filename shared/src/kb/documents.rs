@@ -158,13 +158,14 @@ pub async fn pending_chunks(db: &PgPool, documents: &[Uuid]) -> AppResult<Vec<Pe
 
 /// Writes vectors by chunk id: a repeated job rewrites the same rows, never adds any.
 pub async fn store_embeddings(db: &PgPool, ids: &[Uuid], vectors: Vec<Vec<f32>>) -> AppResult<()> {
-    let texts: Vec<String> = vectors.iter().map(|v| format!("{v:?}")).collect();
-    sqlx::query!(
-        "update kb_chunks c set embedding = u.embedding::vector
-         from unnest($1::uuid[], $2::text[]) as u(id, embedding) where c.id = u.id",
-        ids,
-        &texts
+    let vectors: Vec<pgvector::Vector> = vectors.into_iter().map(Into::into).collect();
+    // Runtime-checked: the query macros know no `vector` type.
+    sqlx::query(
+        "update kb_chunks c set embedding = u.embedding
+         from unnest($1::uuid[], $2::vector[]) as u(id, embedding) where c.id = u.id",
     )
+    .bind(ids)
+    .bind(&vectors)
     .execute(db)
     .await?;
     Ok(())

@@ -39,14 +39,15 @@ pub async fn search(
     top_k: i64,
     small: bool,
 ) -> AppResult<Vec<SearchResult>> {
-    let vector = format!("{query:?}");
+    let vector = pgvector::Vector::from(query.to_vec());
     let dims = index.dimensions;
+    // The graph indexes are on typed expressions; the query must match them to use one.
     let distance = if small {
-        "c.embedding <=> $1::text::vector".to_owned()
+        "c.embedding <=> $1".to_owned()
     } else if dims > 2000 {
-        format!("c.embedding::halfvec({dims}) <=> $1::text::halfvec({dims})")
+        format!("c.embedding::halfvec({dims}) <=> $1::halfvec({dims})")
     } else {
-        format!("c.embedding::vector({dims}) <=> $1::text::vector({dims})")
+        format!("c.embedding::vector({dims}) <=> $1::vector({dims})")
     };
     let mut tx = db.begin().await?;
     // pgvector 0.8: keep scanning the graph until enough rows pass the index filter; a wider
