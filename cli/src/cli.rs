@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use shipmate_types::analytics::Period;
+use shipmate_types::{ChangelogType, EventType, FeedbackStatus, FeedbackType, Role, StringEnum};
 
 const ENVIRONMENT: &str = "\
 Environment:
@@ -140,8 +143,8 @@ pub enum WebhooksCommand {
     Create {
         /// The receiver's http(s) URL (private and loopback addresses are refused).
         url: String,
-        /// Event names (repeat or comma-separate; `*` for all). `shipmate webhooks events` lists them.
-        #[arg(long = "event", value_delimiter = ',', default_value = "*")]
+        /// Event names (repeat or comma-separate; `*` for all).
+        #[arg(long = "event", value_delimiter = ',', default_value = "*", value_parser = webhook_event())]
         events: Vec<String>,
         /// What the endpoint is for.
         #[arg(long)]
@@ -183,9 +186,6 @@ pub enum WebhooksCommand {
     Events,
 }
 
-/// Project roles, strongest first (as `--help` lists them).
-pub const ROLES: [&str; 4] = ["owner", "admin", "member", "viewer"];
-
 #[derive(Subcommand, Debug)]
 pub enum MembersCommand {
     /// List the project's members and their roles (any member may).
@@ -203,16 +203,16 @@ pub enum MembersCommand {
         #[command(flatten)]
         project: ProjectArg,
         /// Role they get on accepting.
-        #[arg(long, default_value = "member", value_parser = ROLES)]
-        role: String,
+        #[arg(long, default_value_t = Role::Member, value_parser = one_of::<Role>())]
+        role: Role,
     },
     /// Change a member's role (admins; only owners touch owners).
     Role {
         /// User id or email of the member.
         user: String,
         /// The new role.
-        #[arg(value_parser = ROLES)]
-        role: String,
+        #[arg(value_parser = one_of::<Role>())]
+        role: Role,
         #[command(flatten)]
         project: ProjectArg,
     },
@@ -232,11 +232,11 @@ pub enum FeedbackCommand {
         #[command(flatten)]
         project: ProjectArg,
         /// Only entries of this type.
-        #[arg(long = "type", value_name = "TYPE", value_parser = ["bug", "feature", "feedback"])]
-        kind: Option<String>,
-        /// Only entries with this status (e.g. new, in_progress, planned, shipped).
-        #[arg(long)]
-        status: Option<String>,
+        #[arg(long = "type", value_name = "TYPE", value_parser = one_of::<FeedbackType>())]
+        kind: Option<FeedbackType>,
+        /// Only entries with this status.
+        #[arg(long, value_parser = one_of::<FeedbackStatus>())]
+        status: Option<FeedbackStatus>,
     },
     /// Move an entry to another status.
     ///
@@ -246,7 +246,8 @@ pub enum FeedbackCommand {
         /// Feedback entry id.
         id: String,
         /// The new status.
-        status: String,
+        #[arg(value_parser = one_of::<FeedbackStatus>())]
+        status: FeedbackStatus,
     },
     /// Delete an entry and its votes.
     Delete {
@@ -290,8 +291,8 @@ pub enum ChangelogCommand {
         #[arg(long)]
         title: String,
         /// Category of the change.
-        #[arg(long = "type", value_name = "TYPE", value_parser = ["feature", "improvement", "fix", "breaking"])]
-        kind: String,
+        #[arg(long = "type", value_name = "TYPE", value_parser = one_of::<ChangelogType>())]
+        kind: ChangelogType,
         /// Markdown file with the content.
         #[arg(long, value_name = "PATH")]
         file: Option<PathBuf>,
@@ -390,8 +391,8 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub project: ProjectArg,
     /// Time window.
-    #[arg(long, default_value = "30d", value_parser = ["7d", "30d", "90d"])]
-    pub period: String,
+    #[arg(long, default_value_t = Period::default(), value_parser = one_of::<Period>())]
+    pub period: Period,
 }
 
 #[derive(Args, Debug)]
@@ -406,6 +407,20 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+/// One of the API's string enums, by its wire name: `--help`, completions and the error for a
+/// wrong value list the names the server accepts, taken from the type the server uses.
+fn one_of<T: StringEnum + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    // The possible-values check runs first, so the parse below always finds the value.
+    PossibleValuesParser::new(T::NAMES).try_map(|s| T::parse(&s).ok_or("not a known value"))
+}
+
+/// `*` (every event) or an event a webhook can subscribe to; sent as the names, as the API takes.
+fn webhook_event() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        std::iter::once("*").chain(EventType::subscribable().map(EventType::as_str)),
+    )
 }
 
 #[cfg(test)]

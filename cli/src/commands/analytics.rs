@@ -21,7 +21,7 @@ pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {
     if ctx.json {
         return print_json(&json!({ "overview": overview, "pages": pages }));
     }
-    println!("Last {} ({})", period_words(&args.period), args.period);
+    println!("Last {} days ({})", args.period.days(), args.period);
     let summary = pairs(&[
         ("Page views", text(&overview["page_views"])),
         ("Unique visitors", text(&overview["unique_visitors"])),
@@ -41,14 +41,6 @@ pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {
     align_right(&mut t, &[1, 2]);
     print_table(&t, "No page views in this period.");
     Ok(())
-}
-
-fn period_words(period: &str) -> &'static str {
-    match period {
-        "7d" => "7 days",
-        "90d" => "90 days",
-        _ => "30 days",
-    }
 }
 
 fn count(v: &Value) -> String {

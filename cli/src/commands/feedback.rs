@@ -16,11 +16,11 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
         } => {
             let pid = project_id(&ctx.client, &project.project).await?;
             let mut query = vec![("project_id", pid.as_str())];
-            if let Some(k) = kind.as_deref() {
-                query.push(("type", k));
+            if let Some(k) = kind {
+                query.push(("type", k.as_str()));
             }
-            if let Some(s) = status.as_deref() {
-                query.push(("status", s));
+            if let Some(s) = status {
+                query.push(("status", s.as_str()));
             }
             let list = ctx
                 .client

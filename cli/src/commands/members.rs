@@ -3,6 +3,8 @@
 use anyhow::anyhow;
 use serde_json::json;
 
+use shipmate_types::Role;
+
 use super::{field, project_id, seg, Ctx};
 use crate::cli::{MembersCommand, ProjectArg};
 use crate::client::Auth;
@@ -15,12 +17,12 @@ pub async fn run(ctx: &Ctx, command: MembersCommand) -> anyhow::Result<()> {
             email,
             project,
             role,
-        } => invite(ctx, &project, &email, &role).await,
+        } => invite(ctx, &project, &email, role).await,
         MembersCommand::Role {
             user,
             role,
             project,
-        } => set_role(ctx, &project, &user, &role).await,
+        } => set_role(ctx, &project, &user, role).await,
         MembersCommand::Remove { user, project } => remove(ctx, &project, &user).await,
     }
 }
@@ -55,7 +57,7 @@ async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn invite(ctx: &Ctx, project: &ProjectArg, email: &str, role: &str) -> anyhow::Result<()> {
+async fn invite(ctx: &Ctx, project: &ProjectArg, email: &str, role: Role) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &project.project).await?;
     let invite = ctx
         .client
@@ -79,7 +81,7 @@ async fn invite(ctx: &Ctx, project: &ProjectArg, email: &str, role: &str) -> any
     Ok(())
 }
 
-async fn set_role(ctx: &Ctx, project: &ProjectArg, user: &str, role: &str) -> anyhow::Result<()> {
+async fn set_role(ctx: &Ctx, project: &ProjectArg, user: &str, role: Role) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &project.project).await?;
     let user_id = member_id(ctx, &pid, user).await?;
     let member = ctx
