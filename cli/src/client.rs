@@ -4,8 +4,10 @@ use std::fmt;
 use std::time::Duration;
 
 use reqwest::Method;
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use serde_json::Value;
+use shipmate_types::common::{FieldError, Problem as ProblemBody};
 
 pub const DEFAULT_API_URL: &str = "http://127.0.0.1:8080";
 
@@ -32,46 +34,22 @@ pub enum ClientError {
     Decode { url: String, reason: String },
 }
 
-/// An RFC 9457 problem detail as the API sends it.
+/// An API error as the user reads it: the problem body's detail and field messages, and a hint.
 #[derive(Debug, Clone)]
 pub struct Problem {
     pub status: u16,
-    /// The stable machine code (`invalid_status`, ...); not printed, kept for matching.
-    #[allow(dead_code)]
-    pub code: String,
     pub detail: String,
     pub errors: Vec<FieldError>,
     /// What the user can do about it, when we know.
     pub hint: Option<&'static str>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-#[derive(Deserialize)]
-struct ProblemBody {
-    code: Option<String>,
-    detail: Option<String>,
-    title: Option<String>,
-    #[serde(default)]
-    errors: Vec<FieldError>,
-}
-
 impl Problem {
     fn from_response(status: u16, body: &[u8], session: bool) -> Self {
-        let parsed: Option<ProblemBody> = serde_json::from_slice(body).ok();
-        let (code, detail, errors) = match parsed {
-            Some(p) => {
-                let detail = p
-                    .detail
-                    .or(p.title)
-                    .unwrap_or_else(|| format!("the server answered HTTP {status}"));
-                (p.code.unwrap_or_default(), detail, p.errors)
-            }
-            None => {
+        // Anything but the API's own problem body (a proxy's error page, say) is quoted instead.
+        let (detail, errors) = match serde_json::from_slice::<ProblemBody>(body) {
+            Ok(p) => (p.detail, p.errors),
+            Err(_) => {
                 let text = String::from_utf8_lossy(body);
                 let snippet: String = text.trim().chars().take(200).collect();
                 let detail = if snippet.is_empty() {
@@ -79,13 +57,12 @@ impl Problem {
                 } else {
                     format!("the server answered HTTP {status}: {snippet}")
                 };
-                (String::new(), detail, Vec::new())
+                (detail, Vec::new())
             }
         };
         let hint = (status == 401 && session).then_some("run `shipmate login` to sign in again");
         Problem {
             status,
-            code,
             detail,
             errors,
             hint,
@@ -153,48 +130,58 @@ impl Client {
         path: &str,
         auth: Auth<'_>,
         query: &[(&str, &str)],
-    ) -> Result<Value, ClientError> {
-        self.send(Method::GET, path, auth, query, None).await
+    ) -> Result<Answer, ClientError> {
+        self.send::<()>(Method::GET, path, auth, query, None).await
     }
 
-    pub async fn post(
-        &self,
-        path: &str,
-        auth: Auth<'_>,
-        body: Option<&Value>,
-    ) -> Result<Value, ClientError> {
-        self.send(Method::POST, path, auth, &[], body).await
-    }
-
-    pub async fn patch(
+    /// A `GET` whose answer is only read, never printed as is.
+    pub async fn get_as<T: DeserializeOwned>(
         &self,
         path: &str,
         auth: Auth<'_>,
         query: &[(&str, &str)],
-        body: &Value,
-    ) -> Result<Value, ClientError> {
+    ) -> Result<T, ClientError> {
+        self.get(path, auth, query).await?.decode()
+    }
+
+    pub async fn post<B: Serialize>(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        body: &B,
+    ) -> Result<Answer, ClientError> {
+        self.send(Method::POST, path, auth, &[], Some(body)).await
+    }
+
+    /// A `POST` of an action that takes no body (rotate, test, retry, logout).
+    pub async fn post_empty(&self, path: &str, auth: Auth<'_>) -> Result<Answer, ClientError> {
+        self.send::<()>(Method::POST, path, auth, &[], None).await
+    }
+
+    pub async fn patch<B: Serialize>(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+        body: &B,
+    ) -> Result<Answer, ClientError> {
         self.send(Method::PATCH, path, auth, query, Some(body))
             .await
     }
 
-    pub async fn delete(
-        &self,
-        path: &str,
-        auth: Auth<'_>,
-        query: &[(&str, &str)],
-    ) -> Result<Value, ClientError> {
-        self.send(Method::DELETE, path, auth, query, None).await
+    pub async fn delete(&self, path: &str, auth: Auth<'_>) -> Result<Answer, ClientError> {
+        self.send::<()>(Method::DELETE, path, auth, &[], None).await
     }
 
     /// Sends one request; a 2xx answer's JSON body (`null` when empty), else the problem.
-    pub async fn send(
+    async fn send<B: Serialize>(
         &self,
         method: Method,
         path: &str,
         auth: Auth<'_>,
         query: &[(&str, &str)],
-        body: Option<&Value>,
-    ) -> Result<Value, ClientError> {
+        body: Option<&B>,
+    ) -> Result<Answer, ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.http.request(method, &url);
         if !query.is_empty() {
@@ -228,11 +215,30 @@ impl Client {
                 session,
             )));
         }
-        if bytes.is_empty() {
-            return Ok(Value::Null);
-        }
-        serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
-            url,
+        let json = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+                url: url.clone(),
+                reason: e.to_string(),
+            })?
+        };
+        Ok(Answer { url, json })
+    }
+}
+
+/// A successful answer. `--json` prints `json` exactly as the server sent it (fields this CLI
+/// does not know included); tables decode it into the API's types.
+#[derive(Debug)]
+pub struct Answer {
+    url: String,
+    pub json: Value,
+}
+
+impl Answer {
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T, ClientError> {
+        T::deserialize(&self.json).map_err(|e| ClientError::Decode {
+            url: self.url.clone(),
             reason: e.to_string(),
         })
     }

@@ -12,12 +12,13 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context};
 use rand::distributions::Alphanumeric;
 use rand::Rng;
+use shipmate_types::accounts::{LoggedOut, ProviderList, User};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::cli::LoginArgs;
 use crate::client::{Auth, ClientError};
-use crate::commands::{field, Ctx};
+use crate::commands::Ctx;
 use crate::config::{self, Credentials};
 use crate::output::print_json;
 
@@ -56,13 +57,11 @@ pub async fn login(ctx: &Ctx, args: LoginArgs) -> anyhow::Result<()> {
         api_url: ctx.client.base().to_owned(),
         token,
     })?;
-    if ctx.json {
-        print_json(&me)
-    } else {
-        println!("Signed in as {}", field(&me, "email")?);
+    ctx.show(&me, |me: User| {
+        println!("Signed in as {}", me.email);
         eprintln!("Token stored in {}", path.display());
         Ok(())
-    }
+    })
 }
 
 /// The loopback flow: the browser signs in (on the dashboard's page for `password`, at the
@@ -123,7 +122,7 @@ pub async fn logout(ctx: &Ctx) -> anyhow::Result<()> {
     };
     match ctx
         .client
-        .post("/v1/auth/logout", Auth::Session, None)
+        .post_empty("/v1/auth/logout", Auth::Session)
         .await
     {
         Ok(_) => {}
@@ -133,7 +132,8 @@ pub async fn logout(ctx: &Ctx) -> anyhow::Result<()> {
     }
     config::forget(token)?;
     if ctx.json {
-        print_json(&serde_json::json!({ "logged_out": true }))
+        // The CLI's own report: an already revoked session leaves no server answer to print.
+        print_json(&LoggedOut { logged_out: true })
     } else {
         println!("Signed out");
         Ok(())
@@ -142,31 +142,27 @@ pub async fn logout(ctx: &Ctx) -> anyhow::Result<()> {
 
 pub async fn whoami(ctx: &Ctx) -> anyhow::Result<()> {
     let me = ctx.client.get("/v1/me", Auth::Session, &[]).await?;
-    if ctx.json {
-        return print_json(&me);
-    }
-    let email = field(&me, "email")?;
-    match me["name"].as_str().filter(|n| !n.is_empty()) {
-        Some(name) => println!("{email} ({name})"),
-        None => println!("{email}"),
-    }
-    Ok(())
+    ctx.show(&me, |me: User| {
+        if me.name.is_empty() {
+            println!("{}", me.email);
+        } else {
+            println!("{} ({})", me.email, me.name);
+        }
+        Ok(())
+    })
 }
 
 async fn first_provider(ctx: &Ctx) -> anyhow::Result<String> {
-    let list = ctx
+    let list: ProviderList = ctx
         .client
-        .get("/v1/auth/providers", Auth::None, &[])
+        .get_as("/v1/auth/providers", Auth::None, &[])
         .await?;
-    list["data"][0]["id"]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| {
-            anyhow!(
-                "{} offers no way to sign in (no password sign-in, no identity provider)",
-                ctx.client.base()
-            )
-        })
+    list.data.into_iter().next().map(|p| p.id).ok_or_else(|| {
+        anyhow!(
+            "{} offers no way to sign in (no password sign-in, no identity provider)",
+            ctx.client.base()
+        )
+    })
 }
 
 fn random_state() -> String {

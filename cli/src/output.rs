@@ -1,10 +1,13 @@
 //! Output for people (aligned tables) and for scripts (`--json`: the raw response).
 
-use comfy_table::{presets, CellAlignment, Table};
-use serde_json::Value;
+use std::fmt::Display;
 
-/// Prints a JSON value as the API sent it (pretty-printed).
-pub fn print_json(value: &Value) -> anyhow::Result<()> {
+use chrono::{DateTime, Utc};
+use comfy_table::{presets, CellAlignment, Table};
+use serde::Serialize;
+
+/// Prints JSON, pretty: an answer as the API sent it, or what the CLI itself reports.
+pub fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     println!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }
@@ -45,28 +48,14 @@ pub fn print_table(t: &Table, empty: &str) {
     }
 }
 
-/// A JSON scalar as text: strings bare, `null` as `-`.
-pub fn text(v: &Value) -> String {
-    match v {
-        Value::Null => "-".to_owned(),
-        Value::String(s) => s.clone(),
-        Value::Bool(true) => "yes".to_owned(),
-        Value::Bool(false) => "no".to_owned(),
-        other => other.to_string(),
-    }
+/// A value, or `-` when absent.
+pub fn or_dash(v: Option<impl Display>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
 }
 
-/// The elements of `value[key]`, or none.
-pub fn items<'a>(value: &'a Value, key: &str) -> &'a [Value] {
-    value[key].as_array().map(Vec::as_slice).unwrap_or(&[])
-}
-
-/// An RFC 3339 timestamp as `YYYY-MM-DD HH:MM` (UTC), `-` when absent.
-pub fn when(v: &Value) -> String {
-    match v.as_str() {
-        Some(s) => s.get(..16).unwrap_or(s).replace('T', " "),
-        None => "-".to_owned(),
-    }
+/// A timestamp as `YYYY-MM-DD HH:MM` (UTC), `-` when absent (a draft's `published_at`).
+pub fn when(t: impl Into<Option<DateTime<Utc>>>) -> String {
+    or_dash(t.into().map(|t| t.format("%Y-%m-%d %H:%M")))
 }
 
 /// Text on one line, at most `max` characters (an ellipsis marks the cut).

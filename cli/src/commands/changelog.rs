@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
-use serde_json::json;
+use shipmate_types::changelog::{Entry, EntryChanges, NewEntry};
+use shipmate_types::common::List;
 
-use super::{field, project_id, seg, Ctx};
+use super::{project_id, seg, Ctx};
 use crate::cli::{ChangelogCommand, ProjectArg};
 use crate::client::Auth;
-use crate::output::{items, one_line, print_json, print_table, table, text, when};
+use crate::output::{one_line, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
     match command {
@@ -28,30 +29,29 @@ pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
             if content.trim().is_empty() {
                 bail!("the entry has no content; nothing was saved");
             }
-            let body =
-                json!({ "title": title, "content": content, "type": kind, "published": publish });
-            let entry = ctx
+            let new = NewEntry {
+                title,
+                content,
+                kind,
+                published: Some(publish),
+            };
+            let created = ctx
                 .client
                 .post(
                     &format!("/v1/changelog/dashboard/{}", seg(&pid)),
                     Auth::Session,
-                    Some(&body),
+                    &new,
                 )
                 .await?;
-            if ctx.json {
-                return print_json(&entry);
-            }
-            let state = if entry["published"] == true {
-                "Published"
-            } else {
-                "Saved draft"
-            };
-            println!(
-                "{state} {}: {}",
-                field(&entry, "id")?,
-                text(&entry["title"])
-            );
-            Ok(())
+            ctx.show(&created, |entry: Entry| {
+                let state = if entry.published {
+                    "Published"
+                } else {
+                    "Saved draft"
+                };
+                println!("{state} {}: {}", entry.id, entry.title);
+                Ok(())
+            })
         }
         ChangelogCommand::Publish { id, project } => set_published(ctx, &id, &project, true).await,
         ChangelogCommand::Unpublish { id, project } => {
@@ -67,27 +67,22 @@ pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
                     &[],
                 )
                 .await?;
-            if ctx.json {
-                return print_json(&list);
-            }
-            let mut t = table(&["ID", "TYPE", "STATUS", "TITLE", "PUBLISHED", "CREATED"]);
-            for e in items(&list, "data") {
-                let status = if e["published"] == true {
-                    "published"
-                } else {
-                    "draft"
-                };
-                t.add_row(vec![
-                    text(&e["id"]),
-                    text(&e["type"]),
-                    status.to_owned(),
-                    one_line(&text(&e["title"]), 60),
-                    when(&e["published_at"]),
-                    when(&e["created_at"]),
-                ]);
-            }
-            print_table(&t, "No changelog entries yet.");
-            Ok(())
+            ctx.show(&list, |list: List<Entry>| {
+                let mut t = table(&["ID", "TYPE", "STATUS", "TITLE", "PUBLISHED", "CREATED"]);
+                for e in list.data {
+                    let status = if e.published { "published" } else { "draft" };
+                    t.add_row(vec![
+                        e.id.to_string(),
+                        e.kind.to_string(),
+                        status.to_owned(),
+                        one_line(&e.title, 60),
+                        when(e.published_at),
+                        when(e.created_at),
+                    ]);
+                }
+                print_table(&t, "No changelog entries yet.");
+                Ok(())
+            })
         }
     }
 }
@@ -99,24 +94,27 @@ async fn set_published(
     published: bool,
 ) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &project.project).await?;
-    let entry = ctx
+    let changes = EntryChanges {
+        published: Some(published),
+        ..EntryChanges::default()
+    };
+    let updated = ctx
         .client
         .patch(
             &format!("/v1/changelog/dashboard/{}/{}", seg(&pid), seg(id)),
             Auth::Session,
             &[],
-            &json!({ "published": published }),
+            &changes,
         )
         .await?;
-    if ctx.json {
-        return print_json(&entry);
-    }
-    if published {
-        println!("Published {id}: {}", text(&entry["title"]));
-    } else {
-        println!("Returned {id} to draft: {}", text(&entry["title"]));
-    }
-    Ok(())
+    ctx.show(&updated, |entry: Entry| {
+        if published {
+            println!("Published {id}: {}", entry.title);
+        } else {
+            println!("Returned {id} to draft: {}", entry.title);
+        }
+        Ok(())
+    })
 }
 
 /// Opens `$VISUAL`, else `$EDITOR`, else `vi` on a private temporary Markdown file; returns

@@ -1,11 +1,12 @@
 //! `shipmate feedback ...`
 
-use serde_json::json;
+use shipmate_types::common::List;
+use shipmate_types::feedback::{Feedback, StatusChange};
 
 use super::{project_id, seg, Ctx};
 use crate::cli::FeedbackCommand;
 use crate::client::Auth;
-use crate::output::{align_right, items, one_line, print_json, print_table, table, text, when};
+use crate::output::{align_right, one_line, or_dash, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
     match command {
@@ -26,51 +27,45 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                 .client
                 .get("/v1/feedback", Auth::Session, &query)
                 .await?;
-            if ctx.json {
-                return print_json(&list);
-            }
-            let mut t = table(&["ID", "TYPE", "STATUS", "SCORE", "TITLE", "FROM", "CREATED"]);
-            for f in items(&list, "data") {
-                t.add_row(vec![
-                    text(&f["id"]),
-                    text(&f["type"]),
-                    text(&f["status"]),
-                    text(&f["score"]),
-                    one_line(&text(&f["title"]), 60),
-                    text(&f["submitter_email"]),
-                    when(&f["created_at"]),
-                ]);
-            }
-            align_right(&mut t, &[3]);
-            print_table(&t, "No feedback matches.");
-            Ok(())
+            ctx.show(&list, |list: List<Feedback>| {
+                let mut t = table(&["ID", "TYPE", "STATUS", "SCORE", "TITLE", "FROM", "CREATED"]);
+                for f in list.data {
+                    t.add_row(vec![
+                        f.id.to_string(),
+                        f.kind.to_string(),
+                        f.status.to_string(),
+                        f.score.to_string(),
+                        one_line(&f.title, 60),
+                        or_dash(f.submitter_email),
+                        when(f.created_at),
+                    ]);
+                }
+                align_right(&mut t, &[3]);
+                print_table(&t, "No feedback matches.");
+                Ok(())
+            })
         }
         FeedbackCommand::SetStatus { id, status } => {
-            let entry = ctx
+            let updated = ctx
                 .client
                 .patch(
                     &format!("/v1/feedback/{}", seg(&id)),
                     Auth::Session,
                     &[],
-                    &json!({ "status": status }),
+                    &StatusChange { status },
                 )
                 .await?;
-            if ctx.json {
-                return print_json(&entry);
-            }
-            println!("Feedback {id} is now {}", text(&entry["status"]));
-            Ok(())
+            ctx.show(&updated, |entry: Feedback| {
+                println!("Feedback {id} is now {}", entry.status);
+                Ok(())
+            })
         }
         FeedbackCommand::Delete { id } => {
-            let answer = ctx
+            let deleted = ctx
                 .client
-                .delete(&format!("/v1/feedback/{}", seg(&id)), Auth::Session, &[])
+                .delete(&format!("/v1/feedback/{}", seg(&id)), Auth::Session)
                 .await?;
-            if ctx.json {
-                return print_json(&answer);
-            }
-            println!("Deleted feedback {id}");
-            Ok(())
+            ctx.done(&deleted, &format!("Deleted feedback {id}"))
         }
     }
 }

@@ -4,12 +4,14 @@
 
 mod upload;
 
-use serde_json::{json, Value};
+use serde_json::Value;
+use shipmate_types::common::List;
+use shipmate_types::kb::{Index, NewIndex, SearchQuery, SearchResults};
 
 use super::{project_id, seg, Ctx};
 use crate::cli::{DocsCommand, IndexesCommand, SearchArgs};
 use crate::client::Auth;
-use crate::output::{align_right, items, one_line, print_json, print_table, table, text};
+use crate::output::{align_right, one_line, or_dash, print_table, table};
 
 pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
     match command {
@@ -19,25 +21,22 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
             model,
         } => {
             let pid = project_id(&ctx.client, &project.project).await?;
-            let mut body = json!({ "name": name });
-            if let Some(m) = model {
-                body["embedding_model"] = Value::String(m);
-            }
-            let index = ctx
+            let new = NewIndex {
+                name,
+                embedding_model: model,
+                external_id: None,
+            };
+            let created = ctx
                 .client
-                .post("/v1/indexes", Auth::InProject(&pid), Some(&body))
+                .post("/v1/indexes", Auth::InProject(&pid), &new)
                 .await?;
-            if ctx.json {
-                return print_json(&index);
-            }
-            println!(
-                "Created index {} ({}) using {} ({} dimensions)",
-                text(&index["name"]),
-                text(&index["id"]),
-                text(&index["embedding_model"]),
-                text(&index["dimensions"]),
-            );
-            Ok(())
+            ctx.show(&created, |index: Index| {
+                println!(
+                    "Created index {} ({}) using {} ({} dimensions)",
+                    index.name, index.id, index.embedding_model, index.dimensions,
+                );
+                Ok(())
+            })
         }
         IndexesCommand::List { project } => {
             let pid = project_id(&ctx.client, &project.project).await?;
@@ -45,41 +44,35 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
                 .client
                 .get("/v1/indexes", Auth::InProject(&pid), &[])
                 .await?;
-            if ctx.json {
-                return print_json(&list);
-            }
-            let mut t = table(&["ID", "NAME", "MODEL", "DOCUMENTS", "CHUNKS"]);
-            for i in items(&list, "data") {
-                t.add_row(vec![
-                    text(&i["id"]),
-                    text(&i["name"]),
-                    text(&i["embedding_model"]),
-                    text(&i["document_count"]),
-                    text(&i["chunk_count"]),
-                ]);
-            }
-            align_right(&mut t, &[3, 4]);
-            print_table(
-                &t,
-                "No indexes yet. Create one with `shipmate indexes create`.",
-            );
-            Ok(())
+            ctx.show(&list, |list: List<Index>| {
+                let mut t = table(&["ID", "NAME", "MODEL", "DOCUMENTS", "CHUNKS"]);
+                for i in list.data {
+                    t.add_row(vec![
+                        i.id.to_string(),
+                        i.name,
+                        i.embedding_model,
+                        i.document_count.to_string(),
+                        i.chunk_count.to_string(),
+                    ]);
+                }
+                align_right(&mut t, &[3, 4]);
+                print_table(
+                    &t,
+                    "No indexes yet. Create one with `shipmate indexes create`.",
+                );
+                Ok(())
+            })
         }
         IndexesCommand::Delete { index, project } => {
             let pid = project_id(&ctx.client, &project.project).await?;
-            let answer = ctx
+            let deleted = ctx
                 .client
                 .delete(
                     &format!("/v1/indexes/{}", seg(&index)),
                     Auth::InProject(&pid),
-                    &[],
                 )
                 .await?;
-            if ctx.json {
-                return print_json(&answer);
-            }
-            println!("Deleted index {index}");
-            Ok(())
+            ctx.done(&deleted, &format!("Deleted index {index}"))
         }
     }
 }
@@ -92,29 +85,33 @@ pub async fn docs(ctx: &Ctx, command: DocsCommand) -> anyhow::Result<()> {
 
 pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &args.project.project).await?;
-    let body = json!({ "query": args.query, "top_k": args.top_k });
+    let query = SearchQuery {
+        query: args.query,
+        top_k: Some(i64::from(args.top_k)),
+    };
     let answer = ctx
         .client
         .post(
             &format!("/v1/indexes/{}/search", seg(&args.index)),
             Auth::InProject(&pid),
-            Some(&body),
+            &query,
         )
         .await?;
-    if ctx.json {
-        return print_json(&answer);
-    }
-    let mut t = table(&["#", "SCORE", "DOCUMENT", "SOURCE", "TEXT"]);
-    for (rank, r) in items(&answer, "results").iter().enumerate() {
-        t.add_row(vec![
-            (rank + 1).to_string(),
-            format!("{:.4}", r["score"].as_f64().unwrap_or(0.0)),
-            text(&r["document_id"]),
-            text(&r["metadata"]["path"]),
-            one_line(&text(&r["chunk_content"]), 80),
-        ]);
-    }
-    align_right(&mut t, &[0, 1]);
-    print_table(&t, "No results.");
-    Ok(())
+    ctx.show(&answer, |answer: SearchResults| {
+        let mut t = table(&["#", "SCORE", "DOCUMENT", "SOURCE", "TEXT"]);
+        for (rank, r) in answer.results.into_iter().enumerate() {
+            // Metadata is the uploader's own JSON; `docs upload` puts the file's path there.
+            let source = r.metadata.get("path").and_then(Value::as_str);
+            t.add_row(vec![
+                (rank + 1).to_string(),
+                format!("{:.4}", r.score),
+                r.document_id.to_string(),
+                or_dash(source),
+                one_line(&r.chunk_content, 80),
+            ]);
+        }
+        align_right(&mut t, &[0, 1]);
+        print_table(&t, "No results.");
+        Ok(())
+    })
 }

@@ -1,14 +1,14 @@
 //! `shipmate members ...`: a project's team (docs/accounts.md, "Teams and roles").
 
 use anyhow::anyhow;
-use serde_json::json;
-
+use shipmate_types::common::List;
+use shipmate_types::teams::{Invite, Member, NewInvite, RoleChange};
 use shipmate_types::Role;
 
-use super::{field, project_id, seg, Ctx};
+use super::{project_id, seg, Ctx};
 use crate::cli::{MembersCommand, ProjectArg};
 use crate::client::Auth;
-use crate::output::{items, print_json, print_table, table, text, when};
+use crate::output::{print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: MembersCommand) -> anyhow::Result<()> {
     match command {
@@ -17,7 +17,7 @@ pub async fn run(ctx: &Ctx, command: MembersCommand) -> anyhow::Result<()> {
             email,
             project,
             role,
-        } => invite(ctx, &project, &email, role).await,
+        } => invite(ctx, &project, NewInvite { email, role }).await,
         MembersCommand::Role {
             user,
             role,
@@ -41,67 +41,59 @@ async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
         .client
         .get(&members_path(&pid), Auth::Session, &[])
         .await?;
-    if ctx.json {
-        return print_json(&list);
-    }
-    let mut t = table(&["EMAIL", "NAME", "ROLE", "SINCE"]);
-    for m in items(&list, "data") {
-        t.add_row(vec![
-            text(&m["email"]),
-            text(&m["name"]),
-            text(&m["role"]),
-            when(&m["created_at"]),
-        ]);
-    }
-    print_table(&t, "No members.");
-    Ok(())
+    ctx.show(&list, |list: List<Member>| {
+        let mut t = table(&["EMAIL", "NAME", "ROLE", "SINCE"]);
+        for m in list.data {
+            t.add_row(vec![
+                m.email,
+                m.name,
+                m.role.to_string(),
+                when(m.created_at),
+            ]);
+        }
+        print_table(&t, "No members.");
+        Ok(())
+    })
 }
 
-async fn invite(ctx: &Ctx, project: &ProjectArg, email: &str, role: Role) -> anyhow::Result<()> {
+async fn invite(ctx: &Ctx, project: &ProjectArg, new: NewInvite) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &project.project).await?;
-    let invite = ctx
+    let created = ctx
         .client
-        .post(
-            &format!("/v1/projects/{pid}/invites"),
-            Auth::Session,
-            Some(&json!({ "email": email, "role": role })),
-        )
+        .post(&format!("/v1/projects/{pid}/invites"), Auth::Session, &new)
         .await?;
-    if ctx.json {
-        return print_json(&invite);
-    }
-    // The link alone on stdout, so `url=$(shipmate members invite ...)` works; the rest is for people.
-    eprintln!(
-        "Invited {} as {}. Send them this link; it works once, only for that email, until {} UTC:",
-        text(&invite["email"]),
-        text(&invite["role"]),
-        when(&invite["expires_at"]),
-    );
-    println!("{}", field(&invite, "url")?);
-    Ok(())
+    ctx.show(&created, |invite: Invite| {
+        let url = invite
+            .url
+            .ok_or_else(|| anyhow!("the server made the invite but sent no link for it"))?;
+        // The link alone on stdout, so `url=$(shipmate members invite ...)` works; the rest is for people.
+        eprintln!(
+            "Invited {} as {}. Send them this link; it works once, only for that email, until {} UTC:",
+            invite.email,
+            invite.role,
+            when(invite.expires_at),
+        );
+        println!("{url}");
+        Ok(())
+    })
 }
 
 async fn set_role(ctx: &Ctx, project: &ProjectArg, user: &str, role: Role) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &project.project).await?;
     let user_id = member_id(ctx, &pid, user).await?;
-    let member = ctx
+    let updated = ctx
         .client
         .patch(
             &member_path(&pid, &user_id),
             Auth::Session,
             &[],
-            &json!({ "role": role }),
+            &RoleChange { role },
         )
         .await?;
-    if ctx.json {
-        return print_json(&member);
-    }
-    println!(
-        "{} is now {}",
-        text(&member["email"]),
-        text(&member["role"])
-    );
-    Ok(())
+    ctx.show(&updated, |member: Member| {
+        println!("{} is now {}", member.email, member.role);
+        Ok(())
+    })
 }
 
 async fn remove(ctx: &Ctx, project: &ProjectArg, user: &str) -> anyhow::Result<()> {
@@ -109,13 +101,12 @@ async fn remove(ctx: &Ctx, project: &ProjectArg, user: &str) -> anyhow::Result<(
     let user_id = member_id(ctx, &pid, user).await?;
     let deleted = ctx
         .client
-        .delete(&member_path(&pid, &user_id), Auth::Session, &[])
+        .delete(&member_path(&pid, &user_id), Auth::Session)
         .await?;
-    if ctx.json {
-        return print_json(&deleted);
-    }
-    println!("Removed {user} from {}", project.project);
-    Ok(())
+    ctx.done(
+        &deleted,
+        &format!("Removed {user} from {}", project.project),
+    )
 }
 
 /// A user id is taken as is (the api answers for unknown ones); an email is looked up in the
@@ -127,20 +118,15 @@ async fn member_id(ctx: &Ctx, pid: &str, user: &str) -> anyhow::Result<String> {
     if !user.contains('@') {
         anyhow::bail!("`{user}` is neither a user id nor an email address");
     }
-    let list = ctx
+    let list: List<Member> = ctx
         .client
-        .get(&members_path(pid), Auth::Session, &[])
+        .get_as(&members_path(pid), Auth::Session, &[])
         .await?;
     let wanted = user.trim();
-    items(&list, "data")
-        .iter()
-        .find(|m| {
-            m["email"]
-                .as_str()
-                .is_some_and(|e| e.eq_ignore_ascii_case(wanted))
-        })
-        .map(|m| field(m, "user_id"))
-        .transpose()?
+    list.data
+        .into_iter()
+        .find(|m| m.email.eq_ignore_ascii_case(wanted))
+        .map(|m| m.user_id.to_string())
         .ok_or_else(|| {
             anyhow!("{wanted} is not a member of this project (`shipmate members list` shows them)")
         })

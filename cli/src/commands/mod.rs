@@ -1,4 +1,4 @@
-//! One module per area; `run` builds the client and dispatches.
+//! One module per area; `run` builds the context and dispatches.
 
 pub mod analytics;
 pub mod changelog;
@@ -11,10 +11,13 @@ pub mod webhooks;
 
 use anyhow::anyhow;
 use clap::CommandFactory;
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use shipmate_types::common::List;
+use shipmate_types::projects::ProjectView;
 
 use crate::cli::{Cli, Command, Shell};
-use crate::client::{Auth, Client, DEFAULT_API_URL};
+use crate::client::{Answer, Auth, Client, DEFAULT_API_URL};
+use crate::output::print_json;
 use crate::{config, login};
 
 /// What every command needs: the API client and the output mode.
@@ -23,15 +26,61 @@ pub struct Ctx {
     pub json: bool,
 }
 
+impl Ctx {
+    /// The API URL is `--api-url` / `SHIPMATE_API_URL`, else the one signed in to, else the
+    /// default. The stored token is only ever sent to the URL it was issued by; `SHIPMATE_TOKEN`
+    /// wins.
+    pub fn new(api_url: Option<&str>, json: bool) -> anyhow::Result<Self> {
+        let stored = config::load();
+        let base = api_url
+            .map(str::to_owned)
+            .filter(|u| !u.trim().is_empty())
+            .or_else(|| stored.as_ref().map(|c| c.api_url.clone()))
+            .unwrap_or_else(|| DEFAULT_API_URL.to_owned());
+        let base = base.trim_end_matches('/').to_owned();
+        url::Url::parse(&base).map_err(|e| anyhow!("invalid API URL `{base}`: {e}"))?;
+        let token = std::env::var("SHIPMATE_TOKEN")
+            .ok()
+            .filter(|t| !t.trim().is_empty())
+            .or_else(|| {
+                stored
+                    .filter(|c| c.api_url.trim_end_matches('/') == base)
+                    .map(|c| c.token)
+            });
+        Ok(Ctx {
+            client: Client::new(&base, token)?,
+            json,
+        })
+    }
+
+    /// With `--json`, the answer as the server sent it; otherwise `human` prints it decoded.
+    pub fn show<T: DeserializeOwned>(
+        &self,
+        answer: &Answer,
+        human: impl FnOnce(T) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        if self.json {
+            return print_json(&answer.json);
+        }
+        human(answer.decode()?)
+    }
+
+    /// With `--json`, the answer as the server sent it; otherwise `message`.
+    pub fn done(&self, answer: &Answer, message: &str) -> anyhow::Result<()> {
+        if self.json {
+            return print_json(&answer.json);
+        }
+        println!("{message}");
+        Ok(())
+    }
+}
+
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     if let Command::Completions(args) = &cli.command {
         completions(args.shell);
         return Ok(());
     }
-    let ctx = Ctx {
-        client: client(cli.api_url.as_deref())?,
-        json: cli.json,
-    };
+    let ctx = Ctx::new(cli.api_url.as_deref(), cli.json)?;
     match cli.command {
         Command::Login(args) => login::login(&ctx, args).await,
         Command::Logout => login::logout(&ctx).await,
@@ -50,28 +99,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-/// The API URL is `--api-url` / `SHIPMATE_API_URL`, else the one signed in to, else the default.
-/// The stored token is only ever sent to the URL it was issued by; `SHIPMATE_TOKEN` wins.
-fn client(api_url: Option<&str>) -> anyhow::Result<Client> {
-    let stored = config::load();
-    let base = api_url
-        .map(str::to_owned)
-        .filter(|u| !u.trim().is_empty())
-        .or_else(|| stored.as_ref().map(|c| c.api_url.clone()))
-        .unwrap_or_else(|| DEFAULT_API_URL.to_owned());
-    let base = base.trim_end_matches('/').to_owned();
-    url::Url::parse(&base).map_err(|e| anyhow!("invalid API URL `{base}`: {e}"))?;
-    let token = std::env::var("SHIPMATE_TOKEN")
-        .ok()
-        .filter(|t| !t.trim().is_empty())
-        .or_else(|| {
-            stored
-                .filter(|c| c.api_url.trim_end_matches('/') == base)
-                .map(|c| c.token)
-        });
-    Client::new(&base, token)
-}
-
 fn completions(shell: Shell) {
     let shell = match shell {
         Shell::Bash => clap_complete::Shell::Bash,
@@ -88,17 +115,16 @@ fn completions(shell: Shell) {
 
 /// The project named by id or slug, as `GET /v1/projects/:id` answers it (the API key only for
 /// owners and admins).
-pub async fn resolve_project(client: &Client, id_or_slug: &str) -> anyhow::Result<Value> {
+pub async fn resolve_project(client: &Client, id_or_slug: &str) -> anyhow::Result<ProjectView> {
     if uuid::Uuid::parse_str(id_or_slug).is_ok() {
         return Ok(client
-            .get(&format!("/v1/projects/{id_or_slug}"), Auth::Session, &[])
+            .get_as(&format!("/v1/projects/{id_or_slug}"), Auth::Session, &[])
             .await?);
     }
-    let list = client.get("/v1/projects", Auth::Session, &[]).await?;
-    list["data"]
-        .as_array()
-        .and_then(|projects| projects.iter().find(|p| p["slug"] == id_or_slug))
-        .cloned()
+    let list: List<ProjectView> = client.get_as("/v1/projects", Auth::Session, &[]).await?;
+    list.data
+        .into_iter()
+        .find(|p| p.slug == id_or_slug)
         .ok_or_else(|| {
             anyhow!("you have no project `{id_or_slug}` (give its id or slug; `shipmate projects list` shows them)")
         })
@@ -109,16 +135,7 @@ pub async fn project_id(client: &Client, id_or_slug: &str) -> anyhow::Result<Str
     if uuid::Uuid::parse_str(id_or_slug).is_ok() {
         return Ok(id_or_slug.to_owned());
     }
-    let project = resolve_project(client, id_or_slug).await?;
-    field(&project, "id")
-}
-
-/// A string field the API always sends.
-pub fn field(v: &Value, key: &str) -> anyhow::Result<String> {
-    v[key]
-        .as_str()
-        .map(str::to_owned)
-        .ok_or_else(|| anyhow!("unexpected answer from the server: no `{key}` in {v}"))
+    Ok(resolve_project(client, id_or_slug).await?.id.to_string())
 }
 
 /// A user-given id as one path segment: anything but unreserved characters is percent-encoded,

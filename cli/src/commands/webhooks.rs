@@ -1,11 +1,13 @@
 //! `shipmate webhooks ...`: a project's webhook endpoints and their deliveries (docs/webhooks.md).
 
-use serde_json::{json, Value};
+use shipmate_types::common::List;
+use shipmate_types::webhooks::{Delivery, NewWebhook, Webhook};
+use shipmate_types::EventType;
 
-use super::{field, project_id, seg, Ctx};
+use super::{project_id, seg, Ctx};
 use crate::cli::{ProjectArg, WebhooksCommand};
 use crate::client::Auth;
-use crate::output::{items, print_json, print_table, table, text, when};
+use crate::output::{or_dash, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> anyhow::Result<()> {
     match command {
@@ -15,15 +17,21 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> anyhow::Result<()> {
             events,
             description,
             project,
-        } => create(ctx, &project, &url, &events, description).await,
+        } => {
+            let new = NewWebhook {
+                url,
+                events,
+                description,
+            };
+            create(ctx, &project, &new).await
+        }
         WebhooksCommand::Deliveries { webhook, project } => {
             deliveries(ctx, &project, &webhook).await
         }
         WebhooksCommand::Test { webhook, project } => {
             let path = format!("{}/test", hook_path(ctx, &project, &webhook).await?);
-            let queued = ctx.client.post(&path, Auth::Session, None).await?;
-            done(
-                ctx,
+            let queued = ctx.client.post_empty(&path, Auth::Session).await?;
+            ctx.done(
                 &queued,
                 "Ping queued; `shipmate webhooks deliveries` shows how it went.",
             )
@@ -38,40 +46,30 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> anyhow::Result<()> {
                 hook_path(ctx, &project, &webhook).await?,
                 seg(&delivery)
             );
-            let d = ctx.client.post(&path, Auth::Session, None).await?;
-            done(
-                ctx,
-                &d,
-                &format!("Delivery {} queued again.", text(&d["id"])),
-            )
+            let retried = ctx.client.post_empty(&path, Auth::Session).await?;
+            ctx.show(&retried, |d: Delivery| {
+                println!("Delivery {} queued again.", d.id);
+                Ok(())
+            })
         }
         WebhooksCommand::Delete { webhook, project } => {
             let path = hook_path(ctx, &project, &webhook).await?;
-            let d = ctx.client.delete(&path, Auth::Session, &[]).await?;
-            done(ctx, &d, &format!("Deleted webhook {webhook}."))
+            let deleted = ctx.client.delete(&path, Auth::Session).await?;
+            ctx.done(&deleted, &format!("Deleted webhook {webhook}."))
         }
         WebhooksCommand::Events => {
             let events = ctx
                 .client
                 .get("/v1/webhooks/events", Auth::None, &[])
                 .await?;
-            if ctx.json {
-                return print_json(&events);
-            }
-            for e in items(&events, "data") {
-                println!("{}", text(e));
-            }
-            Ok(())
+            ctx.show(&events, |events: List<EventType>| {
+                for e in events.data {
+                    println!("{e}");
+                }
+                Ok(())
+            })
         }
     }
-}
-
-fn done(ctx: &Ctx, answer: &Value, message: &str) -> anyhow::Result<()> {
-    if ctx.json {
-        return print_json(answer);
-    }
-    println!("{message}");
-    Ok(())
 }
 
 async fn hooks_path(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<String> {
@@ -92,81 +90,66 @@ async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
         .client
         .get(&hooks_path(ctx, project).await?, Auth::Session, &[])
         .await?;
-    if ctx.json {
-        return print_json(&list);
-    }
-    let mut t = table(&["ID", "URL", "EVENTS", "ENABLED", "CREATED"]);
-    for h in items(&list, "data") {
-        let events: Vec<String> = items(h, "events").iter().map(text).collect();
-        t.add_row(vec![
-            text(&h["id"]),
-            text(&h["url"]),
-            events.join(","),
-            text(&h["enabled"]),
-            when(&h["created_at"]),
-        ]);
-    }
-    print_table(
-        &t,
-        "No webhooks. Add one with `shipmate webhooks create <url>`.",
-    );
-    Ok(())
+    ctx.show(&list, |list: List<Webhook>| {
+        let mut t = table(&["ID", "URL", "EVENTS", "ENABLED", "CREATED"]);
+        for h in list.data {
+            t.add_row(vec![
+                h.id.to_string(),
+                h.url,
+                h.events.join(","),
+                (if h.enabled { "yes" } else { "no" }).to_owned(),
+                when(h.created_at),
+            ]);
+        }
+        print_table(
+            &t,
+            "No webhooks. Add one with `shipmate webhooks create <url>`.",
+        );
+        Ok(())
+    })
 }
 
-async fn create(
-    ctx: &Ctx,
-    project: &ProjectArg,
-    url: &str,
-    events: &[String],
-    description: Option<String>,
-) -> anyhow::Result<()> {
-    let hook = ctx
+async fn create(ctx: &Ctx, project: &ProjectArg, new: &NewWebhook) -> anyhow::Result<()> {
+    let created = ctx
         .client
-        .post(
-            &hooks_path(ctx, project).await?,
-            Auth::Session,
-            Some(&json!({ "url": url, "events": events, "description": description })),
-        )
+        .post(&hooks_path(ctx, project).await?, Auth::Session, new)
         .await?;
-    if ctx.json {
-        return print_json(&hook);
-    }
-    // The secret alone on stdout, so `secret=$(shipmate webhooks create ...)` works.
-    eprintln!(
-        "Added webhook {} for {}. Its signing secret (verify deliveries with it; docs/webhooks.md):",
-        text(&hook["id"]),
-        text(&hook["url"]),
-    );
-    println!("{}", field(&hook, "secret")?);
-    Ok(())
+    ctx.show(&created, |hook: Webhook| {
+        // The secret alone on stdout, so `secret=$(shipmate webhooks create ...)` works.
+        eprintln!(
+            "Added webhook {} for {}. Its signing secret (verify deliveries with it; docs/webhooks.md):",
+            hook.id, hook.url,
+        );
+        println!("{}", hook.secret);
+        Ok(())
+    })
 }
 
 async fn deliveries(ctx: &Ctx, project: &ProjectArg, webhook: &str) -> anyhow::Result<()> {
     let path = format!("{}/deliveries", hook_path(ctx, project, webhook).await?);
     let list = ctx.client.get(&path, Auth::Session, &[]).await?;
-    if ctx.json {
-        return print_json(&list);
-    }
-    let mut t = table(&[
-        "ID",
-        "TYPE",
-        "STATUS",
-        "ATTEMPTS",
-        "LAST CODE",
-        "NEXT ATTEMPT",
-        "CREATED",
-    ]);
-    for d in items(&list, "data") {
-        t.add_row(vec![
-            text(&d["id"]),
-            text(&d["type"]),
-            text(&d["status"]),
-            text(&d["attempts"]),
-            text(&d["last_status_code"]),
-            when(&d["next_attempt_at"]),
-            when(&d["created_at"]),
+    ctx.show(&list, |list: List<Delivery>| {
+        let mut t = table(&[
+            "ID",
+            "TYPE",
+            "STATUS",
+            "ATTEMPTS",
+            "LAST CODE",
+            "NEXT ATTEMPT",
+            "CREATED",
         ]);
-    }
-    print_table(&t, "No deliveries yet.");
-    Ok(())
+        for d in list.data {
+            t.add_row(vec![
+                d.id.to_string(),
+                d.kind.to_string(),
+                d.status.to_string(),
+                d.attempts.to_string(),
+                or_dash(d.last_status_code),
+                when(d.next_attempt_at),
+                when(d.created_at),
+            ]);
+        }
+        print_table(&t, "No deliveries yet.");
+        Ok(())
+    })
 }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use futures::stream::{self, StreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
+use shipmate_types::kb::{Document, NewDocument};
 
 use crate::cli::UploadArgs;
 use crate::client::{Auth, Client};
@@ -26,7 +27,13 @@ struct File {
 
 struct Outcome {
     rel: String,
-    result: anyhow::Result<Value>,
+    result: anyhow::Result<Uploaded>,
+}
+
+struct Uploaded {
+    chunks: u64,
+    /// The document as the server answered, for `--json`.
+    json: Value,
 }
 
 pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
@@ -73,14 +80,15 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
         match o.result {
             Ok(doc) => {
                 uploaded += 1;
-                chunks += doc["chunks_created"].as_u64().unwrap_or(0);
-                documents.push(json!({ "path": o.rel, "document": doc }));
+                chunks += doc.chunks;
+                documents.push(json!({ "path": o.rel, "document": doc.json }));
             }
             Err(e) => errors.push(json!({ "path": o.rel, "error": format!("{e:#}") })),
         }
     }
     let failed = errors.len();
     if ctx.json {
+        // The CLI's own summary, with each document as the server answered it.
         print_json(&json!({
             "uploaded": uploaded,
             "chunks": chunks,
@@ -107,14 +115,21 @@ async fn upload_one(
     pid: &str,
     endpoint: &str,
     file: &File,
-) -> anyhow::Result<Value> {
+) -> anyhow::Result<Uploaded> {
     let content = tokio::fs::read_to_string(&file.path)
         .await
         .map_err(|e| anyhow!("cannot read it as UTF-8 text: {e}"))?;
-    let body = json!({ "content": content, "metadata": { "path": file.rel } });
-    Ok(client
-        .post(endpoint, Auth::InProject(pid), Some(&body))
-        .await?)
+    let metadata = Map::from_iter([("path".to_owned(), Value::String(file.rel.clone()))]);
+    let new = NewDocument {
+        content,
+        metadata: Some(metadata),
+    };
+    let answer = client.post(endpoint, Auth::InProject(pid), &new).await?;
+    let doc: Document = answer.decode()?;
+    Ok(Uploaded {
+        chunks: u64::try_from(doc.chunks_created).unwrap_or(0),
+        json: answer.json,
+    })
 }
 
 /// Adds `root` (a file, or a folder walked recursively) to `out`; oversized and empty files are
