@@ -12,7 +12,9 @@ pub trait StringEnum: Sized + Copy + 'static {
 }
 
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+    // `$wire:tt`, not `literal`: a `literal` fragment reaches derive macros wrapped in an invisible
+    // group, which serde reads but utoipa does not (the document would list the variant names).
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $wire:tt),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash,
             serde::Serialize, serde::Deserialize, utoipa::ToSchema)]

@@ -54,6 +54,7 @@ pub struct Document {
     /// Why embedding failed; only when `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    #[schema(value_type = std::collections::HashMap<String, Value>)]
     pub metadata: Value,
     pub created_at: DateTime<Utc>,
 }
@@ -87,6 +88,7 @@ pub struct SearchResult {
     pub chunk_content: String,
     /// Cosine similarity: higher is closer.
     pub score: f64,
+    #[schema(value_type = std::collections::HashMap<String, Value>)]
     pub metadata: Value,
 }
 

@@ -23,7 +23,7 @@ pub fn router() -> Router<AppState> {
 
 /// Creates a key limited to `scopes` (and, if given, to `allowed_origins`). The key is in this
 /// answer only: it is stored as a hash.
-#[utoipa::path(post, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
+#[utoipa::path(post, path = "/v1/projects/{project_id}/api-keys", tag = "api keys", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
     request_body = NewApiKey,
     responses((status = 201, body = ApiKey), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project"), (status = 422, description = "invalid name, scope or origin")))]
 pub async fn create(
@@ -43,7 +43,7 @@ pub async fn create(
 }
 
 /// The project's scoped keys (without the keys themselves).
-#[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
+#[utoipa::path(get, path = "/v1/projects/{project_id}/api-keys", tag = "api keys", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
     responses((status = 200, body = shipmate_types::common::List<shipmate_types::projects::ApiKey>), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project")))]
 pub async fn list(
     State(state): State<AppState>,
@@ -54,7 +54,7 @@ pub async fn list(
 
 /// Revokes a scoped key: it answers 401 from then on. (The project's own key is replaced with
 /// `POST /v1/projects/{project_id}/api-key/rotate`.)
-#[utoipa::path(delete, path = "/v1/projects/{project_id}/api-keys/{key_id}", tag = "projects", security(("session" = [])),
+#[utoipa::path(delete, path = "/v1/projects/{project_id}/api-keys/{key_id}", tag = "api keys", security(("session" = [])),
     responses((status = 200, body = Deleted), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such project or key")))]
 pub async fn revoke(
     State(state): State<AppState>,

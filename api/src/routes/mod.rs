@@ -107,8 +107,13 @@ pub async fn method_not_allowed() -> AppError {
         email::notifications, email::set_notifications, email::subscribers, email::subscribe,
         email::subscribe_public, email::suppressions, email::lift,
     ),
-    components(schemas(shipmate_shared::error::Problem, shipmate_shared::error::FieldError)),
-    modifiers(&Security, &Problems)
+    // Enums used only as query parameters are listed here: the document names them by reference.
+    components(schemas(
+        shipmate_shared::error::Problem, shipmate_shared::error::FieldError,
+        shipmate_types::FeedbackType, shipmate_types::FeedbackStatus, shipmate_types::FeedbackSort,
+        shipmate_types::analytics::Period,
+    )),
+    modifiers(&Security, &Problems, &OperationIds)
 )]
 pub struct ApiDoc;
 
@@ -157,51 +162,74 @@ impl Modify for Problems {
             ("429", "rate limited (see Retry-After)"),
             ("503", "a dependency is unavailable; nothing was accepted"),
         ];
-        for item in openapi.paths.paths.values_mut() {
-            let operations = [
-                &mut item.get,
-                &mut item.post,
-                &mut item.patch,
-                &mut item.put,
-                &mut item.delete,
-            ];
-            for op in operations.into_iter().flatten() {
-                // Statuses an operation documents beyond the common ones (410, ...) are problems too.
-                let own: Vec<String> = op
+        for op in operations(openapi) {
+            // Statuses an operation documents beyond the common ones (410, ...) are problems too.
+            let own: Vec<String> = op
+                .responses
+                .responses
+                .keys()
+                .filter(|s| s.starts_with('4') && !ERRORS.iter().any(|(e, _)| e == s))
+                .cloned()
+                .collect();
+            let statuses = ERRORS
+                .iter()
+                .map(|(s, d)| (s.to_string(), *d))
+                .chain(own.into_iter().map(|s| (s, "error")));
+            for (status, default) in statuses {
+                let status = status.as_str();
+                let description = op
                     .responses
                     .responses
-                    .keys()
-                    .filter(|s| s.starts_with('4') && !ERRORS.iter().any(|(e, _)| e == s))
-                    .cloned()
-                    .collect();
-                let statuses = ERRORS
-                    .iter()
-                    .map(|(s, d)| (s.to_string(), *d))
-                    .chain(own.into_iter().map(|s| (s, "error")));
-                for (status, default) in statuses {
-                    let status = status.as_str();
-                    let description = op
-                        .responses
-                        .responses
-                        .get(status)
-                        .and_then(|r| match r {
-                            utoipa::openapi::RefOr::T(r) => Some(r.description.clone()),
-                            utoipa::openapi::RefOr::Ref(_) => None,
-                        })
-                        .unwrap_or_else(|| default.to_owned());
-                    let response = ResponseBuilder::new()
-                        .description(description)
-                        .content(
-                            "application/problem+json",
-                            ContentBuilder::new()
-                                .schema(Some(Ref::from_schema_name("Problem")))
-                                .build(),
-                        )
-                        .build();
-                    op.responses
-                        .responses
-                        .insert(status.to_owned(), response.into());
-                }
+                    .get(status)
+                    .and_then(|r| match r {
+                        utoipa::openapi::RefOr::T(r) => Some(r.description.clone()),
+                        utoipa::openapi::RefOr::Ref(_) => None,
+                    })
+                    .unwrap_or_else(|| default.to_owned());
+                let response = ResponseBuilder::new()
+                    .description(description)
+                    .content(
+                        "application/problem+json",
+                        ContentBuilder::new()
+                            .schema(Some(Ref::from_schema_name("Problem")))
+                            .build(),
+                    )
+                    .build();
+                op.responses
+                    .responses
+                    .insert(status.to_owned(), response.into());
+            }
+        }
+    }
+}
+
+/// Every operation of the document.
+fn operations(
+    openapi: &mut utoipa::openapi::OpenApi,
+) -> impl Iterator<Item = &mut utoipa::openapi::path::Operation> {
+    openapi.paths.paths.values_mut().flat_map(|item| {
+        [
+            &mut item.get,
+            &mut item.post,
+            &mut item.patch,
+            &mut item.put,
+            &mut item.delete,
+        ]
+        .into_iter()
+        .flatten()
+    })
+}
+
+/// Handlers are named per module (`feedback::create`, `webhooks::create`): the operation ids take
+/// the tag too, so each is unique, as generated clients (the SDK's types) need.
+struct OperationIds;
+
+impl Modify for OperationIds {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        for op in operations(openapi) {
+            let tag = op.tags.as_ref().and_then(|t| t.first()).cloned();
+            if let (Some(tag), Some(id)) = (tag, op.operation_id.as_mut()) {
+                *id = format!("{}_{id}", tag.replace(' ', "_"));
             }
         }
     }
