@@ -18,8 +18,8 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::cli::LoginArgs;
 use crate::client::{Auth, ClientError};
-use crate::commands::Ctx;
 use crate::config::{self, Credentials};
+use crate::ctx::Ctx;
 use crate::output::print_json;
 
 const LOGIN_TIMEOUT: Duration = Duration::from_secs(300);

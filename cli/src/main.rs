@@ -4,6 +4,7 @@ mod cli;
 mod client;
 mod commands;
 mod config;
+mod ctx;
 mod login;
 mod output;
 

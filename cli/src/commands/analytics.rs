@@ -3,9 +3,10 @@
 use serde_json::json;
 use shipmate_types::analytics::{Breakdown, Overview, PageRow};
 
-use super::{project_id, Ctx};
+use super::project_id;
 use crate::cli::StatsArgs;
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{align_right, or_dash, pairs, print_json, print_table, table};
 
 pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {

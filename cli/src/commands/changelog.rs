@@ -6,9 +6,10 @@ use anyhow::{anyhow, bail, Context};
 use shipmate_types::changelog::{Entry, EntryChanges, NewEntry};
 use shipmate_types::common::List;
 
-use super::{project_id, seg, Ctx};
+use super::{project_id, seg};
 use crate::cli::{ChangelogCommand, ProjectArg};
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{one_line, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {

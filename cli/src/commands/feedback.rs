@@ -3,9 +3,10 @@
 use shipmate_types::common::List;
 use shipmate_types::feedback::{Feedback, StatusChange};
 
-use super::{project_id, seg, Ctx};
+use super::{project_id, seg};
 use crate::cli::FeedbackCommand;
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{align_right, one_line, or_dash, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {

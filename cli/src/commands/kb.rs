@@ -8,9 +8,10 @@ use serde_json::Value;
 use shipmate_types::common::List;
 use shipmate_types::kb::{Index, NewIndex, SearchQuery, SearchResults};
 
-use super::{project_id, seg, Ctx};
+use super::{project_id, seg};
 use crate::cli::{DocsCommand, IndexesCommand, SearchArgs};
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{align_right, one_line, or_dash, print_table, table};
 
 pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {

@@ -5,9 +5,10 @@ use shipmate_types::common::List;
 use shipmate_types::teams::{Invite, Member, NewInvite, RoleChange};
 use shipmate_types::Role;
 
-use super::{project_id, seg, Ctx};
+use super::{project_id, seg};
 use crate::cli::{MembersCommand, ProjectArg};
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: MembersCommand) -> anyhow::Result<()> {

@@ -4,9 +4,10 @@ use serde_json::json;
 use shipmate_types::common::List;
 use shipmate_types::projects::{NewProject, ProjectView};
 
-use super::{project_id, resolve_project, Ctx};
+use super::{project_id, resolve_project};
 use crate::cli::ProjectsCommand;
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{pairs, print_json, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: ProjectsCommand) -> anyhow::Result<()> {

@@ -3,9 +3,10 @@
 use shipmate_types::testimonials::{ModerationDecision, Stats, Testimonial, TestimonialsWithStats};
 use shipmate_types::Moderation;
 
-use super::{project_id, seg, Ctx};
+use super::{project_id, seg};
 use crate::cli::{ProjectArg, TestimonialsCommand};
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{align_right, one_line, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: TestimonialsCommand) -> anyhow::Result<()> {

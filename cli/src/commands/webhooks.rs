@@ -4,9 +4,10 @@ use shipmate_types::common::List;
 use shipmate_types::webhooks::{Delivery, NewWebhook, Webhook};
 use shipmate_types::EventType;
 
-use super::{project_id, seg, Ctx};
+use super::{project_id, seg};
 use crate::cli::{ProjectArg, WebhooksCommand};
 use crate::client::Auth;
+use crate::ctx::Ctx;
 use crate::output::{or_dash, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> anyhow::Result<()> {

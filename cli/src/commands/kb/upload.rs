@@ -11,7 +11,8 @@ use shipmate_types::kb::{Document, NewDocument};
 
 use crate::cli::UploadArgs;
 use crate::client::{Auth, Client};
-use crate::commands::{project_id, seg, Ctx};
+use crate::commands::{project_id, seg};
+use crate::ctx::Ctx;
 use crate::output::{plural, print_json};
 
 /// The API's limit on a document's content (bytes).
