@@ -29,7 +29,8 @@ pub struct Entry {
 
 const COLUMNS: &str =
     "id, project_id, title, content, type, published, published_at, created_at, updated_at";
-const MAX_CONTENT: usize = 100_000;
+/// The longest an entry's Markdown may be, in characters (the dashboard's preview takes as much).
+pub const MAX_CONTENT: usize = 100_000;
 
 /// The fields of a create (all required but `published`) or of an update (all optional).
 #[derive(Debug, Default)]

@@ -21,7 +21,7 @@ const KINDS: &[(&str, &str)] = &[
     ("breaking", "Breaking"),
 ];
 
-fn sanitizer() -> ammonia::Builder<'static> {
+pub(crate) fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
     b.link_rel(Some("noopener noreferrer nofollow"));
     b
@@ -29,7 +29,7 @@ fn sanitizer() -> ammonia::Builder<'static> {
 
 /// Markdown to safe HTML: ammonia drops `<script>` (with its content), event handlers, inline
 /// styles and `javascript:` URLs, whatever the Markdown let through.
-fn render_markdown(md: &str, cleaner: &ammonia::Builder<'_>) -> String {
+pub(crate) fn render_markdown(md: &str, cleaner: &ammonia::Builder<'_>) -> String {
     let mut opts = Options::empty();
     opts.insert(Options::ENABLE_TABLES);
     opts.insert(Options::ENABLE_STRIKETHROUGH);

@@ -3,7 +3,7 @@
 //! styles are external files so a strict Content-Security-Policy (no 'unsafe-inline') holds.
 
 mod board;
-mod changelog;
+pub(crate) mod changelog;
 mod dashboard;
 mod subscriptions;
 mod testimonial_form;
