@@ -66,7 +66,7 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+    if (m.type() === 'error' && /Content Security Policy|Refused to|module script/i.test(m.text())) problems.push(m.text());
   });
 
   try {
