@@ -2,8 +2,8 @@
 // modules (no build step). This entry module holds the route table and starts the shell (router.js);
 // each view is a module of its own, built on dom.js (making nodes), api.js (the /v1 client), ui.js
 // (the page frame, errors, toasts) and state.js. The page runs under a strict CSP (no inline scripts
-// or styles): every node is built with the DOM API and text goes in as text; the only HTML strings
-// are the Markdown preview's (markdown.js), escaped before any markup is added.
+// or styles): every node is built with the DOM API and text goes in as text; the one HTML string
+// inserted is the changelog preview, rendered and sanitised by the server.
 
 import { start } from './router.js';
 import { screenProjects } from './projects.js';

@@ -1,12 +1,45 @@
-// Shipmate dashboard: a project's changelog: entries, drafts and publishing, and the editor with
-// its Markdown preview.
+// Shipmate dashboard: a project's changelog: entries, drafts and publishing, and the editor, whose
+// Markdown preview the server renders (POST /v1/markdown/preview) exactly as the public changelog
+// page will.
 
 import { $, badge, field, fmtNum, formErr, h, options, plural, timeEl } from './dom.js';
 import { api } from './api.js';
-import { renderMarkdown } from './markdown.js';
-import { announce, busy, clearFormErrors, confirmDialog, pageHead, setMain, setTitle, showError, showFormError } from './ui.js';
+import { announce, busy, clearFormErrors, confirmDialog, handleAuthLoss, pageHead, setMain, setTitle, showError, showFormError } from './ui.js';
 
 const CHANGELOG_TYPES = { feature: 'Feature', improvement: 'Improvement', fix: 'Fix', breaking: 'Breaking change' };
+const PREVIEW_DELAY_MS = 250;
+
+/**
+ * Keeps `box` showing the server's rendering of `textarea`'s Markdown, asked for once typing pauses
+ * (an answer to older text is dropped). The HTML is sanitised by the server with the public page's
+ * rules; it is the only HTML string the dashboard inserts. Links open beside the editor, not over it.
+ */
+function livePreview(textarea, box) {
+  let timer = 0;
+  let asked = 0;
+  const show = async () => {
+    const markdown = textarea.value;
+    const n = ++asked;
+    if (!box.isConnected) return;
+    if (!markdown.trim()) { box.replaceChildren(); return; } // the server wants some text
+    let res;
+    try {
+      res = await api('POST', '/v1/markdown/preview', { body: { markdown } });
+    } catch (e) {
+      if (n !== asked || handleAuthLoss(e)) return;
+      box.replaceChildren(h('p', { class: 'form-err' }, `No preview: ${e.message}`));
+      return;
+    }
+    if (n !== asked) return;
+    box.innerHTML = res.html;
+    for (const a of box.querySelectorAll('a[href]')) a.target = '_blank';
+  };
+  textarea.addEventListener('input', () => {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(show, PREVIEW_DELAY_MS);
+  });
+  show();
+}
 
 export async function screenChangelog(ctx) {
   const { project, alive } = ctx;
@@ -109,8 +142,6 @@ export async function screenChangelog(ctx) {
     const type = h('select', { name: 'type', value: entry ? entry.type : 'feature' }, options(Object.entries(CHANGELOG_TYPES), entry ? entry.type : 'feature'));
     const content = h('textarea', { name: 'content', rows: '12', spellcheck: 'true', value: entry ? entry.content : '' });
     const preview = h('div', { class: 'preview prose', id: 'cl-preview', role: 'region', 'aria-labelledby': 'cl-preview-title', 'aria-live': 'off' });
-    const update = () => { preview.innerHTML = renderMarkdown(content.value); };
-    content.addEventListener('input', update);
     const publish = h('input', { type: 'checkbox', name: 'published', id: 'cl-published' });
     const submit = h('button', { type: 'submit' }, editing ? 'Save changes' : 'Save entry');
     const cancel = h('button', { type: 'button', class: 'button-secondary' }, 'Cancel');
@@ -128,7 +159,6 @@ export async function screenChangelog(ctx) {
       editing ? null : h('p', null, h('label', { class: 'check', for: 'cl-published' }, publish, 'Publish now (otherwise it is saved as a draft)')),
       formErr(),
       h('div', { class: 'button-row' }, submit, cancel));
-    update();
     cancel.addEventListener('click', () => { editorBox.replaceChildren(); newBtn.focus(); });
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
@@ -156,6 +186,7 @@ export async function screenChangelog(ctx) {
       });
     });
     editorBox.replaceChildren(form);
+    livePreview(content, preview);
     title.focus();
   }
 

@@ -39,7 +39,6 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "feedback.js",
     "testimonials.js",
     "changelog.js",
-    "markdown.js",
     "knowledge.js",
     "analytics.js",
     "settings.js",
