@@ -11,7 +11,8 @@ pub use shipmate_types::ChangelogType;
 
 const COLUMNS: &str =
     "id, project_id, title, content, type, published, published_at, created_at, updated_at";
-const MAX_CONTENT: usize = 100_000;
+/// The longest an entry's Markdown may be, in characters (the dashboard's preview takes as much).
+pub const MAX_CONTENT: usize = 100_000;
 
 impl FromInput for NewEntry {
     fn read(input: &mut Input) -> Option<Self> {

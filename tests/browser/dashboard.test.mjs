@@ -66,7 +66,7 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.push(m.text());
+    if (m.type() === 'error' && /Content Security Policy|Refused to|module script/i.test(m.text())) problems.push(m.text());
   });
 
   try {
@@ -161,11 +161,13 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
     assert.ok(approved.data.some((t) => t.id === tm.id), 'the approved testimonial is public');
     await shot(page, 'testimonials');
 
-    // Changelog: a draft with a live (safe) preview, then published.
+    // Changelog: a draft with a live preview, rendered and sanitised by the server as on the public
+    // page, then published.
     await openSection(page, 'changelog', 'Changelog');
     await page.click('#new-entry');
     await page.fill('#cl-title', 'Dark mode is here');
     await page.selectOption('#cl-type', 'feature');
+    const previewAnswer = page.waitForResponse((r) => r.url().endsWith('/v1/markdown/preview') && r.request().method() === 'POST');
     await page.fill('#cl-content', [
       '## Highlights',
       '',
@@ -177,12 +179,23 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
       '<img src=x onerror="window.__pwned=2">',
     ].join('\n'));
     await waitForText(page, '#cl-preview strong', 'Dark');
-    assert.equal((await page.locator('#cl-preview h4').textContent()).trim(), 'Highlights');
+    const rendered = await previewAnswer;
+    assert.equal(rendered.status(), 200);
+    assert.match((await rendered.json()).html, /<strong>Dark<\/strong>/, 'the bold text comes from the server');
+    assert.equal((await page.locator('#cl-preview h2').textContent()).trim(), 'Highlights');
     assert.equal(await page.locator('#cl-preview li').count(), 2);
     assert.equal(await page.locator('#cl-preview a[href="https://example.com/docs"]').count(), 1);
     assert.equal(await page.locator('#cl-preview a[href^="javascript:"]').count(), 0);
-    assert.equal(await page.locator('#cl-preview img').count(), 0);
+    assert.equal(await page.locator('#cl-preview [onerror]').count(), 0);
     assert.equal(await page.evaluate(() => typeof window.__pwned), 'undefined');
+    // Typing asks the server once it pauses, not on every key.
+    let previews = 0;
+    const countPreview = (r) => { if (r.url().endsWith('/v1/markdown/preview')) previews += 1; };
+    page.on('request', countPreview);
+    await page.locator('#cl-content').pressSequentially('\n\nAlso **faster**', { delay: 20 });
+    await waitForText(page, '#cl-preview p:last-child strong', 'faster');
+    page.off('request', countPreview);
+    assert.ok(previews >= 1 && previews <= 2, `${previews} preview requests while typing`);
     await shot(page, 'changelog-editor');
     await page.click('#changelog-editor button[type="submit"]');
     const row = page.locator('[data-entry]', { hasText: 'Dark mode is here' });

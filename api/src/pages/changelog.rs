@@ -22,7 +22,7 @@ const KINDS: &[(&str, &str)] = &[
     ("breaking", "Breaking"),
 ];
 
-fn sanitizer() -> ammonia::Builder<'static> {
+pub(crate) fn sanitizer() -> ammonia::Builder<'static> {
     let mut b = ammonia::Builder::default();
     b.link_rel(Some("noopener noreferrer nofollow"));
     b

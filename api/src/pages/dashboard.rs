@@ -1,4 +1,4 @@
-//! `/dashboard`: the project owner's single-page app. A static HTML shell, a few scripts and one
+//! `/dashboard`: the project owner's single-page app. A static HTML shell, its ES modules and one
 //! stylesheet, all compiled into the binary; the scripts talk to the `/v1` API with the
 //! `shipmate_session` cookie. Every path under `/dashboard/` answers the same shell so client-side
 //! routes survive a reload or a shared link, and so do the public account pages (`/login`,
@@ -15,17 +15,44 @@ use super::html_page;
 use crate::state::AppState;
 
 const INDEX_HTML: &str = include_str!("../../assets/dashboard/index.html");
-const APP_JS: &str = include_str!("../../assets/dashboard/app.js");
 const APP_CSS: &str = include_str!("../../assets/dashboard/app.css");
-const AUTH_JS: &str = include_str!("../../assets/dashboard/auth.js");
-const INVITE_JS: &str = include_str!("../../assets/dashboard/invite.js");
-const ACCOUNT_JS: &str = include_str!("../../assets/dashboard/account.js");
-const MEMBERS_JS: &str = include_str!("../../assets/dashboard/members.js");
-const ADMIN_JS: &str = include_str!("../../assets/dashboard/admin.js");
-const WEBHOOKS_JS: &str = include_str!("../../assets/dashboard/webhooks.js");
+
+/// `(name, contents)` of each named file in assets/dashboard/, compiled into the binary.
+macro_rules! dashboard_files {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../assets/dashboard/", $name)))),*]
+    };
+}
+
+/// The app's ES modules, served at `/dashboard-assets/<name>`: index.html loads `app.js` with
+/// `type="module"`, and it imports the rest (one module per view, plus the shared helpers).
+const SCRIPTS: &[(&str, &str)] = dashboard_files![
+    // The entry (the route table), the shell and the shared helpers.
+    "app.js",
+    "router.js",
+    "state.js",
+    "dom.js",
+    "api.js",
+    "ui.js",
+    "roles.js",
+    // One module per view.
+    "projects.js",
+    "feedback.js",
+    "testimonials.js",
+    "changelog.js",
+    "knowledge.js",
+    "analytics.js",
+    "settings.js",
+    "auth.js",
+    "invite.js",
+    "account.js",
+    "members.js",
+    "admin.js",
+    "webhooks.js",
+];
 
 pub fn router() -> Router<AppState> {
-    Router::new()
+    let router = Router::new()
         .route("/dashboard", get(shell))
         // `{*rest}` never matches an empty tail, so the bare trailing slash gets its own route.
         .route("/dashboard/", get(shell))
@@ -35,14 +62,13 @@ pub fn router() -> Router<AppState> {
         .route("/setup", get(shell))
         .route("/reset-password", get(shell))
         .route("/invite/{token}", get(shell))
-        .route("/dashboard-assets/app.js", get(app_js))
-        .route("/dashboard-assets/app.css", get(app_css))
-        .route("/dashboard-assets/auth.js", get(auth_js))
-        .route("/dashboard-assets/invite.js", get(invite_js))
-        .route("/dashboard-assets/account.js", get(account_js))
-        .route("/dashboard-assets/members.js", get(members_js))
-        .route("/dashboard-assets/admin.js", get(admin_js))
-        .route("/dashboard-assets/webhooks.js", get(webhooks_js))
+        .route("/dashboard-assets/app.css", get(app_css));
+    SCRIPTS.iter().fold(router, |router, &(name, body)| {
+        router.route(
+            &format!("/dashboard-assets/{name}"),
+            get(move || async move { script(body) }),
+        )
+    })
 }
 
 /// The app shell (the same document for every client-side route), with the strict CSP. A static
@@ -50,36 +76,6 @@ pub fn router() -> Router<AppState> {
 /// fill it in.
 async fn shell() -> Response {
     html_page(StatusCode::OK, PreEscaped(INDEX_HTML.to_owned()))
-}
-
-async fn app_js() -> Response {
-    script(APP_JS)
-}
-
-// The views beside app.js, loaded after it (index.html): public account pages, the invitation page,
-// account, members, admin, webhooks.
-async fn auth_js() -> Response {
-    script(AUTH_JS)
-}
-
-async fn invite_js() -> Response {
-    script(INVITE_JS)
-}
-
-async fn account_js() -> Response {
-    script(ACCOUNT_JS)
-}
-
-async fn members_js() -> Response {
-    script(MEMBERS_JS)
-}
-
-async fn admin_js() -> Response {
-    script(ADMIN_JS)
-}
-
-async fn webhooks_js() -> Response {
-    script(WEBHOOKS_JS)
 }
 
 fn script(body: &'static str) -> Response {
@@ -101,4 +97,33 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
         body,
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SCRIPTS;
+
+    /// A module missing from `SCRIPTS` would be a 404 for the browser, and the whole app would not
+    /// start: every file beside app.js is served, and every relative import names one of them.
+    #[test]
+    fn every_module_is_served_and_every_import_resolves() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/dashboard");
+        let served = |name: &str| SCRIPTS.iter().any(|(n, _)| *n == name);
+        for entry in std::fs::read_dir(dir).expect("the dashboard's assets") {
+            let name = entry.expect("a directory entry").file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".js") {
+                assert!(served(&name), "{name} is not in SCRIPTS");
+            }
+        }
+        for (name, body) in SCRIPTS {
+            for import in body.split("from './").skip(1) {
+                let target = import.split('\'').next().unwrap_or_default();
+                assert!(
+                    served(target),
+                    "{name} imports {target}, which is not served"
+                );
+            }
+        }
+    }
 }

@@ -4,7 +4,7 @@
 //! 'unsafe-inline') holds.
 
 mod board;
-mod changelog;
+pub(crate) mod changelog;
 mod dashboard;
 mod subscriptions;
 mod testimonial_form;

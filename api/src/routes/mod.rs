@@ -9,6 +9,7 @@ pub mod changelog;
 pub mod email;
 pub mod feedback;
 pub mod indexes;
+pub mod markdown;
 pub mod members;
 pub mod meta;
 pub mod projects;
@@ -61,6 +62,7 @@ pub fn api() -> Router<AppState> {
         .merge(feedback::router())
         .merge(testimonials::router())
         .merge(changelog::router())
+        .merge(markdown::router())
         .merge(indexes::router())
         .merge(analytics::router())
         .merge(webhooks::router())
@@ -98,6 +100,7 @@ pub async fn method_not_allowed() -> AppError {
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
+        markdown::preview,
         indexes::models, indexes::create, indexes::list, indexes::remove, indexes::upload, indexes::list_documents,
         indexes::show_document, indexes::remove_document, indexes::search_index,
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,

@@ -150,6 +150,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         (Method::GET, "/v1/projects".into(), Session, None),
         (
             Method::POST,
+            "/v1/markdown/preview".into(),
+            Session,
+            Some(json!({"markdown": "**b**"})),
+        ),
+        (
+            Method::POST,
             "/v1/projects".into(),
             Session,
             Some(json!({"name": "N", "slug": "authz-new-{caller}"})),

@@ -14,6 +14,7 @@ mod feedback;
 mod helpers;
 mod keys;
 mod limits;
+mod markdown;
 mod metrics;
 mod pages;
 mod projects;

@@ -1,0 +1,337 @@
+// Shipmate dashboard: a project's knowledge base: the indexes (the first picks the project's
+// embedding model), and one index's page with an upload form, a search playground and its
+// documents, polled while they are being embedded. Calls go through the session with X-Project-Id.
+
+import { $, cls, field, fmtNum, formErr, h, options, plural, shortId, timeEl } from './dom.js';
+import { api, keyApi, q } from './api.js';
+import { announce, busy, clearFormErrors, confirmDialog, later, pageHead, setFieldError, setLoading, setMain, setTitle, showError, showFormError, stopTimers } from './ui.js';
+import { navigate, projectPath } from './router.js';
+
+const MAX_DOCUMENT_BYTES = 102400;
+
+let modelList = null; // GET /v1/indexes/models: the same for every project, fetched once
+
+async function loadModels() {
+  if (!modelList) {
+    const res = await api('GET', '/v1/indexes/models');
+    modelList = res.data || [];
+  }
+  return modelList;
+}
+
+export async function screenKnowledge(ctx) {
+  const { project, alive } = ctx;
+  if (ctx.sub) { await screenIndex(ctx); return; }
+  setTitle('Knowledge base', project.name);
+  const listBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading indexes\u2026'));
+  const formBox = h('div');
+  setMain(
+    pageHead('Knowledge base', `Document indexes with semantic search. Calls go through your session.`, project),
+    h('div', { class: 'grid-2' },
+      h('section', { class: 'card', 'aria-labelledby': 'indexes-title' }, h('h2', { id: 'indexes-title' }, 'Indexes'), listBox),
+      formBox));
+
+  let indexes;
+  let models;
+  try {
+    [indexes, models] = await Promise.all([
+      keyApi(project, 'GET', '/v1/indexes').then((r) => r.data || []),
+      loadModels(),
+    ]);
+  } catch (e) {
+    if (!alive()) return;
+    listBox.replaceChildren(h('p', { class: 'muted' }, 'Indexes could not be loaded.'));
+    showError(e, 'Could not load the knowledge base');
+    return;
+  }
+  if (!alive()) return;
+  listBox.removeAttribute('aria-busy');
+  drawList();
+  formBox.replaceChildren(createIndexCard());
+
+  function drawList() {
+    if (!indexes.length) {
+      listBox.replaceChildren(h('p', { class: 'muted' }, 'No indexes yet. The first index also picks the embedding model for the whole project.'));
+      return;
+    }
+    listBox.replaceChildren(h('div', { class: 'table-wrap' }, h('table', { id: 'index-table' },
+      h('thead', null, h('tr', null, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Model'),
+        h('th', { scope: 'col', class: 'num' }, 'Docs'), h('th', { scope: 'col', class: 'num' }, 'Chunks'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+      h('tbody', null, indexes.map((ix) => {
+        const del = h('button', { type: 'button', class: 'button-danger-quiet button-small', 'aria-label': `Delete index ${ix.name}` }, 'Delete');
+        del.addEventListener('click', async () => {
+          const ok = await confirmDialog({ title: `Delete the index \u201c${ix.name}\u201d?`, text: 'All its documents and chunks are deleted. This cannot be undone.', ok: 'Delete index' });
+          if (!ok) return;
+          await busy(del, async () => {
+            try {
+              await keyApi(project, 'DELETE', `/v1/indexes/${encodeURIComponent(ix.id)}`);
+            } catch (e) {
+              showError(e, 'Could not delete the index');
+              return;
+            }
+            indexes = indexes.filter((x) => x.id !== ix.id);
+            drawList();
+            formBox.replaceChildren(createIndexCard());
+            announce(`Deleted the index \u201c${ix.name}\u201d.`);
+            $('h1').focus();
+          });
+        });
+        return h('tr', { 'data-index': ix.id },
+          h('td', { class: 'cell-clip' }, h('a', { href: projectPath(project, 'knowledge', ix.id), 'data-nav': '' }, ix.name)),
+          h('td', { class: 'mono small cell-clip' }, ix.embedding_model),
+          h('td', { class: 'num' }, fmtNum(ix.document_count)),
+          h('td', { class: 'num' }, fmtNum(ix.chunk_count)),
+          h('td', { class: 'num' }, del));
+      })))));
+  }
+
+  function createIndexCard() {
+    const locked = indexes.length ? indexes[0].embedding_model : null;
+    const available = models.filter((m) => m.available);
+    const modelOptions = locked
+      ? [[locked, locked]]
+      : available.map((m) => [m.id, `${m.id} \u2014 ${m.dimensions} dims${m.description ? `, ${m.description}` : ''}`]);
+    const name = h('input', { type: 'text', name: 'name', maxlength: '200', autocomplete: 'off' });
+    const model = h('select', { name: 'embedding_model', disabled: Boolean(locked) || !modelOptions.length }, options(modelOptions, locked || (modelOptions[0] && modelOptions[0][0])));
+    const externalId = h('input', { type: 'text', name: 'external_id', maxlength: '200', autocomplete: 'off' });
+    const submit = h('button', { type: 'submit', disabled: !modelOptions.length }, 'Create index');
+    const hint = locked
+      ? `Locked: the project\u2019s first index chose ${locked}, and every index uses the same model.`
+      : (modelOptions.length ? 'Your first index locks the project to this model.' : 'No embedding model is available on this server. Install a local model or configure a provider key.');
+    const form = h('form', { id: 'create-index', novalidate: '' },
+      field({ id: 'index-name', label: 'Name', control: name }),
+      field({ id: 'index-model', label: 'Embedding model', control: model, hint }),
+      field({ id: 'index-external', label: 'External ID (optional)', control: externalId }),
+      formErr(),
+      submit);
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      clearFormErrors(form);
+      await busy(submit, async () => {
+        const body = { name: name.value };
+        if (model.value) body.embedding_model = model.value;
+        if (externalId.value.trim()) body.external_id = externalId.value.trim();
+        let ix;
+        try {
+          ix = await keyApi(project, 'POST', '/v1/indexes', { body });
+        } catch (e) {
+          showFormError(form, e, { conflictField: e.code === 'embedding_model_locked' ? 'embedding_model' : 'name' });
+          return;
+        }
+        announce(`Index \u201c${ix.name}\u201d created.`);
+        navigate(projectPath(project, 'knowledge', ix.id));
+      });
+    });
+    return h('section', { class: 'card', 'aria-labelledby': 'new-index-title' }, h('h2', { id: 'new-index-title' }, 'New index'), form);
+  }
+}
+
+async function screenIndex(ctx) {
+  const { project, alive, sub } = ctx;
+  setLoading('Loading index\u2026');
+  let index;
+  try {
+    const list = (await keyApi(project, 'GET', '/v1/indexes')).data || [];
+    index = list.find((x) => x.id === sub);
+  } catch (e) {
+    if (alive()) showError(e, 'Could not load the index');
+    return;
+  }
+  if (!alive()) return;
+  if (!index) {
+    setMain(pageHead('Index not found', null, project),
+      h('section', { class: 'card' }, h('p', null, 'This index does not exist (it may have been deleted).'),
+        h('p', null, h('a', { href: projectPath(project, 'knowledge'), 'data-nav': '' }, 'Back to the knowledge base'))));
+    return;
+  }
+  setTitle(index.name, 'Knowledge base', project.name);
+  const base = `/v1/indexes/${encodeURIComponent(index.id)}`;
+  let page = 1;
+  const docsBox = h('div', { id: 'documents' });
+  const pager = h('div', { class: 'pager' });
+  const resultsBox = h('div', { id: 'search-results' });
+
+  // Upload
+  const content = h('textarea', { name: 'content', rows: '8' });
+  const metadata = h('textarea', { name: 'metadata', rows: '3', class: 'mono', placeholder: '{"source": "faq"}', spellcheck: 'false' });
+  const upBtn = h('button', { type: 'submit' }, 'Upload document');
+  const upForm = h('form', { id: 'upload-document', novalidate: '' },
+    field({ id: 'doc-content', label: 'Content', control: content, hint: 'Plain text or Markdown, up to 100 KB. It is split into chunks and embedded in the background.' }),
+    field({ id: 'doc-metadata', label: 'Metadata (JSON object, optional)', control: metadata, hint: 'Returned with every search result from this document.' }),
+    formErr(),
+    upBtn);
+  upForm.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFormErrors(upForm);
+    const text = content.value;
+    if (!text.trim()) { setFieldError(upForm, 'content', 'is required').focus(); return; }
+    if (new TextEncoder().encode(text).length > MAX_DOCUMENT_BYTES) {
+      setFieldError(upForm, 'content', 'must be at most 100 KB (102,400 bytes)').focus();
+      return;
+    }
+    const body = { content: text };
+    if (metadata.value.trim()) {
+      let meta;
+      try { meta = JSON.parse(metadata.value); } catch (e) { meta = undefined; }
+      if (!meta || typeof meta !== 'object' || Array.isArray(meta)) {
+        setFieldError(upForm, 'metadata', 'must be a JSON object, for example {"source": "faq"}').focus();
+        return;
+      }
+      body.metadata = meta;
+    }
+    await busy(upBtn, async () => {
+      let doc;
+      try {
+        doc = await keyApi(project, 'POST', `${base}/documents`, { body });
+      } catch (e) {
+        showFormError(upForm, e);
+        return;
+      }
+      content.value = '';
+      metadata.value = '';
+      announce(`Document uploaded: ${plural(doc.chunks_created, 'chunk', 'chunks')}, embedding now.`);
+      page = 1;
+      await loadDocs();
+    });
+  });
+
+  // Search
+  const query = h('input', { type: 'search', name: 'query', autocomplete: 'off', maxlength: '2000' });
+  const topK = h('input', { type: 'number', name: 'top_k', min: '1', max: '20', step: '1', value: '5', inputmode: 'numeric' });
+  const searchBtn = h('button', { type: 'submit' }, 'Search');
+  const searchForm = h('form', { id: 'search-form', role: 'search', novalidate: '', 'aria-label': `Search ${index.name}` },
+    h('div', { class: 'field-row' },
+      field({ id: 'search-query', label: 'Query', control: query }),
+      field({ id: 'search-topk', label: 'Results (top_k)', control: topK, className: 'field-narrow' })),
+    formErr(),
+    searchBtn);
+  searchForm.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    clearFormErrors(searchForm);
+    const k = Number(topK.value || 5);
+    await busy(searchBtn, async () => {
+      let res;
+      try {
+        res = await keyApi(project, 'POST', `${base}/search`, { body: { query: query.value, top_k: Number.isFinite(k) ? k : 5 } });
+      } catch (e) {
+        showFormError(searchForm, e);
+        return;
+      }
+      if (!alive()) return;
+      const results = res.results || [];
+      announce(results.length ? `${plural(results.length, 'result', 'results')}.` : 'No results.');
+      if (!results.length) {
+        resultsBox.replaceChildren(h('p', { class: 'muted' }, 'No matching chunks. Documents are searchable once their status is ready.'));
+        return;
+      }
+      resultsBox.replaceChildren(h('ol', { class: 'results' }, results.map((r) => h('li', { class: 'result' },
+        h('div', { class: 'result-head' },
+          h('span', { class: 'score', 'data-score': '', title: 'Cosine similarity' }, typeof r.score === 'number' ? r.score.toFixed(3) : String(r.score)),
+          h('span', null, 'Document ', h('code', { title: r.document_id }, shortId(r.document_id))),
+          r.metadata && Object.keys(r.metadata).length ? h('span', { class: 'json' }, JSON.stringify(r.metadata)) : null),
+        h('p', { class: 'result-text' }, r.chunk_content)))));
+    });
+  });
+
+  const delBtn = h('button', { type: 'button', class: 'button-danger-quiet' }, 'Delete index');
+  delBtn.addEventListener('click', async () => {
+    const ok = await confirmDialog({ title: `Delete the index \u201c${index.name}\u201d?`, text: 'All its documents and chunks are deleted. This cannot be undone.', ok: 'Delete index' });
+    if (!ok) return;
+    await busy(delBtn, async () => {
+      try {
+        await keyApi(project, 'DELETE', base);
+      } catch (e) {
+        showError(e, 'Could not delete the index');
+        return;
+      }
+      announce(`Deleted the index \u201c${index.name}\u201d.`);
+      navigate(projectPath(project, 'knowledge'));
+    });
+  });
+
+  setMain(
+    h('p', { class: 'small' }, h('a', { href: projectPath(project, 'knowledge'), 'data-nav': '' }, '\u2190 All indexes')),
+    pageHead(index.name, `${index.embedding_model} \u00b7 ${index.dimensions} dimensions${index.external_id ? ` \u00b7 external ID ${index.external_id}` : ''}`, project, delBtn),
+    h('div', { class: 'grid-2' },
+      h('section', { class: 'card', 'aria-labelledby': 'upload-title' }, h('h2', { id: 'upload-title' }, 'Upload a document'), upForm),
+      h('section', { class: 'card', 'aria-labelledby': 'search-title' }, h('h2', { id: 'search-title' }, 'Search playground'), searchForm, resultsBox)),
+    h('section', { class: 'card', 'aria-labelledby': 'docs-title' }, h('h2', { id: 'docs-title' }, 'Documents'), docsBox, pager),
+  );
+
+  async function loadDocs() {
+    stopTimers(); // at most one poll loop, whoever calls
+    let res;
+    try {
+      res = await keyApi(project, 'GET', `${base}/documents?${q({ page })}`);
+    } catch (e) {
+      if (alive()) showError(e, 'Could not load the documents');
+      return;
+    }
+    if (!alive()) return;
+    drawDocs(res);
+    // Poll while anything is still being embedded.
+    if ((res.data || []).some((d) => d.status === 'pending')) later(loadDocs, 1000);
+  }
+
+  function drawDocs(res) {
+    const docs = res.data || [];
+    const focusKey = document.activeElement && docsBox.contains(document.activeElement) ? document.activeElement.getAttribute('data-focus-key') : null;
+    if (!docs.length) {
+      docsBox.replaceChildren(h('p', { class: 'muted' }, 'No documents yet.'));
+    } else {
+      docsBox.replaceChildren(h('div', { class: 'table-wrap' }, h('table', { id: 'document-table' },
+        h('thead', null, h('tr', null,
+          h('th', { scope: 'col' }, 'Document'), h('th', { scope: 'col' }, 'Status'), h('th', { scope: 'col', class: 'num' }, 'Chunks'),
+          h('th', { scope: 'col' }, 'Metadata'), h('th', { scope: 'col' }, 'Uploaded'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+        h('tbody', null, docs.map(docRow)))));
+    }
+    const total = Number(res.total) || 0;
+    const per = Number(res.per_page) || 20;
+    const pages = Math.max(1, Math.ceil(total / per));
+    if (pages <= 1) { pager.replaceChildren(total ? h('span', null, plural(total, 'document', 'documents')) : ''); }
+    else {
+      const prev = h('button', { type: 'button', class: 'button-secondary button-small', disabled: page <= 1, 'data-focus-key': 'prev' }, 'Previous');
+      const next = h('button', { type: 'button', class: 'button-secondary button-small', disabled: page >= pages, 'data-focus-key': 'next' }, 'Next');
+      prev.addEventListener('click', () => { page -= 1; stopTimers(); loadDocs(); });
+      next.addEventListener('click', () => { page += 1; stopTimers(); loadDocs(); });
+      pager.replaceChildren(h('span', null, `Page ${page} of ${pages} \u00b7 ${plural(total, 'document', 'documents')}`), prev, next);
+    }
+    if (focusKey) {
+      const again = docsBox.querySelector(`[data-focus-key="${CSS.escape(focusKey)}"]`);
+      if (again) again.focus();
+    }
+  }
+
+  function docRow(d) {
+    const del = h('button', { type: 'button', class: 'button-danger-quiet button-small', 'data-focus-key': `del-${d.id}`, 'aria-label': `Delete document ${shortId(d.id)}` }, 'Delete');
+    del.addEventListener('click', async () => {
+      const ok = await confirmDialog({ title: 'Delete this document?', text: 'The document and all its chunks are removed from the index. This cannot be undone.', ok: 'Delete' });
+      if (!ok) return;
+      await busy(del, async () => {
+        try {
+          await keyApi(project, 'DELETE', `${base}/documents/${encodeURIComponent(d.id)}`);
+        } catch (e) {
+          showError(e, 'Could not delete the document');
+          return;
+        }
+        announce('Document deleted.');
+        stopTimers();
+        await loadDocs();
+        $('#docs-title').setAttribute('tabindex', '-1');
+        $('#docs-title').focus();
+      });
+    });
+    const meta = d.metadata && typeof d.metadata === 'object' && Object.keys(d.metadata).length ? JSON.stringify(d.metadata) : '\u2014';
+    return h('tr', { 'data-doc': d.id },
+      h('td', null, h('code', { title: d.id }, shortId(d.id))),
+      h('td', null, h('span', { class: `badge status-${cls(d.status)}`, 'data-doc-status': '' }, d.status),
+        d.status === 'failed' && d.error ? h('div', { class: 'small muted' }, d.error) : null),
+      h('td', { class: 'num' }, fmtNum(d.chunks_created)),
+      h('td', { class: 'json cell-clip' }, meta),
+      h('td', null, timeEl(d.created_at)),
+      h('td', { class: 'num' }, del));
+  }
+
+  docsBox.append(h('p', { class: 'loading' }, 'Loading documents\u2026'));
+  await loadDocs();
+}

@@ -1,0 +1,147 @@
+// Shipmate dashboard: a project's settings: its keys (the secret one masked until revealed, each
+// rotatable by owners and admins), the snippets that install Shipmate, its public pages, and
+// deleting it.
+
+import { $, h } from './dom.js';
+import { api } from './api.js';
+import { ROOT, state } from './state.js';
+import { announce, busy, confirmDialog, copyText, pageHead, setMain, setTitle, showError } from './ui.js';
+import { loadProject, navigate } from './router.js';
+
+const BASE = window.location.origin; // the address the snippets point at
+
+function snippetBlock(id, label, code, buttonText) {
+  return h('div', null,
+    h('pre', { class: 'code-block', id, tabindex: '0', 'aria-label': label }, h('code', null, code)),
+    h('button', { type: 'button', class: 'button-secondary button-small', onclick: () => copyText(code, label) }, buttonText));
+}
+
+export async function screenSettings(ctx) {
+  const { alive } = ctx;
+  let project = ctx.project;
+  try {
+    project = await loadProject(project.id); // fresh: the key may have been rotated elsewhere
+  } catch (e) {
+    if (!alive()) return;
+    showError(e, 'Could not refresh the project');
+  }
+  if (!alive()) return;
+  setTitle('Settings', project.name);
+
+  const key = project.api_key; // the secret key: owners and admins only
+  const publishable = project.publishable_key;
+  const scriptTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/sm.js"></script>`;
+  const sdk = `import { Shipmate } from '@shipmate/sdk';\n\n// In browser code: the publishable key.\nconst sm = new Shipmate({ apiKey: '${publishable}', baseUrl: '${BASE}' });\n\n// On your server: the secret key, from the environment.\nconst server = new Shipmate({ apiKey: process.env.SHIPMATE_API_KEY, baseUrl: '${BASE}' });`;
+  const pubInput = h('input', { type: 'text', id: 'publishable-key', readOnly: true, value: publishable, spellcheck: 'false', 'aria-describedby': 'publishable-key-hint' });
+  pubInput.addEventListener('focus', () => pubInput.select());
+  // The secret key stays masked until revealed: it must never end up in a screenshot or a page.
+  const keyInput = h('input', { type: 'password', id: 'api-key', readOnly: true, value: key, spellcheck: 'false', autocomplete: 'off', 'aria-describedby': 'api-key-hint' });
+  keyInput.addEventListener('focus', () => keyInput.select());
+  const revealBtn = h('button', { type: 'button', class: 'button-secondary', id: 'reveal-key', 'aria-pressed': 'false' }, 'Reveal');
+  revealBtn.addEventListener('click', () => {
+    const hidden = keyInput.type === 'password';
+    keyInput.type = hidden ? 'text' : 'password';
+    revealBtn.textContent = hidden ? 'Hide' : 'Reveal';
+    revealBtn.setAttribute('aria-pressed', String(hidden));
+  });
+  const idInput = h('input', { type: 'text', id: 'project-id', readOnly: true, value: project.id, spellcheck: 'false' });
+
+  const rotateButton = (id, which, path, focusId) => {
+    const btn = h('button', { type: 'button', class: 'button-secondary', id }, 'Rotate key');
+    btn.addEventListener('click', async () => {
+      const ok = await confirmDialog({
+        title: `Rotate the ${which}?`,
+        text: 'A new key is issued and the current one stops working immediately. Sites, apps and scripts using it must be updated.',
+        ok: 'Rotate key',
+      });
+      if (!ok) return;
+      await busy(btn, async () => {
+        try {
+          const p = await api('POST', `/v1/projects/${encodeURIComponent(project.id)}/${path}`);
+          state.projects.set(p.id, p);
+          if (!alive()) return;
+          announce(`New ${which} issued. The old key no longer works.`);
+          await screenSettings({ ...ctx, project: p });
+          const k = $(`#${focusId}`);
+          if (k) k.focus();
+        } catch (e) {
+          showError(e, 'Could not rotate the key');
+        }
+      });
+    });
+    return btn;
+  };
+  const rotateBtn = rotateButton('rotate-key', 'secret API key', 'api-key/rotate', 'api-key');
+  const rotatePubBtn = rotateButton('rotate-publishable', 'publishable key', 'publishable-key/rotate', 'publishable-key');
+  const canRotate = project.role === 'owner' || project.role === 'admin';
+
+  const deleteBtn = h('button', { type: 'button', class: 'button-danger', id: 'delete-project' }, 'Delete project');
+  deleteBtn.addEventListener('click', async () => {
+    const ok = await confirmDialog({
+      title: `Delete \u201c${project.name}\u201d?`,
+      text: 'Its feedback, testimonials, changelog, knowledge base and analytics are deleted for good, and its API key stops working. This cannot be undone.',
+      ok: 'Delete project',
+    });
+    if (!ok) return;
+    await busy(deleteBtn, async () => {
+      try {
+        await api('DELETE', `/v1/projects/${encodeURIComponent(project.id)}`);
+      } catch (e) {
+        showError(e, 'Could not delete the project');
+        return;
+      }
+      state.projects.delete(project.id);
+      announce(`Project \u201c${project.name}\u201d deleted.`);
+      navigate(ROOT);
+    });
+  });
+
+  const pages = [
+    ['Feedback board', `/f/${project.slug}`],
+    ['Testimonial form', `/t/${project.slug}`],
+    ['Public changelog', `/c/${project.slug}`],
+  ];
+
+  setMain(
+    pageHead('Settings', null, project),
+    h('section', { class: 'card', 'aria-labelledby': 'pub-key-title' },
+      h('h2', { id: 'pub-key-title' }, 'Publishable key'),
+      h('p', { class: 'muted', id: 'publishable-key-hint' }, 'For browser code and every snippet below: it sends feedback, testimonials and analytics events and reads approved testimonials and published changelog entries, nothing more. Anyone who has it can submit data to this project, within the per-visitor rate limits.'),
+      h('div', { class: 'field' },
+        h('label', { for: 'publishable-key' }, 'Publishable key'),
+        h('div', { class: 'copy-row' }, pubInput,
+          h('button', { type: 'button', class: 'button-secondary', id: 'copy-publishable', onclick: () => copyText($('#publishable-key').value, 'Publishable key') }, 'Copy'))),
+      canRotate ? h('div', { class: 'button-row' }, rotatePubBtn) : null),
+    h('section', { class: 'card', 'aria-labelledby': 'key-title' },
+      h('h2', { id: 'key-title' }, 'Secret API key'),
+      h('p', { class: 'muted', id: 'api-key-hint' }, 'Server-side only: it can do everything, including deleting documents and reading the knowledge base. Keep it in your server\u2019s environment; never put it in a web page, an app or a snippet.'),
+      key ? h('div', { class: 'field' },
+        h('label', { for: 'api-key' }, 'Secret API key'),
+        h('div', { class: 'copy-row' }, keyInput, revealBtn,
+          h('button', { type: 'button', class: 'button-secondary', id: 'copy-key', onclick: () => copyText($('#api-key').value, 'Secret API key') }, 'Copy')))
+        : h('p', { id: 'api-key-hidden' }, 'Only owners and admins see the API key.'),
+      key ? h('div', { class: 'button-row' }, rotateBtn) : null),
+    h('section', { class: 'card', 'aria-labelledby': 'script-title' },
+      h('h2', { id: 'script-title' }, 'Analytics script'),
+      h('p', { class: 'muted' }, 'Paste this into the <head> of every page to count page views (cookie-free, respects Do Not Track). Custom events: sm(\'signup\', { plan: \'pro\' }).'),
+      snippetBlock('script-snippet', 'Script tag', scriptTag, 'Copy script tag')),
+    h('section', { class: 'card', 'aria-labelledby': 'sdk-title' },
+      h('h2', { id: 'sdk-title' }, 'JavaScript SDK'),
+      h('p', { class: 'muted' }, 'For feedback forms, testimonials and search from your own code.'),
+      snippetBlock('sdk-snippet', 'SDK snippet', sdk, 'Copy SDK snippet')),
+    h('section', { class: 'card', 'aria-labelledby': 'pages-title' },
+      h('h2', { id: 'pages-title' }, 'Public pages'),
+      h('ul', { class: 'link-list', id: 'public-pages' }, pages.map(([label, path]) => h('li', null,
+        h('span', null, label),
+        h('a', { href: path, target: '_blank', rel: 'noopener' }, `${BASE}${path}`)))),
+      h('div', { class: 'field' },
+        h('label', { for: 'project-id' }, 'Project ID'),
+        h('div', { class: 'copy-row' }, idInput,
+          h('button', { type: 'button', class: 'button-secondary', onclick: () => copyText(project.id, 'Project ID') }, 'Copy')),
+        h('p', { class: 'hint' }, 'The project_id of dashboard API calls and the CLI.'))),
+    project.role && project.role !== 'owner' ? null : h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
+      h('h2', { id: 'danger-title' }, 'Delete this project'),
+      h('p', { class: 'muted' }, 'Removes the project and everything in it, for good.'),
+      deleteBtn),
+  );
+}

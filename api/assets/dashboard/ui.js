@@ -1,0 +1,182 @@
+// Shipmate dashboard: the page frame and what every view says with it: the main area and title,
+// the status toast, the error banner, errors beside form fields, the confirm dialog, busy buttons,
+// copying, and timers that end with the screen.
+
+import { $, h, capitalize } from './dom.js';
+import { ApiError } from './api.js';
+import { state } from './state.js';
+
+let toastTimer = 0;
+export function announce(message) {
+  const el = $('#status');
+  el.textContent = '';
+  // A fresh text node after clearing makes screen readers announce a repeated message too.
+  window.setTimeout(() => { el.textContent = message; }, 30);
+  window.clearTimeout(toastTimer);
+  toastTimer = window.setTimeout(() => { if (el.textContent === message) el.textContent = ''; }, 5000);
+}
+
+export function hideBanner() {
+  $('#banner').classList.add('hidden');
+}
+
+/** Shows an API problem (or any error) in the banner at the top of the page. */
+export function showError(err, title) {
+  if (handleAuthLoss(err)) return;
+  const e = err instanceof ApiError ? err : new ApiError(0, { detail: String((err && err.message) || err) });
+  $('#banner-title').textContent = title || e.title || 'Something went wrong';
+  const suffix = e.status ? ` (HTTP ${e.status}${e.code ? `, ${e.code}` : ''})` : '';
+  $('#banner-detail').textContent = `${capitalize(e.message)}${suffix}`;
+  $('#banner-list').replaceChildren(...e.errors.map((fe) => h('li', null, `${fe.field}: ${fe.message}`)));
+  const banner = $('#banner');
+  banner.classList.remove('hidden');
+  banner.scrollIntoView({ block: 'nearest' });
+}
+
+// What to do when the session ends: the router sets it (sign-in lives there, and it imports this).
+let sessionEnded = () => {};
+export function onSessionEnd(fn) {
+  sessionEnded = fn;
+}
+
+/** A 401 on a session call means the cookie is gone or revoked: back to sign-in. */
+export function handleAuthLoss(err) {
+  if (err instanceof ApiError && err.status === 401 && !err.viaKey) {
+    state.me = null;
+    state.projects.clear();
+    sessionEnded('Your session has ended. Please sign in again.');
+    return true;
+  }
+  return false;
+}
+
+export function clearFormErrors(form) {
+  form.querySelectorAll('[data-err-for]').forEach((el) => { el.textContent = ''; });
+  form.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+  const fe = form.querySelector('.form-err');
+  if (fe) fe.textContent = '';
+}
+
+export function setFieldError(form, field, message) {
+  const slot = form.querySelector(`[data-err-for="${CSS.escape(field)}"]`);
+  if (!slot) return null;
+  const label = slot.getAttribute('data-label') || '';
+  slot.textContent = label && /^(is|must|should|cannot|can't|has|was)\b/i.test(message) ? `${label} ${message}` : capitalize(message);
+  const input = form.querySelector(`[name="${CSS.escape(field)}"]`);
+  if (input) input.setAttribute('aria-invalid', 'true');
+  return input || slot;
+}
+
+/**
+ * Shows a failed submission inside its form: `errors[]` next to their fields, anything else
+ * (409 `detail`, unknown fields) in the form's message line. `conflictField` routes a 409 there.
+ */
+export function showFormError(form, err, { conflictField } = {}) {
+  if (handleAuthLoss(err)) return;
+  if (!(err instanceof ApiError)) { showError(err); return; }
+  clearFormErrors(form);
+  let first = null;
+  const leftovers = [];
+  for (const fe of err.errors) {
+    const target = setFieldError(form, fe.field, fe.message);
+    if (target) first = first || target;
+    else leftovers.push(`${fe.field}: ${fe.message}`);
+  }
+  if (!err.errors.length && err.status === 409 && conflictField) {
+    first = setFieldError(form, conflictField, err.message);
+  }
+  const formErr = form.querySelector('.form-err');
+  const shownInline = first && !leftovers.length;
+  if (!shownInline) {
+    const msg = leftovers.length ? leftovers.join('; ') : capitalize(err.message);
+    if (formErr) formErr.textContent = msg;
+    else showError(err);
+  }
+  if (first && typeof first.focus === 'function') first.focus();
+  else if (formErr) formErr.scrollIntoView({ block: 'nearest' });
+}
+
+export function confirmDialog({ title, text, ok = 'Confirm', danger = true }) {
+  const dlg = $('#confirm');
+  if (typeof dlg.showModal !== 'function') return Promise.resolve(window.confirm(`${title}\n\n${text}`));
+  $('#confirm-title').textContent = title;
+  $('#confirm-text').textContent = text;
+  const okBtn = $('#confirm-ok');
+  okBtn.textContent = ok;
+  okBtn.className = danger ? 'button-danger' : '';
+  dlg.returnValue = '';
+  return new Promise((resolve) => {
+    dlg.addEventListener('close', () => resolve(dlg.returnValue === 'ok'), { once: true });
+    dlg.showModal();
+    $('#confirm-cancel').focus();
+  });
+}
+
+/** Disables a button while `fn` runs. */
+export async function busy(button, fn) {
+  if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }
+  try {
+    return await fn();
+  } finally {
+    if (button && button.isConnected) { button.disabled = false; button.removeAttribute('aria-busy'); }
+  }
+}
+
+export async function copyText(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    announce(`${what} copied to the clipboard.`);
+    return;
+  } catch (e) {
+    // Fall back to a selection copy (older browsers, or clipboard permission refused).
+  }
+  const ta = h('textarea', { class: 'sr-only', readonly: 'readonly', 'aria-hidden': 'true', tabindex: '-1', value: text });
+  document.body.append(ta);
+  ta.select();
+  let ok = false;
+  try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+  ta.remove();
+  announce(ok ? `${what} copied to the clipboard.` : `Could not copy automatically: select the ${what.toLowerCase()} and copy it by hand.`);
+}
+
+export function later(fn, ms) {
+  const id = window.setTimeout(() => { state.timers.delete(id); fn(); }, ms);
+  state.timers.add(id);
+  return id;
+}
+
+export function stopTimers() {
+  for (const id of state.timers) window.clearTimeout(id);
+  state.timers.clear();
+}
+
+export function setMain(...nodes) {
+  const main = $('#main');
+  main.replaceChildren(...nodes.flat().filter(Boolean));
+  main.removeAttribute('aria-busy');
+  if (state.rendered) {
+    const h1 = $('h1', main);
+    (h1 || main).focus({ preventScroll: true });
+    window.scrollTo(0, 0);
+  }
+  state.rendered = true;
+}
+
+export function setLoading(text) {
+  const main = $('#main');
+  main.setAttribute('aria-busy', 'true');
+  main.replaceChildren(h('p', { class: 'loading' }, text || 'Loading\u2026'));
+}
+
+export function setTitle(...parts) {
+  document.title = [...parts.filter(Boolean), 'Shipmate'].join(' \u00b7 ');
+}
+
+export function pageHead(title, subtitle, project, ...actions) {
+  return h('div', { class: 'page-head' },
+    h('div', null,
+      project ? h('p', { class: 'eyebrow' }, project.name) : null,
+      h('h1', { tabindex: '-1' }, title),
+      subtitle ? h('p', { class: 'muted' }, subtitle) : null),
+    actions.length ? h('div', { class: 'head-actions' }, actions) : null);
+}
