@@ -112,6 +112,18 @@ pub fn bucket(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// The hidden form field that people never fill in and bots do.
+pub const HONEYPOT_FIELD: &str = "website";
+
+/// Whether a public form's body filled the honeypot field: such a submission is answered as
+/// accepted and dropped.
+pub fn honeypot_tripped(input: &shipmate_shared::validate::Input) -> bool {
+    input
+        .raw(HONEYPOT_FIELD)
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| !s.trim().is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -137,11 +137,11 @@ pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Acces
         return Ok(None);
     }
     let row: Option<KeyRow> = sqlx::query_as(
-        "select id, name, slug, api_key, publishable_key, created_at, publishable_key = $1 as publishable,
+        "select id, name, slug, api_key, publishable_key, feedback_moderation, created_at, publishable_key = $1 as publishable,
                 null::text[] as scopes, null::text[] as allowed_origins
          from projects where api_key = $1 or publishable_key = $1
          union all
-         select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.created_at, false, k.scopes, k.allowed_origins
+         select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.feedback_moderation, p.created_at, false, k.scopes, k.allowed_origins
          from api_keys k join projects p on p.id = k.project_id where k.key_hash = $2
          limit 1",
     )

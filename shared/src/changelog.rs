@@ -3,14 +3,28 @@
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::{FromInput, Input};
+use crate::feedback::{self, Feedback, FeedbackStatus, FeedbackType};
+use crate::validate::{FromInput, Input, Paging};
 use crate::{AppError, AppResult};
 
-pub use shipmate_types::changelog::{Entry, EntryChanges, NewEntry};
+pub use shipmate_types::changelog::{
+    Entry, EntryChanges, MarkdownPreview, NewEntry, RenderedMarkdown,
+};
+
+/// Trimmed, as an entry's content is when it is saved, so the preview shows what will be published.
+impl FromInput for MarkdownPreview {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(MarkdownPreview {
+            markdown: input.string("markdown", 1, MAX_CONTENT)?,
+        })
+    }
+}
 pub use shipmate_types::ChangelogType;
 
 const COLUMNS: &str =
-    "id, project_id, title, content, type, published, published_at, created_at, updated_at";
+    "id, project_id, title, content, type, published, published_at, created_at, updated_at,
+    array(select cf.feedback_id from changelog_feedback cf where cf.entry_id = changelog_entries.id
+          order by cf.feedback_id) as feedback_ids";
 /// The longest an entry's Markdown may be, in characters (the dashboard's preview takes as much).
 pub const MAX_CONTENT: usize = 100_000;
 
@@ -20,11 +34,13 @@ impl FromInput for NewEntry {
         let content = input.string("content", 1, MAX_CONTENT);
         let kind = input.enum_value("type");
         let published = input.opt_bool("published");
+        let feedback_ids = input.present("feedback_ids", feedback_ids);
         Some(NewEntry {
             title: title?,
             content: content?,
             kind: kind?,
             published,
+            feedback_ids,
         })
     }
 }
@@ -37,24 +53,115 @@ impl FromInput for EntryChanges {
             content: input.present("content", |i| i.string("content", 1, MAX_CONTENT)),
             kind: input.opt_enum("type"),
             published: input.opt_bool("published"),
+            feedback_ids: input.present("feedback_ids", feedback_ids),
         })
     }
 }
 
+fn feedback_ids(input: &mut Input) -> Option<Vec<Uuid>> {
+    let ids = input.string_list(
+        "feedback_ids",
+        false,
+        |s| Uuid::parse_str(s).is_ok(),
+        "must be ids of feedback entries",
+    );
+    Some(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+}
+
+/// Replaces the entry's links; every id must be a feedback entry of the same project (422
+/// naming `feedback_ids` otherwise).
+async fn set_links(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    feedback_ids: &[Uuid],
+) -> AppResult<()> {
+    let found: i64 = sqlx::query_scalar!(
+        r#"select count(*) as "n!" from feedback where project_id = $1 and id = any($2)"#,
+        project_id,
+        feedback_ids
+    )
+    .fetch_one(&mut *db)
+    .await?;
+    if found != feedback_ids.len() as i64 {
+        return Err(AppError::invalid(
+            "validation_failed",
+            "feedback_ids",
+            "must be ids of feedback entries of this project",
+        ));
+    }
+    sqlx::query!("delete from changelog_feedback where entry_id = $1", id)
+        .execute(&mut *db)
+        .await?;
+    sqlx::query!(
+        "insert into changelog_feedback (entry_id, feedback_id) select $1, unnest($2::uuid[])",
+        id,
+        feedback_ids
+    )
+    .execute(&mut *db)
+    .await?;
+    Ok(())
+}
+
+async fn get(db: &mut PgConnection, id: Uuid) -> AppResult<Entry> {
+    Ok(sqlx::query_as::<_, Entry>(&format!(
+        "select {COLUMNS} from changelog_entries where id = $1"
+    ))
+    .bind(id)
+    .fetch_one(db)
+    .await?)
+}
+
+/// A published entry ships what it answers: linked feature requests become `shipped`, bugs and
+/// general feedback `done`; entries already in a final status stay. Answers each moved entry
+/// with the status it had, for the events and emails of a status change.
+pub async fn ship_linked(
+    db: &mut PgConnection,
+    entry: &Entry,
+) -> AppResult<Vec<(Feedback, FeedbackStatus)>> {
+    if !entry.published {
+        return Ok(Vec::new());
+    }
+    let open = sqlx::query!(
+        r#"select f.id, f.type as "kind: FeedbackType" from feedback f
+           join changelog_feedback cf on cf.feedback_id = f.id
+           where cf.entry_id = $1 and f.status in ('new', 'planned', 'in_progress')
+           order by f.id for update of f"#,
+        entry.id
+    )
+    .fetch_all(&mut *db)
+    .await?;
+    let mut moved = Vec::with_capacity(open.len());
+    for f in open {
+        let to = if f.kind == FeedbackType::Feature {
+            FeedbackStatus::Shipped
+        } else {
+            FeedbackStatus::Done
+        };
+        moved.push(feedback::set_status(db, entry.project_id, f.id, to).await?);
+    }
+    Ok(moved)
+}
+
 pub async fn create(db: &mut PgConnection, project_id: Uuid, c: NewEntry) -> AppResult<Entry> {
     let published = c.published.unwrap_or(false);
-    Ok(sqlx::query_as::<_, Entry>(&format!(
+    let id = Uuid::now_v7();
+    sqlx::query!(
         "insert into changelog_entries (id, project_id, title, content, type, published, published_at)
-         values ($1, $2, $3, $4, $5, $6, case when $6 then now() end) returning {COLUMNS}"
-    ))
-    .bind(Uuid::now_v7())
-    .bind(project_id)
-    .bind(c.title)
-    .bind(c.content)
-    .bind(c.kind.as_str())
-    .bind(published)
-    .fetch_one(&mut *db)
-    .await?)
+         values ($1, $2, $3, $4, $5, $6, case when $6 then now() end)",
+        id,
+        project_id,
+        c.title,
+        c.content,
+        c.kind.as_str(),
+        published
+    )
+    .execute(&mut *db)
+    .await?;
+    if let Some(ids) = &c.feedback_ids {
+        set_links(db, project_id, id, ids).await?;
+    }
+    get(db, id).await
 }
 
 /// `published_at` is set when a draft is published and kept while it stays published (so fixing a
@@ -74,35 +181,54 @@ pub async fn update(
     .fetch_optional(&mut *db)
     .await?
     .ok_or_else(|| AppError::not_found("changelog entry"))?;
-    let entry = sqlx::query_as::<_, Entry>(&format!(
+    sqlx::query!(
         "update changelog_entries set
             title = coalesce($3, title), content = coalesce($4, content), type = coalesce($5, type),
             published = coalesce($6, published),
             published_at = case when coalesce($6, published) then coalesce(published_at, now()) else null end,
             updated_at = now()
-         where project_id = $1 and id = $2 returning {COLUMNS}"
-    ))
-    .bind(project_id)
-    .bind(id)
-    .bind(c.title)
-    .bind(c.content)
-    .bind(c.kind.map(ChangelogType::as_str))
-    .bind(c.published)
-    .fetch_one(&mut *db)
+         where project_id = $1 and id = $2",
+        project_id,
+        id,
+        c.title,
+        c.content,
+        c.kind.map(ChangelogType::as_str),
+        c.published
+    )
+    .execute(&mut *db)
     .await?;
-    Ok((entry, was_published))
+    if let Some(ids) = &c.feedback_ids {
+        set_links(db, project_id, id, ids).await?;
+    }
+    Ok((get(db, id).await?, was_published))
 }
 
-/// Published entries newest first, or every entry (drafts first, then by date) for the owner.
-pub async fn list(db: &PgPool, project_id: Uuid, published_only: bool) -> AppResult<Vec<Entry>> {
-    Ok(sqlx::query_as::<_, Entry>(&format!(
+/// A page of published entries newest first, or of every entry (drafts first, then by date) for
+/// members; with the total.
+pub async fn list(
+    db: &PgPool,
+    project_id: Uuid,
+    published_only: bool,
+    paging: Paging,
+) -> AppResult<(Vec<Entry>, i64)> {
+    let data = sqlx::query_as::<_, Entry>(&format!(
         "select {COLUMNS} from changelog_entries where project_id = $1 and (not $2 or published)
-         order by published_at desc nulls first, created_at desc limit 500"
+         order by published_at desc nulls first, created_at desc, id desc limit $3 offset $4"
     ))
     .bind(project_id)
     .bind(published_only)
+    .bind(paging.per_page)
+    .bind(paging.offset())
     .fetch_all(db)
-    .await?)
+    .await?;
+    let total = sqlx::query_scalar!(
+        r#"select count(*) as "n!" from changelog_entries where project_id = $1 and (not $2 or published)"#,
+        project_id,
+        published_only
+    )
+    .fetch_one(db)
+    .await?;
+    Ok((data, total))
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {

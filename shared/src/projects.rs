@@ -10,7 +10,16 @@ use crate::teams::Role;
 use crate::tokens::new_api_key;
 use crate::{AppError, AppResult};
 
-pub use shipmate_types::projects::{KeyProject, NewProject, ProjectView};
+pub use shipmate_types::projects::{KeyProject, NewProject, ProjectChanges, ProjectView};
+
+impl crate::validate::FromInput for ProjectChanges {
+    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+        Some(ProjectChanges {
+            name: input.present("name", |i| i.string("name", 1, 100)),
+            feedback_moderation: input.opt_bool("feedback_moderation"),
+        })
+    }
+}
 
 impl crate::validate::FromInput for NewProject {
     fn read(input: &mut crate::validate::Input) -> Option<Self> {
@@ -38,6 +47,8 @@ pub struct Project {
     pub api_key: String,
     /// Limited to the public scopes: the key for browser code and snippets.
     pub publishable_key: String,
+    /// Board submissions wait for a member's approval.
+    pub feedback_moderation: bool,
     pub created_at: DateTime<Utc>,
 }
 
@@ -49,13 +60,14 @@ impl Project {
             slug: self.slug,
             api_key: role.sees_secret_key().then_some(self.api_key),
             publishable_key: self.publishable_key,
+            feedback_moderation: self.feedback_moderation,
             role,
             created_at: self.created_at,
         }
     }
 }
 
-const COLUMNS: &str = "id, name, slug, api_key, publishable_key, created_at";
+const COLUMNS: &str = "id, name, slug, api_key, publishable_key, feedback_moderation, created_at";
 
 /// A slug: 3 to 48 of `a-z 0-9 -`, starting and ending with a letter or digit.
 pub fn is_valid_slug(s: &str) -> bool {
@@ -99,7 +111,7 @@ pub async fn create(db: &PgPool, creator: Uuid, name: &str, slug: &str) -> AppRe
 /// The projects the user is a member of, newest first, as they see them.
 pub async fn list_for(db: &PgPool, user: Uuid) -> AppResult<Vec<ProjectView>> {
     let rows = sqlx::query!(
-        "select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.created_at, m.role
+        "select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.feedback_moderation, p.created_at, m.role
          from project_members m join projects p on p.id = m.project_id
          where m.user_id = $1 order by p.created_at desc",
         user
@@ -115,6 +127,7 @@ pub async fn list_for(db: &PgPool, user: Uuid) -> AppResult<Vec<ProjectView>> {
                 slug: r.slug,
                 api_key: r.api_key,
                 publishable_key: r.publishable_key,
+                feedback_moderation: r.feedback_moderation,
                 created_at: r.created_at,
             }
             .view(crate::teams::role_of(r.role))
@@ -126,7 +139,7 @@ pub async fn list_for(db: &PgPool, user: Uuid) -> AppResult<Vec<ProjectView>> {
 /// does not exist, 403 when the user is not a member or their role is too low.
 pub async fn access(db: &PgPool, user: Uuid, id: Uuid, needed: Role) -> AppResult<(Project, Role)> {
     let row = sqlx::query!(
-        "select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.created_at, m.role as \"role?\"
+        "select p.id, p.name, p.slug, p.api_key, p.publishable_key, p.feedback_moderation, p.created_at, m.role as \"role?\"
          from projects p left join project_members m on m.project_id = p.id and m.user_id = $2
          where p.id = $1",
         id,
@@ -151,9 +164,25 @@ pub async fn access(db: &PgPool, user: Uuid, id: Uuid, needed: Role) -> AppResul
         slug: row.slug,
         api_key: row.api_key,
         publishable_key: row.publishable_key,
+        feedback_moderation: row.feedback_moderation,
         created_at: row.created_at,
     };
     Ok((project, role))
+}
+
+/// Changes the name and/or the board's moderation setting.
+pub async fn update(db: &PgPool, id: Uuid, c: &ProjectChanges) -> AppResult<Project> {
+    sqlx::query_as::<_, Project>(&format!(
+        "update projects set name = coalesce($2, name),
+            feedback_moderation = coalesce($3, feedback_moderation)
+         where id = $1 returning {COLUMNS}"
+    ))
+    .bind(id)
+    .bind(&c.name)
+    .bind(c.feedback_moderation)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("project"))
 }
 
 pub async fn by_slug(db: &PgPool, slug: &str) -> AppResult<Project> {

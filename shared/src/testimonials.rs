@@ -3,7 +3,7 @@
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::{FromInput, Input};
+use crate::validate::{FromInput, Input, Paging};
 use crate::{AppError, AppResult};
 
 pub use shipmate_types::testimonials::{
@@ -63,19 +63,31 @@ pub async fn create(
 }
 
 /// Newest first; `approved_only` for the project's site.
+/// A page of the project's testimonials (approved only for the public), newest first, with the total.
 pub async fn list(
     db: &PgPool,
     project_id: Uuid,
     approved_only: bool,
-) -> AppResult<Vec<Testimonial>> {
-    Ok(sqlx::query_as::<_, Testimonial>(&format!(
+    paging: Paging,
+) -> AppResult<(Vec<Testimonial>, i64)> {
+    let data = sqlx::query_as::<_, Testimonial>(&format!(
         "select {COLUMNS} from testimonials where project_id = $1 and (not $2 or status = 'approved')
-         order by created_at desc, id desc limit 1000"
+         order by created_at desc, id desc limit $3 offset $4"
     ))
     .bind(project_id)
     .bind(approved_only)
+    .bind(paging.per_page)
+    .bind(paging.offset())
     .fetch_all(db)
-    .await?)
+    .await?;
+    let total = sqlx::query_scalar!(
+        r#"select count(*) as "n!" from testimonials where project_id = $1 and (not $2 or status = 'approved')"#,
+        project_id,
+        approved_only
+    )
+    .fetch_one(db)
+    .await?;
+    Ok((data, total))
 }
 
 pub async fn stats(db: &PgPool, project_id: Uuid) -> AppResult<Stats> {

@@ -21,6 +21,8 @@ pub struct Entry {
     pub published: bool,
     /// `null` while a draft.
     pub published_at: Option<DateTime<Utc>>,
+    /// The feedback entries this change answers; publishing ships them.
+    pub feedback_ids: Vec<Uuid>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -38,6 +40,9 @@ pub struct NewEntry {
     /// Publish at once (default false: a draft).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published: Option<bool>,
+    /// Feedback entries of the same project that this change answers (at most 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_ids: Option<Vec<Uuid>>,
 }
 
 /// `PATCH /v1/changelog/:id`: any of the fields.
@@ -53,6 +58,9 @@ pub struct EntryChanges {
     pub kind: Option<ChangelogType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published: Option<bool>,
+    /// Replaces the linked feedback entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_ids: Option<Vec<Uuid>>,
 }
 
 impl From<NewEntry> for EntryChanges {
@@ -62,6 +70,21 @@ impl From<NewEntry> for EntryChanges {
             content: Some(n.content),
             kind: Some(n.kind),
             published: n.published,
+            feedback_ids: n.feedback_ids,
         }
     }
+}
+
+/// `POST /v1/markdown/preview`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct MarkdownPreview {
+    /// Markdown, 1 to 100,000 characters after trimming: the rule of a changelog entry's content.
+    #[schema(min_length = 1, max_length = 100000)]
+    pub markdown: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RenderedMarkdown {
+    /// Sanitised HTML, as the public changelog page would show the same Markdown.
+    pub html: String,
 }

@@ -98,6 +98,11 @@ string_enum! {
 }
 
 string_enum! {
+    /// Where a feedback entry stands in moderation: only `approved` entries are public.
+    FeedbackModeration { Approved = "approved", Pending = "pending", Spam = "spam" }
+}
+
+string_enum! {
     ChangelogType { Feature = "feature", Improvement = "improvement", Fix = "fix", Breaking = "breaking" }
 }
 

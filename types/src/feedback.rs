@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::{FeedbackStatus, FeedbackType};
+use crate::{FeedbackModeration, FeedbackStatus, FeedbackType};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -24,6 +24,10 @@ pub struct Feedback {
     pub upvotes: i32,
     pub downvotes: i32,
     pub score: i32,
+    /// Only `approved` entries are public; with moderation on, board submissions start `pending`.
+    pub moderation: FeedbackModeration,
+    /// The entry this duplicate was merged into (it then leaves every listing).
+    pub merged_into: Option<Uuid>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -53,10 +57,50 @@ pub struct NewFeedback {
     pub submitter_email: Option<String>,
 }
 
-/// `PATCH /v1/feedback/:id`: a status of the entry's type's set.
+/// `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, or both.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct FeedbackChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<FeedbackStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<FeedbackModeration>,
+}
+
+/// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct StatusChange {
-    pub status: FeedbackStatus,
+pub struct MergeRequest {
+    pub into: Uuid,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CommentAuthor {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Comment {
+    pub id: Uuid,
+    pub feedback_id: Uuid,
+    pub author: CommentAuthor,
+    pub body: String,
+    /// Written by a member of the project: the team's answer.
+    pub official: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// `POST /v1/feedback/:id/comments`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewComment {
+    #[schema(min_length = 1, max_length = 5000)]
+    pub body: String,
+}
+
+/// The public roadmap: approved feature requests by stage (`shipped`: the last 90 days).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Roadmap {
+    pub planned: Vec<Feedback>,
+    pub in_progress: Vec<Feedback>,
+    pub shipped: Vec<Feedback>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -68,4 +112,17 @@ pub struct VoteState {
     pub score: i32,
     /// 1, -1, or 0 when the caller has no vote.
     pub user_vote: i32,
+}
+
+/// An entry like a draft's text, for the "is this already asked?" hint.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SimilarEntry {
+    pub id: Uuid,
+    pub title: String,
+    #[serde(rename = "type")]
+    pub kind: FeedbackType,
+    pub status: FeedbackStatus,
+    pub score: i32,
+    /// Cosine similarity of the meanings, 0 to 1: higher is closer.
+    pub similarity: f64,
 }

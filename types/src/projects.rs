@@ -18,6 +18,8 @@ pub struct ProjectView {
     pub api_key: Option<String>,
     /// The key for browser code and snippets (the public scopes only).
     pub publishable_key: String,
+    /// Board submissions wait for a member's approval (`moderation: pending`).
+    pub feedback_moderation: bool,
     pub role: Role,
     pub created_at: DateTime<Utc>,
 }
@@ -34,6 +36,16 @@ pub struct NewProject {
         pattern = "^[a-z0-9][a-z0-9-]*[a-z0-9]$"
     )]
     pub slug: String,
+}
+
+/// `PATCH /v1/projects/:id` (admins): any of the fields.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+pub struct ProjectChanges {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_moderation: Option<bool>,
 }
 
 /// `GET /v1/project`: the project of the key sent.

@@ -69,9 +69,12 @@ pub struct Stats {
     pub average_rating: Option<f64>,
 }
 
-/// The owner's list: every testimonial, with the counts.
+/// The members' list: a page of every testimonial, with the counts over all of them.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct TestimonialsWithStats {
     pub data: Vec<Testimonial>,
+    pub page: i64,
+    pub per_page: i64,
+    pub total: i64,
     pub stats: Stats,
 }

@@ -7,8 +7,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
-use shipmate_shared::feedback::{self, Feedback};
+use shipmate_shared::feedback::{self, Feedback, ListFilter};
 use shipmate_shared::projects::{self, Project};
+use shipmate_shared::validate::Paging;
 use uuid::Uuid;
 
 use super::{error_page, html_page, human_date, layout};
@@ -43,11 +44,16 @@ pub async fn board(
         Err(e) => return error_page(e),
     };
     // A hand-edited query should not cost the visitor the page: show everything instead.
-    let filter = parse_filter(&q).unwrap_or_default();
-    let entries: Vec<Feedback> = match feedback::list(&state.db, project.id, &filter).await {
-        Ok(list) => list.into_iter().map(Feedback::public).collect(),
-        Err(e) => return error_page(e),
+    let filter = ListFilter {
+        public: true,
+        ..parse_filter(&q).unwrap_or_default()
     };
+    let paging = Paging::parse(&q).unwrap_or(Paging::first(50));
+    let (entries, total): (Vec<Feedback>, i64) =
+        match feedback::list(&state.db, project.id, &filter, paging).await {
+            Ok((list, total)) => (list.into_iter().map(Feedback::public).collect(), total),
+            Err(e) => return error_page(e),
+        };
     let my_votes: HashMap<Uuid, i16> = match &user {
         Some(u) => match feedback::user_votes(&state.db, project.id, u.id).await {
             Ok(v) => v.into_iter().collect(),
@@ -57,7 +63,7 @@ pub async fn board(
     };
     let filtered = filter.kind.is_some() || filter.status.is_some();
     let sort = if filter.newest_first { "new" } else { "top" };
-    let count = entries.len();
+    let count = total;
     let noun = if count == 1 { "entry" } else { "entries" };
     let matching = if filtered {
         " matching these filters"

@@ -10,6 +10,7 @@ use maud::{html, Markup, PreEscaped};
 use pulldown_cmark::{Options, Parser};
 use shipmate_shared::changelog::{self, Entry};
 use shipmate_shared::projects::{self, Project};
+use shipmate_shared::validate::Paging;
 use shipmate_shared::AppResult;
 
 use super::{error_page, html_page, human_date, layout, layout_with_head};
@@ -61,7 +62,8 @@ fn rfc3339(d: DateTime<Utc>) -> String {
 
 async fn load(state: &AppState, slug: &str) -> AppResult<(Project, Vec<Entry>)> {
     let project = projects::by_slug(&state.db, slug).await?;
-    let entries = changelog::list(&state.db, project.id, true).await?;
+    // The page and its feed show the latest 100; older entries stay in the API's pages.
+    let (entries, _) = changelog::list(&state.db, project.id, true, Paging::first(100)).await?;
     // `list(.., true)` already filters; this guards the page if that query ever changes.
     let entries: Vec<Entry> = entries.into_iter().filter(|e| e.published).collect();
     Ok((project, entries))

@@ -9,7 +9,7 @@ use maud::{html, Markup};
 use shipmate_shared::projects::{self, Project};
 
 use super::{error_page, html_page, layout};
-use crate::routes::testimonials::HONEYPOT_FIELD;
+use crate::limits::HONEYPOT_FIELD;
 use crate::state::AppState;
 
 pub async fn form(State(state): State<AppState>, Path(slug): Path<String>) -> Response {

@@ -1,15 +1,20 @@
 //! The changelog: published entries (API key), drafts and management (owner).
 
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{get, patch};
 use axum::{Json, Router};
 use shipmate_shared::changelog::{self, Entry, EntryChanges, NewEntry};
 use shipmate_shared::outbound::notify;
-use shipmate_shared::validate::parse_id;
+use shipmate_shared::validate::{parse_id, Paging};
 use shipmate_shared::AppResult;
+use shipmate_types::common::Page;
+use sqlx::PgConnection;
+use uuid::Uuid;
 
-use super::schemas::{Deleted, EntryList};
+use super::schemas::Deleted;
 use crate::extract::{Body, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
@@ -28,26 +33,29 @@ pub fn router() -> Router<AppState> {
 
 /// Published entries, newest `published_at` first.
 #[utoipa::path(get, path = "/v1/changelog", tag = "changelog", security(("api_key" = [])),
-    responses((status = 200, body = shipmate_types::common::List<shipmate_types::changelog::Entry>), (status = 401, description = "bad API key")))]
+    params(("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::changelog::Entry>), (status = 401, description = "bad API key")))]
 pub async fn list_published(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-) -> AppResult<Json<EntryList>> {
-    Ok(Json(
-        changelog::list(&state.db, project.id, true).await?.into(),
-    ))
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<Page<Entry>>> {
+    let paging = Paging::parse(&q)?;
+    let (data, total) = changelog::list(&state.db, project.id, true, paging).await?;
+    Ok(Json(paging.wrap(data, total)))
 }
 
 /// Every entry, drafts included (viewers and up).
-#[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
-    responses((status = 200, body = shipmate_types::common::List<shipmate_types::changelog::Entry>), (status = 403, description = "without the role needed"), (status = 404, description = "no such project")))]
+#[utoipa::path(get, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project"), ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::changelog::Entry>), (status = 403, description = "without the role needed"), (status = 404, description = "no such project")))]
 pub async fn list_all(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
-) -> AppResult<Json<EntryList>> {
-    Ok(Json(
-        changelog::list(&state.db, project.id, false).await?.into(),
-    ))
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<Page<Entry>>> {
+    let paging = Paging::parse(&q)?;
+    let (data, total) = changelog::list(&state.db, project.id, false, paging).await?;
+    Ok(Json(paging.wrap(data, total)))
 }
 
 #[utoipa::path(post, path = "/v1/changelog/dashboard/{project_id}", tag = "changelog", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
@@ -60,7 +68,7 @@ pub async fn create(
 ) -> AppResult<(StatusCode, Json<Entry>)> {
     let mut tx = state.db.begin().await?;
     let entry = changelog::create(&mut tx, project.id, new).await?;
-    let deliveries = notify::changelog_saved(&mut tx, state.mail(), &entry, false).await?;
+    let deliveries = saved(&state, &mut tx, &entry, false).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok((StatusCode::CREATED, Json(entry)))
@@ -79,7 +87,7 @@ pub async fn update(
     let id = parse_id(&id, "changelog entry")?;
     let mut tx = state.db.begin().await?;
     let (entry, was_published) = changelog::update(&mut tx, project.id, id, changes).await?;
-    let deliveries = notify::changelog_saved(&mut tx, state.mail(), &entry, was_published).await?;
+    let deliveries = saved(&state, &mut tx, &entry, was_published).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok(Json(entry))
@@ -95,4 +103,21 @@ pub async fn remove(
     let id = parse_id(&id, "changelog entry")?;
     changelog::delete(&state.db, project.id, id).await?;
     Ok(Json(Deleted::new(id)))
+}
+
+/// What a saved entry sets off, in its transaction: `changelog.published` the first time it is
+/// published, and, while it is published, the linked feedback shipped with the events and emails
+/// of each status change.
+async fn saved(
+    state: &AppState,
+    tx: &mut PgConnection,
+    entry: &Entry,
+    was_published: bool,
+) -> AppResult<Vec<Uuid>> {
+    let mut deliveries = notify::changelog_saved(tx, state.mail(), entry, was_published).await?;
+    for (feedback, previous) in changelog::ship_linked(tx, entry).await? {
+        deliveries
+            .extend(notify::feedback_status_changed(tx, state.mail(), &feedback, previous).await?);
+    }
+    Ok(deliveries)
 }

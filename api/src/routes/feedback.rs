@@ -7,16 +7,17 @@ use axum::http::StatusCode;
 use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
 use shipmate_shared::feedback::{
-    self, Feedback, FeedbackSort, FeedbackStatus, FeedbackType, ListFilter, NewFeedback,
-    StatusChange, VoteState,
+    self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
+    FeedbackType, ListFilter, NewFeedback, VoteState,
 };
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
-use shipmate_shared::validate::{parse_id, query_enum};
+use shipmate_shared::validate::{parse_id, query_enum, Paging};
 use shipmate_shared::{projects, AppError, AppResult};
+use shipmate_types::common::Page;
 use uuid::Uuid;
 
-use super::schemas::{Deleted, FeedbackList};
+use super::schemas::Deleted;
 use crate::extract::{require, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
 use crate::state::AppState;
 
@@ -40,7 +41,8 @@ pub async fn create(
     Body(new): Body<NewFeedback>,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
     let mut tx = state.db.begin().await?;
-    let entry = feedback::create(&mut tx, project.id, new).await?;
+    // The project's own server (or a member) submits: moderation is for the public board.
+    let entry = feedback::create(&mut tx, project.id, new, FeedbackModeration::Approved).await?;
     let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
@@ -50,36 +52,39 @@ pub async fn create(
 
 /// The project's board: entries with vote counts, never submitters' addresses.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
-    params(("slug" = String, Path), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query, description = "`top` (default) or `new`")),
-    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::Feedback>), (status = 404, description = "unknown slug")))]
+    params(("slug" = String, Path), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query, description = "`top` (default) or `new`"),
+        ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 404, description = "unknown slug")))]
 pub async fn list_public(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<FeedbackList>> {
+) -> AppResult<Json<Page<Feedback>>> {
     let project = projects::by_slug(&state.db, &slug).await?;
-    let filter = parse_filter(&q)?;
-    let data: Vec<Feedback> = feedback::list(&state.db, project.id, &filter)
-        .await?
-        .into_iter()
-        .map(Feedback::public)
-        .collect();
-    Ok(Json(data.into()))
+    let filter = ListFilter {
+        public: true,
+        ..parse_filter(&q)?
+    };
+    let paging = Paging::parse(&q)?;
+    let (data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
+    let data = data.into_iter().map(Feedback::public).collect();
+    Ok(Json(paging.wrap(data, total)))
 }
 
 /// Every entry of a project, with submitters' addresses (members and up).
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
-    params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query)),
-    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed")))]
+    params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query),
+        ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed")))]
 pub async fn list_owner(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<FeedbackList>> {
+) -> AppResult<Json<Page<Feedback>>> {
     let filter = parse_filter(&q)?;
-    Ok(Json(
-        feedback::list(&state.db, project.id, &filter).await?.into(),
-    ))
+    let paging = Paging::parse(&q)?;
+    let (data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
+    Ok(Json(paging.wrap(data, total)))
 }
 
 pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
@@ -87,38 +92,46 @@ pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
         kind: query_enum(q, "type")?,
         status: query_enum(q, "status")?,
         newest_first: query_enum(q, "sort")? == Some(FeedbackSort::New),
+        public: false,
     })
 }
 
-/// Moves an entry to another status of its type's set (members and up).
+/// Moves an entry to another status of its type's set, and/or moderates it (members and up).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
-    request_body = StatusChange,
+    request_body = FeedbackChanges,
     responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
 pub async fn update(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-    Body(StatusChange { status }): Body<StatusChange>,
+    Body(changes): Body<FeedbackChanges>,
 ) -> AppResult<Json<Feedback>> {
-    let entry = entry_owned(&state, &session, &id).await?;
-    let allowed = entry.kind.statuses();
-    if !allowed.contains(&status) {
-        let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
-        return Err(AppError::invalid(
-            "invalid_status",
-            "status",
-            format!(
-                "must be one of {} for a {} entry",
-                names.join(", "),
-                entry.kind
-            ),
-        ));
-    }
+    let mut entry = entry_owned(&state, &session, &id).await?;
     let mut tx = state.db.begin().await?;
-    let (entry, previous) =
-        feedback::set_status(&mut tx, entry.project_id, entry.id, status).await?;
-    let deliveries =
-        notify::feedback_status_changed(&mut tx, state.mail(), &entry, previous).await?;
+    let mut deliveries = Vec::new();
+    if let Some(status) = changes.status {
+        let allowed = entry.kind.statuses();
+        if !allowed.contains(&status) {
+            let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
+            return Err(AppError::invalid(
+                "invalid_status",
+                "status",
+                format!(
+                    "must be one of {} for a {} entry",
+                    names.join(", "),
+                    entry.kind
+                ),
+            ));
+        }
+        let previous;
+        (entry, previous) =
+            feedback::set_status(&mut tx, entry.project_id, entry.id, status).await?;
+        deliveries =
+            notify::feedback_status_changed(&mut tx, state.mail(), &entry, previous).await?;
+    }
+    if let Some(moderation) = changes.moderation {
+        entry = feedback::set_moderation(&mut tx, entry.project_id, entry.id, moderation).await?;
+    }
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok(Json(entry))

@@ -8,6 +8,7 @@ pub mod auth;
 pub mod changelog;
 pub mod email;
 pub mod feedback;
+pub mod feedback_loop;
 pub mod indexes;
 pub mod markdown;
 pub mod members;
@@ -60,6 +61,7 @@ pub fn api() -> Router<AppState> {
         .merge(members::router())
         .merge(api_keys::router())
         .merge(feedback::router())
+        .merge(feedback_loop::router())
         .merge(testimonials::router())
         .merge(changelog::router())
         .merge(markdown::router())
@@ -92,11 +94,13 @@ pub async fn method_not_allowed() -> AppError {
         admin::list, admin::update, admin::reset_link, admin::settings,
         members::list, members::change_role, members::remove, members::invite, members::list_invites,
         members::revoke_invite, members::preview, members::accept,
-        projects::create, projects::list, projects::show, projects::rotate, projects::delete,
+        projects::create, projects::list, projects::show, projects::update, projects::rotate, projects::delete,
         projects::rotate_publishable, projects::of_key,
         api_keys::create, api_keys::list, api_keys::revoke,
         feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
         feedback::upvote, feedback::downvote, feedback::withdraw,
+        feedback_loop::submit, feedback_loop::roadmap, feedback_loop::add_comment, feedback_loop::list_comments,
+        feedback_loop::remove_comment, feedback_loop::merge_into,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,

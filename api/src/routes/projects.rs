@@ -4,7 +4,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use shipmate_shared::projects::{self, KeyKind, KeyProject, NewProject, ProjectView};
+use shipmate_shared::projects::{
+    self, KeyKind, KeyProject, NewProject, ProjectChanges, ProjectView,
+};
 use shipmate_shared::teams::Role;
 use shipmate_shared::AppResult;
 
@@ -15,7 +17,10 @@ use crate::state::AppState;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/projects", post(create).get(list))
-        .route("/v1/projects/{project_id}", get(show).delete(delete))
+        .route(
+            "/v1/projects/{project_id}",
+            get(show).patch(update).delete(delete),
+        )
         .route("/v1/projects/{project_id}/api-key/rotate", post(rotate))
         .route(
             "/v1/projects/{project_id}/publishable-key/rotate",
@@ -76,6 +81,21 @@ pub async fn rotate_publishable(
     let rotated = projects::rotate_key(&state.db, access.project.id, KeyKind::Publishable).await?;
     state.forget_keys();
     Ok(Json(rotated.view(access.role)))
+}
+
+/// Renames the project or switches the board's moderation (admins and owners).
+#[utoipa::path(patch, path = "/v1/projects/{project_id}", tag = "projects", security(("session" = [])), params(("project_id" = String, Path, description = "the project")),
+    request_body = ProjectChanges,
+    responses((status = 200, body = ProjectView), (status = 403, description = "not an admin"), (status = 404, description = "no such project"), (status = 422, description = "invalid fields")))]
+pub async fn update(
+    State(state): State<AppState>,
+    access: ProjectAccess<Admin>,
+    Body(changes): Body<ProjectChanges>,
+) -> AppResult<Json<ProjectView>> {
+    let project = projects::update(&state.db, access.project.id, &changes).await?;
+    // Cached key lookups carry the project's settings.
+    state.forget_keys();
+    Ok(Json(project.view(access.role)))
 }
 
 /// The project a key belongs to (either key): how widgets and the SDK find the slug.

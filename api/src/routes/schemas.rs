@@ -2,25 +2,19 @@
 
 use shipmate_types::accounts::{Account, SessionInfo};
 pub use shipmate_types::accounts::{ProviderList, SignedIn};
-use shipmate_types::changelog::Entry;
 pub use shipmate_types::common::{Accepted, Deleted, Link, Queued};
 use shipmate_types::common::{List, Page};
 use shipmate_types::email::Suppression;
-use shipmate_types::feedback::Feedback;
 pub use shipmate_types::kb::SearchResults;
 use shipmate_types::kb::{Document, Index, ModelInfo};
 use shipmate_types::projects::{ApiKey, ProjectView};
 use shipmate_types::teams::{Invite, Member};
-use shipmate_types::testimonials::Testimonial;
 pub use shipmate_types::testimonials::TestimonialsWithStats;
 use shipmate_types::webhooks::{Delivery, Webhook};
 use shipmate_types::EventType;
 
 pub type ProjectList = List<ProjectView>;
 pub type ApiKeyList = List<ApiKey>;
-pub type FeedbackList = List<Feedback>;
-pub type TestimonialList = List<Testimonial>;
-pub type EntryList = List<Entry>;
 pub type ModelList = List<ModelInfo>;
 pub type IndexList = List<Index>;
 pub type DocumentPage = Page<Document>;

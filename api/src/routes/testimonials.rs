@@ -1,8 +1,9 @@
 //! Testimonials: collection (API key or the public form), the approved list, moderation (owner).
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
@@ -10,15 +11,13 @@ use shipmate_shared::outbound::notify;
 use shipmate_shared::testimonials::{
     self, ModerationDecision, NewTestimonial, Testimonial, TestimonialStatus,
 };
-use shipmate_shared::validate::parse_id;
+use shipmate_shared::validate::{parse_id, Paging};
 use shipmate_shared::{projects, AppResult};
+use shipmate_types::common::Page;
 
-use super::schemas::{Deleted, TestimonialList, TestimonialsWithStats};
+use super::schemas::{Deleted, TestimonialsWithStats};
 use crate::extract::{Body, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
-
-/// The hidden form field that people never fill in and bots do.
-pub const HONEYPOT_FIELD: &str = "website";
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -68,10 +67,7 @@ pub async fn create_public(
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Testimonial>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
-    let bot = input
-        .raw(HONEYPOT_FIELD)
-        .and_then(|v| v.as_str())
-        .is_some_and(|s| !s.trim().is_empty());
+    let bot = crate::limits::honeypot_tripped(&input);
     let new: NewTestimonial = input.parse()?;
     // Counted per address and form, after validation: a flood at one form is stopped, while a
     // person fixing typos (or an office behind one address using several forms) is not.
@@ -102,30 +98,38 @@ pub async fn create_public(
 
 /// Approved testimonials only, for the project's site.
 #[utoipa::path(get, path = "/v1/testimonials", tag = "testimonials", security(("api_key" = [])),
-    responses((status = 200, body = shipmate_types::common::List<shipmate_types::testimonials::Testimonial>), (status = 401, description = "bad API key")))]
+    params(("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::testimonials::Testimonial>), (status = 401, description = "bad API key")))]
 pub async fn list_approved(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-) -> AppResult<Json<TestimonialList>> {
-    let data: Vec<Testimonial> = testimonials::list(&state.db, project.id, true)
-        .await?
-        .into_iter()
-        .map(Testimonial::public)
-        .collect();
-    Ok(Json(data.into()))
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<Page<Testimonial>>> {
+    let paging = Paging::parse(&q)?;
+    let (data, total) = testimonials::list(&state.db, project.id, true, paging).await?;
+    let data = data.into_iter().map(Testimonial::public).collect();
+    Ok(Json(paging.wrap(data, total)))
 }
 
 /// Every testimonial with stats (viewers and up).
 #[utoipa::path(get, path = "/v1/testimonials/all", tag = "testimonials", security(("session" = [])),
-    params(("project_id" = String, Query)),
+    params(("project_id" = String, Query), ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = TestimonialsWithStats), (status = 403, description = "without the role needed")))]
 pub async fn list_all(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Json<TestimonialsWithStats>> {
-    let data = testimonials::list(&state.db, project.id, false).await?;
+    let paging = Paging::parse(&q)?;
+    let (data, total) = testimonials::list(&state.db, project.id, false, paging).await?;
     let stats = testimonials::stats(&state.db, project.id).await?;
-    Ok(Json(TestimonialsWithStats { data, stats }))
+    Ok(Json(TestimonialsWithStats {
+        data,
+        page: paging.page,
+        per_page: paging.per_page,
+        total,
+        stats,
+    }))
 }
 
 /// Approves or rejects (from any state).

@@ -101,6 +101,22 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         json!({"name": "script tag", "scopes": ["analytics:write"]}),
     )
     .await;
+    let duplicate = post(
+        &app,
+        "/v1/feedback",
+        k,
+        json!({"title": "Night theme", "type": "feature"}),
+    )
+    .await;
+    let commenter = app.login("commenter@example.com").await;
+    let comment = post(
+        &app,
+        &format!("/v1/feedback/{}/comments", id(&entry)),
+        Auth::Session(&commenter),
+        json!({"body": "Yes please"}),
+    )
+    .await;
+    let (dup, comment_id) = (id(&duplicate).to_owned(), id(&comment).to_owned());
     let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
     let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
 
@@ -454,12 +470,54 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             Some(json!({"email": "public{caller}@example.com"})),
         ),
         (
+            Method::POST,
+            format!("/v1/feedback/by-project/{slug}"),
+            Public,
+            Some(json!({"title": "From the board {caller}", "type": "feature"})),
+        ),
+        (
+            Method::GET,
+            format!("/v1/feedback/by-project/{slug}/roadmap"),
+            Public,
+            None,
+        ),
+        (
+            Method::GET,
+            format!("/v1/feedback/{fid}/comments"),
+            Public,
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/feedback/{fid}/comments"),
+            Session,
+            Some(json!({"body": "Comment by {caller}"})),
+        ),
+        (
+            Method::PATCH,
+            format!("/v1/projects/{pid}"),
+            Role("admin"),
+            Some(json!({"feedback_moderation": false})),
+        ),
+        (
             Method::GET,
             "/v1/admin/suppressions".into(),
             InstanceAdmin,
             None,
         ),
         // Destructive rows from here on.
+        (
+            Method::DELETE,
+            format!("/v1/feedback/comments/{comment_id}"),
+            Role("member"),
+            None,
+        ),
+        (
+            Method::POST,
+            format!("/v1/feedback/{dup}/merge"),
+            Role("member"),
+            Some(json!({"into": fid})),
+        ),
         (
             Method::DELETE,
             "/v1/admin/suppressions/gone@example.com".into(),
@@ -553,9 +611,10 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             let res = app.send(method.clone(), &path, auth, body).await;
             let status = res.status();
             let text = res.text().await.unwrap_or_default();
+            // A deletion or a merge removes its resource: later allowed callers find it gone.
+            let removes = method == Method::DELETE || path.ends_with("/merge");
             let ok = if want == 0 {
-                status.is_success()
-                    || (method == Method::DELETE && done && status == StatusCode::NOT_FOUND)
+                status.is_success() || (removes && done && status == StatusCode::NOT_FOUND)
             } else {
                 status == StatusCode::from_u16(want).unwrap()
             };

@@ -11,6 +11,7 @@ mod changelog;
 mod errors;
 mod fake_idp;
 mod feedback;
+mod feedback_loop;
 mod helpers;
 mod keys;
 mod limits;

@@ -35,6 +35,7 @@ pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
                 content,
                 kind,
                 published: Some(publish),
+                feedback_ids: None,
             };
             let created = ctx
                 .client

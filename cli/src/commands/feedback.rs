@@ -1,7 +1,7 @@
 //! `shipmate feedback ...`
 
 use shipmate_types::common::List;
-use shipmate_types::feedback::{Feedback, StatusChange};
+use shipmate_types::feedback::{Feedback, FeedbackChanges};
 
 use super::{project_id, seg};
 use crate::cli::FeedbackCommand;
@@ -53,7 +53,10 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                     &format!("/v1/feedback/{}", seg(&id)),
                     Auth::Session,
                     &[],
-                    &StatusChange { status },
+                    &FeedbackChanges {
+                        status: Some(status),
+                        ..FeedbackChanges::default()
+                    },
                 )
                 .await?;
             ctx.show(&updated, |entry: Feedback| {

@@ -68,6 +68,7 @@ pub enum Kind {
     NewFeedback,
     NewTestimonial,
     StatusChanged,
+    Merged,
     ChangelogEntry,
     SubscriptionConfirm,
 }
@@ -80,6 +81,7 @@ impl Kind {
             Kind::NewFeedback => "email.new_feedback",
             Kind::NewTestimonial => "email.new_testimonial",
             Kind::StatusChanged => "email.status_changed",
+            Kind::Merged => "email.merged",
             Kind::ChangelogEntry => "email.changelog_entry",
             Kind::SubscriptionConfirm => "email.subscription_confirm",
         }

@@ -8,6 +8,7 @@ use super::email::{Kind, Template};
 use super::events::{emit, EventType};
 use super::subscriptions::{notify_followers, notify_members, notify_subscribers, Mail};
 use crate::changelog::Entry;
+use crate::feedback::comments::Comment;
 use crate::feedback::{Feedback, FeedbackStatus};
 use crate::testimonials::{Testimonial, TestimonialStatus};
 use crate::AppResult;
@@ -55,6 +56,14 @@ pub async fn feedback_created(
     Ok(ids)
 }
 
+/// The project's public board (`/f/<slug>`), for links in emails.
+async fn board_url(tx: &mut PgConnection, mail: Mail<'_>, project_id: Uuid) -> AppResult<String> {
+    let slug = sqlx::query_scalar!("select slug from projects where id = $1", project_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    Ok(format!("{}/f/{slug}", mail.public_url))
+}
+
 pub async fn feedback_status_changed(
     tx: &mut PgConnection,
     mail: Mail<'_>,
@@ -70,7 +79,7 @@ pub async fn feedback_status_changed(
     if mail.configured {
         let name = project_name(tx, entry.project_id).await?;
         let (title, status) = (entry.title.clone(), entry.status.as_str().replace('_', " "));
-        let board = format!("{}/f/", mail.public_url);
+        let board = board_url(tx, mail, entry.project_id).await?;
         ids.extend(
             notify_followers(tx, mail, entry.project_id, entry.id, move |unsubscribe| Template {
                 kind: Kind::StatusChanged,
@@ -86,6 +95,47 @@ pub async fn feedback_status_changed(
         );
     }
     Ok(ids)
+}
+
+/// `feedback.merged` (`{source, target}`), and an email to the source's voters and submitter, who
+/// now follow the target.
+pub async fn feedback_merged(
+    tx: &mut PgConnection,
+    mail: Mail<'_>,
+    source: &Feedback,
+    target: &Feedback,
+) -> AppResult<Vec<Uuid>> {
+    let data = serde_json::json!({ "source": source, "target": target });
+    let mut ids = emit(tx, target.project_id, EventType::FeedbackMerged, data).await?;
+    if mail.configured {
+        let name = project_name(tx, target.project_id).await?;
+        let (from, into) = (source.title.clone(), target.title.clone());
+        let board = board_url(tx, mail, target.project_id).await?;
+        ids.extend(
+            notify_followers(tx, mail, source.project_id, source.id, move |unsubscribe| Template {
+                kind: Kind::Merged,
+                subject: format!("[{name}] {from}: merged into {into}"),
+                heading: format!("{from} was merged into {into}"),
+                paragraphs: vec![format!(
+                    "It asked for the same thing as \"{into}\" on {name}'s board, so the two are one entry now: your vote counts there, and you will hear when its status changes."
+                )],
+                action: Some(("See the board", board.clone())),
+                unsubscribe_url: Some(unsubscribe),
+            })
+            .await?,
+        );
+    }
+    Ok(ids)
+}
+
+pub async fn comment_created(tx: &mut PgConnection, comment: &Comment) -> AppResult<Vec<Uuid>> {
+    let project_id = sqlx::query_scalar!(
+        "select project_id from feedback where id = $1",
+        comment.feedback_id
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    emit(tx, project_id, EventType::CommentCreated, comment).await
 }
 
 pub async fn testimonial_created(

@@ -1,0 +1,195 @@
+//! The feedback loop around the board: public submissions, comments, merging duplicates, the
+//! roadmap.
+
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
+use shipmate_shared::feedback::merge::{self, MergeRequest};
+use shipmate_shared::feedback::roadmap::{self, Roadmap};
+use shipmate_shared::feedback::{self, Feedback, FeedbackModeration, NewFeedback};
+use shipmate_shared::outbound::notify;
+use shipmate_shared::teams::Role;
+use shipmate_shared::validate::parse_id;
+use shipmate_shared::{projects, AppResult};
+use shipmate_types::common::List;
+
+use super::schemas::Deleted;
+use crate::extract::{require, Body, JsonBody, MaybeUser, SessionUser};
+use crate::limits::honeypot_tripped;
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/feedback/by-project/{slug}", post(submit))
+        .route("/v1/feedback/by-project/{slug}/roadmap", get(roadmap))
+        .route(
+            "/v1/feedback/{id}/comments",
+            post(add_comment).get(list_comments),
+        )
+        .route("/v1/feedback/comments/{comment_id}", delete(remove_comment))
+        .route("/v1/feedback/{id}/merge", post(merge_into))
+}
+
+/// A submission from the public board: anonymous (with an optional email for updates) or signed
+/// in. With the project's moderation on it waits as `pending`; rate-limited per client address;
+/// a filled honeypot field `website` answers 201 and stores nothing.
+#[utoipa::path(post, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
+    params(("slug" = String, Path)),
+    request_body = NewFeedback,
+    responses((status = 201, body = Feedback), (status = 404, description = "unknown slug"), (status = 422, description = "invalid fields"), (status = 429, description = "too many submissions")))]
+pub async fn submit(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    MaybeUser(user): MaybeUser,
+    Path(slug): Path<String>,
+    JsonBody(input): JsonBody,
+) -> AppResult<(StatusCode, Json<Feedback>)> {
+    let project = projects::by_slug(&state.db, &slug).await?;
+    let bot = honeypot_tripped(&input);
+    let mut new: NewFeedback = input.parse()?;
+    let client = crate::limits::bucket(state.client_ip(peer, &headers));
+    state.limits.write(client, project.id)?;
+    let moderation = if project.feedback_moderation {
+        FeedbackModeration::Pending
+    } else {
+        FeedbackModeration::Approved
+    };
+    if bot {
+        // Answer as if accepted, so the bot learns nothing; keep nothing.
+        tracing::info!(project_id = %project.id, "feedback honeypot tripped; dropped");
+        return Ok((
+            StatusCode::CREATED,
+            Json(unsaved(project.id, new, moderation)),
+        ));
+    }
+    // A signed-in submitter hears about status changes at their account's address.
+    if new.submitter_email.is_none() {
+        new.submitter_email = user.map(|u| u.email);
+    }
+    let mut tx = state.db.begin().await?;
+    let entry = feedback::create(&mut tx, project.id, new, moderation).await?;
+    let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok((StatusCode::CREATED, Json(entry.public())))
+}
+
+/// What a stored submission would look like, for the honeypot's answer.
+fn unsaved(project_id: uuid::Uuid, new: NewFeedback, moderation: FeedbackModeration) -> Feedback {
+    let now = chrono::Utc::now();
+    Feedback {
+        id: uuid::Uuid::now_v7(),
+        project_id,
+        title: new.title,
+        description: new.description,
+        kind: new.kind,
+        status: new.kind.statuses()[0],
+        submitter_email: None,
+        upvotes: 0,
+        downvotes: 0,
+        score: 0,
+        moderation,
+        merged_into: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// Approved feature requests by stage: planned, in progress, shipped in the last 90 days.
+#[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/roadmap", tag = "feedback",
+    params(("slug" = String, Path)),
+    responses((status = 200, body = Roadmap), (status = 404, description = "unknown slug")))]
+pub async fn roadmap(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+) -> AppResult<Json<Roadmap>> {
+    let project = projects::by_slug(&state.db, &slug).await?;
+    Ok(Json(roadmap::roadmap(&state.db, project.id).await?))
+}
+
+/// Comments on a public entry; a project member's comment is `official`.
+#[utoipa::path(post, path = "/v1/feedback/{id}/comments", tag = "feedback", security(("session" = [])),
+    params(("id" = String, Path)),
+    request_body = NewComment,
+    responses((status = 201, body = Comment), (status = 404, description = "no such public entry (hidden and merged entries take no comments)"), (status = 422, description = "invalid body")))]
+pub async fn add_comment(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    Body(NewComment { body }): Body<NewComment>,
+) -> AppResult<(StatusCode, Json<Comment>)> {
+    let id = parse_id(&id, "feedback entry")?;
+    let name = match session.user.name.trim() {
+        "" => session
+            .user
+            .email
+            .split('@')
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
+        name => name.to_owned(),
+    };
+    let author = Author {
+        user_id: session.user.id,
+        name,
+    };
+    let mut tx = state.db.begin().await?;
+    let comment = comments::create(&mut tx, id, &author, &body).await?;
+    let deliveries = notify::comment_created(&mut tx, &comment).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok((StatusCode::CREATED, Json(comment)))
+}
+
+/// A public entry's comments, oldest first.
+#[utoipa::path(get, path = "/v1/feedback/{id}/comments", tag = "feedback",
+    params(("id" = String, Path)),
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::Comment>), (status = 404, description = "no such public entry")))]
+pub async fn list_comments(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> AppResult<Json<List<Comment>>> {
+    let id = parse_id(&id, "feedback entry")?;
+    Ok(Json(comments::list(&state.db, id).await?.into()))
+}
+
+/// Deletes a comment: its author, or a member of the project (the `member` role and up).
+#[utoipa::path(delete, path = "/v1/feedback/comments/{comment_id}", tag = "feedback", security(("session" = [])),
+    params(("comment_id" = String, Path)),
+    responses((status = 200, body = Deleted), (status = 403, description = "neither its author nor a member"), (status = 404, description = "no such comment")))]
+pub async fn remove_comment(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(comment_id): Path<String>,
+) -> AppResult<Json<Deleted>> {
+    let id = parse_id(&comment_id, "comment")?;
+    comments::delete(&state.db, id, session.user.id).await?;
+    Ok(Json(Deleted::new(id)))
+}
+
+/// Merges a duplicate into another entry of the same project (members and up): its votes move
+/// (one per user), it leaves every listing, and its voters are told. Answers the target.
+#[utoipa::path(post, path = "/v1/feedback/{id}/merge", tag = "feedback", security(("session" = [])),
+    params(("id" = String, Path)),
+    request_body = MergeRequest,
+    responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry (or already merged)"), (status = 422, description = "into itself, another project's entry, or a merged one")))]
+pub async fn merge_into(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+    Body(MergeRequest { into }): Body<MergeRequest>,
+) -> AppResult<Json<Feedback>> {
+    let source = feedback::get(&state.db, parse_id(&id, "feedback entry")?).await?;
+    require(&state, &session, source.project_id, Role::Member).await?;
+    let mut tx = state.db.begin().await?;
+    let (source, target) = merge::merge(&mut tx, source.project_id, source.id, into).await?;
+    let deliveries = notify::feedback_merged(&mut tx, state.mail(), &source, &target).await?;
+    tx.commit().await?;
+    state.deliver(&deliveries).await;
+    Ok(Json(target))
+}

@@ -1,0 +1,294 @@
+//! Feedback entries, their per-type status sets, moderation, and votes; comments, merges and the
+//! roadmap in their own modules.
+
+pub mod comments;
+pub mod merge;
+pub mod roadmap;
+
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::validate::{FromInput, Input, Paging};
+use crate::{AppError, AppResult};
+
+pub use shipmate_types::feedback::{Feedback, FeedbackChanges, NewFeedback, VoteState};
+pub use shipmate_types::{FeedbackModeration, FeedbackSort, FeedbackStatus, FeedbackType};
+
+pub(crate) const COLUMNS: &str =
+    "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
+    upvotes - downvotes as score, moderation, merged_into, created_at, updated_at";
+
+/// What the public sees: approved entries that were not merged into another.
+pub(crate) const PUBLIC: &str = "moderation = 'approved' and merged_into is null";
+
+impl FromInput for NewFeedback {
+    fn read(input: &mut Input) -> Option<Self> {
+        let title = input.string("title", 1, 200);
+        let description = input.opt_string("description", 10_000);
+        let kind = input.enum_value("type");
+        let submitter_email = input.opt_email("submitter_email");
+        Some(NewFeedback {
+            title: title?,
+            kind: kind?,
+            description,
+            submitter_email,
+        })
+    }
+}
+
+/// Whether the status fits the entry's type is the handler's check; a status string that is no
+/// status at all is `invalid_status` too, as the contract says.
+impl FromInput for FeedbackChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        let unknown_status = input
+            .raw("status")
+            .and_then(|v| v.as_str())
+            .is_some_and(|s| FeedbackStatus::parse(s.trim()).is_none());
+        if unknown_status {
+            input.set_code("invalid_status");
+        }
+        let status = input.opt_enum("status");
+        let moderation = input.opt_enum("moderation");
+        if !input.has("status") && !input.has("moderation") {
+            input.error("status", "is required (or `moderation`)");
+            return None;
+        }
+        Some(FeedbackChanges { status, moderation })
+    }
+}
+
+pub async fn create(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    new: NewFeedback,
+    moderation: FeedbackModeration,
+) -> AppResult<Feedback> {
+    let status = new.kind.statuses()[0];
+    Ok(sqlx::query_as::<_, Feedback>(&format!(
+        "insert into feedback (id, project_id, title, description, type, status, submitter_email, moderation)
+         values ($1, $2, $3, $4, $5, $6, $7, $8) returning {COLUMNS}"
+    ))
+    .bind(Uuid::now_v7())
+    .bind(project_id)
+    .bind(&new.title)
+    .bind(&new.description)
+    .bind(new.kind.as_str())
+    .bind(status.as_str())
+    .bind(&new.submitter_email)
+    .bind(moderation.as_str())
+    .fetch_one(&mut *db)
+    .await?)
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub kind: Option<FeedbackType>,
+    pub status: Option<FeedbackStatus>,
+    /// `top` (score, then newest) or `new`.
+    pub newest_first: bool,
+    /// Approved entries only (the board); members see every moderation state.
+    pub public: bool,
+}
+
+/// A page of the project's entries (merged duplicates never), in a total order: `top` is score,
+/// then newest, then id; `new` is newest, then id. Answers the page and the total.
+pub async fn list(
+    db: &PgPool,
+    project_id: Uuid,
+    f: &ListFilter,
+    paging: Paging,
+) -> AppResult<(Vec<Feedback>, i64)> {
+    let order = if f.newest_first {
+        "created_at desc, id desc"
+    } else {
+        "upvotes - downvotes desc, created_at desc, id desc"
+    };
+    let visible = if f.public {
+        PUBLIC
+    } else {
+        "merged_into is null"
+    };
+    let filter = format!(
+        "project_id = $1 and {visible}
+         and ($2::text is null or type = $2) and ($3::text is null or status = $3)"
+    );
+    let kind = f.kind.map(FeedbackType::as_str);
+    let status = f.status.map(FeedbackStatus::as_str);
+    let data = sqlx::query_as::<_, Feedback>(&format!(
+        "select {COLUMNS} from feedback where {filter} order by {order} limit $4 offset $5"
+    ))
+    .bind(project_id)
+    .bind(kind)
+    .bind(status)
+    .bind(paging.per_page)
+    .bind(paging.offset())
+    .fetch_all(db)
+    .await?;
+    let total: i64 = sqlx::query_scalar(&format!("select count(*) from feedback where {filter}"))
+        .bind(project_id)
+        .bind(kind)
+        .bind(status)
+        .fetch_one(db)
+        .await?;
+    Ok((data, total))
+}
+
+pub async fn get(db: &PgPool, id: Uuid) -> AppResult<Feedback> {
+    sqlx::query_as::<_, Feedback>(&format!("select {COLUMNS} from feedback where id = $1"))
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("feedback entry"))
+}
+
+/// Moves the entry to any status of its own type's set; answers it and the status it had.
+pub async fn set_status(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    status: FeedbackStatus,
+) -> AppResult<(Feedback, FeedbackStatus)> {
+    let previous = sqlx::query_scalar!(
+        r#"select status as "status: FeedbackStatus" from feedback where project_id = $1 and id = $2 for update"#,
+        project_id,
+        id
+    )
+    .fetch_optional(&mut *db)
+    .await?
+    .ok_or_else(|| AppError::not_found("feedback entry"))?;
+    let entry = sqlx::query_as::<_, Feedback>(&format!(
+        "update feedback set status = $3, status_changed_at = now(), updated_at = now()
+         where project_id = $1 and id = $2 returning {COLUMNS}"
+    ))
+    .bind(project_id)
+    .bind(id)
+    .bind(status)
+    .fetch_one(&mut *db)
+    .await?;
+    Ok((entry, previous))
+}
+
+pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
+    let done = sqlx::query!(
+        "delete from feedback where project_id = $1 and id = $2",
+        project_id,
+        id
+    )
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Err(AppError::not_found("feedback entry"));
+    }
+    Ok(())
+}
+
+/// Sets (1, -1) or withdraws (0) the user's vote. The entry's row is locked while its counts are
+/// recounted from the votes, so concurrent voters never lose an update.
+pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult<VoteState> {
+    let mut tx = db.begin().await?;
+    let entry = sqlx::query!(
+        r#"select type as "kind: FeedbackType", status as "status: FeedbackStatus"
+           from feedback where id = $1 and merged_into is null for update"#,
+        id
+    )
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or_else(|| AppError::not_found("feedback entry"))?;
+    if entry.kind != FeedbackType::Feature {
+        return Err(AppError::invalid(
+            "voting_not_allowed",
+            "type",
+            "only feature requests can be voted on",
+        ));
+    }
+    // A shipped or cancelled request's tally is final: no new votes, no changed or withdrawn ones.
+    if matches!(
+        entry.status,
+        FeedbackStatus::Shipped | FeedbackStatus::Cancelled
+    ) {
+        return Err(AppError::invalid(
+            "voting_closed",
+            "status",
+            format!("voting is closed: this request is {}", entry.status),
+        ));
+    }
+    if value == 0 {
+        sqlx::query!(
+            "delete from feedback_votes where feedback_id = $1 and user_id = $2",
+            id,
+            user_id
+        )
+        .execute(&mut *tx)
+        .await?;
+    } else {
+        sqlx::query!(
+            "insert into feedback_votes (feedback_id, user_id, value) values ($1, $2, $3)
+             on conflict (feedback_id, user_id) do update set value = excluded.value",
+            id,
+            user_id,
+            value
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    let (upvotes, downvotes) = recount(&mut tx, id).await?;
+    let state = VoteState {
+        feedback_id: id,
+        upvotes,
+        downvotes,
+        score: upvotes - downvotes,
+        user_vote: value.into(),
+    };
+    tx.commit().await?;
+    Ok(state)
+}
+
+/// Recounts an entry's votes from its vote rows (the caller holds the entry's row lock); answers
+/// the upvotes and downvotes.
+pub(crate) async fn recount(db: &mut PgConnection, id: Uuid) -> AppResult<(i32, i32)> {
+    let r = sqlx::query!(
+        "update feedback f set
+            upvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = 1),
+            downvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = -1)
+         where f.id = $1 returning f.upvotes, f.downvotes",
+        id
+    )
+    .fetch_one(db)
+    .await?;
+    Ok((r.upvotes, r.downvotes))
+}
+
+/// Approves an entry, holds it back, or marks it spam (only approved entries are public).
+pub async fn set_moderation(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    moderation: FeedbackModeration,
+) -> AppResult<Feedback> {
+    sqlx::query_as::<_, Feedback>(&format!(
+        "update feedback set moderation = $3, updated_at = now()
+         where project_id = $1 and id = $2 returning {COLUMNS}"
+    ))
+    .bind(project_id)
+    .bind(id)
+    .bind(moderation.as_str())
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("feedback entry"))
+}
+
+/// The user's own votes on a project's entries (for the board page).
+pub async fn user_votes(
+    db: &PgPool,
+    project_id: Uuid,
+    user_id: Uuid,
+) -> AppResult<Vec<(Uuid, i16)>> {
+    Ok(sqlx::query_as(
+        "select v.feedback_id, v.value from feedback_votes v join feedback f on f.id = v.feedback_id
+         where f.project_id = $1 and v.user_id = $2",
+    )
+    .bind(project_id)
+    .bind(user_id)
+    .fetch_all(db)
+    .await?)
+}

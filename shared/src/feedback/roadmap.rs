@@ -1,0 +1,36 @@
+//! The public roadmap: approved feature requests that are planned, in progress, or shipped in the
+//! last 90 days, each column in the board's `top` order.
+
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::{Feedback, FeedbackStatus, COLUMNS, PUBLIC};
+use crate::AppResult;
+
+pub use shipmate_types::feedback::Roadmap;
+
+pub async fn roadmap(db: &PgPool, project_id: Uuid) -> AppResult<Roadmap> {
+    let entries = sqlx::query_as::<_, Feedback>(&format!(
+        "select {COLUMNS} from feedback
+         where project_id = $1 and {PUBLIC} and type = 'feature'
+           and (status in ('planned', 'in_progress')
+                or (status = 'shipped' and status_changed_at > now() - interval '90 days'))
+         order by upvotes - downvotes desc, created_at desc, id desc"
+    ))
+    .bind(project_id)
+    .fetch_all(db)
+    .await?;
+    let column = |status| {
+        entries
+            .iter()
+            .filter(|e| e.status == status)
+            .cloned()
+            .map(Feedback::public)
+            .collect()
+    };
+    Ok(Roadmap {
+        planned: column(FeedbackStatus::Planned),
+        in_progress: column(FeedbackStatus::InProgress),
+        shipped: column(FeedbackStatus::Shipped),
+    })
+}
