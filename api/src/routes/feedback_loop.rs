@@ -1,20 +1,22 @@
 //! The feedback loop around the board: public submissions, comments, merging duplicates, the
 //! roadmap.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
+use shipmate_shared::feedback::similar::{self, SimilarEntry};
 use shipmate_shared::feedback::{self, Feedback, FeedbackModeration, NewFeedback};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{projects, AppResult};
+use shipmate_shared::{projects, AppError, AppResult};
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;
@@ -26,6 +28,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/feedback/by-project/{slug}", post(submit))
         .route("/v1/feedback/by-project/{slug}/roadmap", get(roadmap))
+        .route("/v1/feedback/by-project/{slug}/similar", get(similar))
         .route(
             "/v1/feedback/{id}/comments",
             post(add_comment).get(list_comments),
@@ -110,6 +113,33 @@ pub async fn roadmap(
 ) -> AppResult<Json<Roadmap>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     Ok(Json(roadmap::roadmap(&state.db, project.id).await?))
+}
+
+/// Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the
+/// board's and the widget's "is this already asked?" hint.
+#[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/similar", tag = "feedback",
+    params(("slug" = String, Path), ("q" = String, Query, description = "the draft's text, 1 to 500 characters")),
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::SimilarEntry>), (status = 404, description = "unknown slug"), (status = 422, description = "`q` missing or too long")))]
+pub async fn similar(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<List<SimilarEntry>>> {
+    let project = projects::by_slug(&state.db, &slug).await?;
+    let text = q.get("q").map(|s| s.trim()).unwrap_or_default();
+    if text.is_empty() || text.chars().count() > 500 {
+        return Err(AppError::invalid(
+            "validation_failed",
+            "q",
+            "must be 1 to 500 characters",
+        ));
+    }
+    let vector = state.embed_query(project.id, similar::MODEL, text).await?;
+    Ok(Json(
+        similar::similar(&state.db, project.id, &vector)
+            .await?
+            .into(),
+    ))
 }
 
 /// Comments on a public entry; a project member's comment is `official`.

@@ -99,7 +99,7 @@ pub async fn method_not_allowed() -> AppError {
         api_keys::create, api_keys::list, api_keys::revoke,
         feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
         feedback::upvote, feedback::downvote, feedback::withdraw,
-        feedback_loop::submit, feedback_loop::roadmap, feedback_loop::add_comment, feedback_loop::list_comments,
+        feedback_loop::submit, feedback_loop::roadmap, feedback_loop::similar, feedback_loop::add_comment, feedback_loop::list_comments,
         feedback_loop::remove_comment, feedback_loop::merge_into,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,

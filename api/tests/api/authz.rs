@@ -483,6 +483,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         ),
         (
             Method::GET,
+            format!("/v1/feedback/by-project/{slug}/similar?q=dark%20theme"),
+            Public,
+            None,
+        ),
+        (
+            Method::GET,
             format!("/v1/feedback/{fid}/comments"),
             Public,
             None,

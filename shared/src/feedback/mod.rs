@@ -4,6 +4,7 @@
 pub mod comments;
 pub mod merge;
 pub mod roadmap;
+pub mod similar;
 
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
