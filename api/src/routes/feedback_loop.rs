@@ -20,7 +20,7 @@ use shipmate_shared::{projects, AppError, AppResult};
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;
-use crate::extract::{require, Body, JsonBody, MaybeUser, SessionUser};
+use crate::extract::{require, Actor, Body, JsonBody, MaybeActor, SessionUser};
 use crate::limits::honeypot_tripped;
 use crate::state::AppState;
 
@@ -48,11 +48,14 @@ pub async fn submit(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    MaybeUser(user): MaybeUser,
+    MaybeActor(actor): MaybeActor,
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
+    if let Some(a) = &actor {
+        a.who.check_project(project.id)?;
+    }
     let bot = honeypot_tripped(&input);
     let mut new: NewFeedback = input.parse()?;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
@@ -70,9 +73,9 @@ pub async fn submit(
             Json(unsaved(project.id, new, moderation)),
         ));
     }
-    // A signed-in submitter hears about status changes at their account's address.
+    // A signed-in or identified submitter hears about status changes at their address.
     if new.submitter_email.is_none() {
-        new.submitter_email = user.map(|u| u.email);
+        new.submitter_email = actor.and_then(|a| a.email);
     }
     let mut tx = state.db.begin().await?;
     let entry = feedback::create(&mut tx, project.id, new, moderation).await?;
@@ -149,24 +152,14 @@ pub async fn similar(
     responses((status = 201, body = Comment), (status = 404, description = "no such public entry (hidden and merged entries take no comments)"), (status = 422, description = "invalid body")))]
 pub async fn add_comment(
     State(state): State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     Path(id): Path<String>,
     Body(NewComment { body }): Body<NewComment>,
 ) -> AppResult<(StatusCode, Json<Comment>)> {
     let id = parse_id(&id, "feedback entry")?;
-    let name = match session.user.name.trim() {
-        "" => session
-            .user
-            .email
-            .split('@')
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
-        name => name.to_owned(),
-    };
     let author = Author {
-        user_id: session.user.id,
-        name,
+        who: actor.who,
+        name: actor.name,
     };
     let mut tx = state.db.begin().await?;
     let comment = comments::create(&mut tx, id, &author, &body).await?;
@@ -194,11 +187,11 @@ pub async fn list_comments(
     responses((status = 200, body = Deleted), (status = 403, description = "neither its author nor a member"), (status = 404, description = "no such comment")))]
 pub async fn remove_comment(
     State(state): State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     Path(comment_id): Path<String>,
 ) -> AppResult<Json<Deleted>> {
     let id = parse_id(&comment_id, "comment")?;
-    comments::delete(&state.db, id, session.user.id).await?;
+    comments::delete(&state.db, id, actor.who).await?;
     Ok(Json(Deleted::new(id)))
 }
 

@@ -95,22 +95,7 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         json!({"name": "script tag", "scopes": ["analytics:write"]}),
     )
     .await;
-    let duplicate = post(
-        &app,
-        "/v1/feedback",
-        k,
-        json!({"title": "Night theme", "type": "feature"}),
-    )
-    .await;
-    let commenter = app.login("commenter@example.com").await;
-    let comment = post(
-        &app,
-        &format!("/v1/feedback/{}/comments", id(&entry)),
-        Auth::Session(&commenter),
-        json!({"body": "Yes please"}),
-    )
-    .await;
-    let (dup, comment_id) = (id(&duplicate).to_owned(), id(&comment).to_owned());
+    let (dup, comment_id) = crate::authz_callers::duplicate_and_comment(&app, k, id(&entry)).await;
     let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
     let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
 
@@ -498,6 +483,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             format!("/v1/projects/{pid}"),
             Role("admin"),
             Some(json!({"feedback_moderation": false})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/identify-secret/rotate"),
+            Role("admin"),
+            None,
         ),
         (
             Method::GET,

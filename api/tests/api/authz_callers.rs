@@ -142,3 +142,14 @@ pub async fn post(app: &TestApp, path: &str, auth: Auth<'_>, body: Value) -> Val
     assert!(status.is_success(), "{path}: {status} {v}");
     v
 }
+
+/// A second entry (to merge) and a stranger's comment on `entry` (to delete): (entry id, comment id).
+pub async fn duplicate_and_comment(app: &TestApp, key: Auth<'_>, entry: &str) -> (String, String) {
+    let body = serde_json::json!({"title": "Night theme", "type": "feature"});
+    let duplicate = post(app, "/v1/feedback", key, body).await;
+    let commenter = app.login("commenter@example.com").await;
+    let path = format!("/v1/feedback/{entry}/comments");
+    let body = serde_json::json!({"body": "Yes please"});
+    let comment = post(app, &path, Auth::Session(&commenter), body).await;
+    (id(&duplicate).to_owned(), id(&comment).to_owned())
+}

@@ -63,7 +63,7 @@ async fn a_paraphrased_request_is_suggested_first() {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let found = similar(&app, "similar-a", "keyboard shortcuts").await;
-        if found.len() >= 1 && found[0]["title"] == "Keyboard shortcuts" {
+        if !found.is_empty() && found[0]["title"] == "Keyboard shortcuts" {
             break;
         }
         assert!(
