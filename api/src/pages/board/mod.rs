@@ -1,5 +1,10 @@
-//! `/f/{slug}`: the public feedback board. Filters are a plain GET form so the page works without
-//! JavaScript; signed-in visitors get vote buttons that `/assets/board.js` wires up.
+//! `/f/{slug}`: the public feedback board, 50 entries a page. Filters are a plain GET form and
+//! pages plain links, so reading works without JavaScript; `/assets/board.js` adds votes and
+//! comments, `/assets/board-form.js` the submission form.
+
+mod entry;
+mod form;
+pub(super) mod roadmap;
 
 use std::collections::HashMap;
 
@@ -7,31 +12,57 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
-use shipmate_shared::feedback::{self, Feedback, ListFilter};
+use shipmate_shared::changelog::{self, ShippedIn};
+use shipmate_shared::feedback::{self, comments, Feedback, ListFilter};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::Paging;
+use shipmate_shared::AppResult;
 use uuid::Uuid;
 
-use super::{error_page, html_page, human_date, layout};
+use super::{error_page, html_page, layout};
 use crate::extract::MaybeUser;
 use crate::routes::feedback::parse_filter;
 use crate::state::AppState;
+use entry::{Context, Row, STATUSES, TYPES};
 
-const TYPES: &[(&str, &str)] = &[
-    ("bug", "Bug"),
-    ("feature", "Feature request"),
-    ("feedback", "Feedback"),
-];
-const STATUSES: &[(&str, &str)] = &[
-    ("new", "New"),
-    ("planned", "Planned"),
-    ("in_progress", "In progress"),
-    ("done", "Done"),
-    ("shipped", "Shipped"),
-    ("dismissed", "Dismissed"),
-    ("cancelled", "Cancelled"),
-];
+const PER_PAGE: i64 = 50;
 const SORTS: &[(&str, &str)] = &[("top", "Top voted"), ("new", "Newest")];
+
+/// A page of the board and what its entries show besides themselves.
+struct Loaded {
+    entries: Vec<Feedback>,
+    total: i64,
+    my_votes: HashMap<Uuid, i16>,
+    comments: HashMap<Uuid, i64>,
+    shipped_in: Vec<ShippedIn>,
+}
+
+async fn load(
+    state: &AppState,
+    project: &Project,
+    filter: &ListFilter,
+    paging: Paging,
+    user: Option<Uuid>,
+) -> AppResult<Loaded> {
+    let (entries, total) = feedback::list(&state.db, project.id, filter, paging).await?;
+    let entries: Vec<Feedback> = entries.into_iter().map(Feedback::public).collect();
+    let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
+    let my_votes = match user {
+        Some(u) => feedback::user_votes(&state.db, project.id, u).await?,
+        None => Vec::new(),
+    };
+    let (comments, shipped_in) = tokio::try_join!(
+        comments::counts(&state.db, &ids),
+        changelog::shipped_in(&state.db, project.id, &ids),
+    )?;
+    Ok(Loaded {
+        entries,
+        total,
+        my_votes: my_votes.into_iter().collect(),
+        comments: comments.into_iter().collect(),
+        shipped_in,
+    })
+}
 
 pub async fn board(
     State(state): State<AppState>,
@@ -48,35 +79,50 @@ pub async fn board(
         public: true,
         ..parse_filter(&q).unwrap_or_default()
     };
-    let paging = Paging::parse(&q).unwrap_or(Paging::first(50));
-    let (entries, total): (Vec<Feedback>, i64) =
-        match feedback::list(&state.db, project.id, &filter, paging).await {
-            Ok((list, total)) => (list.into_iter().map(Feedback::public).collect(), total),
-            Err(e) => return error_page(e),
-        };
-    let my_votes: HashMap<Uuid, i16> = match &user {
-        Some(u) => match feedback::user_votes(&state.db, project.id, u.id).await {
-            Ok(v) => v.into_iter().collect(),
-            Err(e) => return error_page(e),
-        },
-        None => HashMap::new(),
+    let paging = Paging {
+        page: Paging::parse(&q).map(|p| p.page).unwrap_or(1),
+        per_page: PER_PAGE,
+    };
+    let loaded = match load(
+        &state,
+        &project,
+        &filter,
+        paging,
+        user.as_ref().map(|u| u.id),
+    )
+    .await
+    {
+        Ok(l) => l,
+        Err(e) => return error_page(e),
     };
     let filtered = filter.kind.is_some() || filter.status.is_some();
     let sort = if filter.newest_first { "new" } else { "top" };
-    let count = total;
-    let noun = if count == 1 { "entry" } else { "entries" };
+    let noun = if loaded.total == 1 {
+        "entry"
+    } else {
+        "entries"
+    };
     let matching = if filtered {
         " matching these filters"
     } else {
         ""
     };
     let board_href = format!("/f/{}", project.slug);
+    let sign_in_href = format!("/login?next=/f/{}", project.slug);
+    let ctx = Context {
+        slug: &project.slug,
+        signed_in: user.is_some(),
+        sign_in_href: &sign_in_href,
+    };
 
     let body = html! {
         header class="page-head" {
             p class="eyebrow" { "Feedback board" }
             h1 { (project.name) }
-            p class="muted" { span id="entry-count" { (count) } " " (noun) (matching) }
+            p class="muted" {
+                span id="entry-count" { (loaded.total) } " " (noun) (matching)
+                " · " a href={ (board_href) "/roadmap" } { "Roadmap" }
+            }
             p class="who" {
                 @match &user {
                     Some(u) => {
@@ -84,11 +130,12 @@ pub async fn board(
                         (if u.name.trim().is_empty() { &u.email } else { &u.name })
                     }
                     None => {
-                        a class="button button-secondary" href=(sign_in_href(&project)) { "Sign in to vote" }
+                        a class="button button-secondary" href=(sign_in_href) { "Sign in to vote" }
                     }
                 }
             }
         }
+        (form::submit_form(&project, user.is_some()))
         form class="card filters" method="get" action=(board_href) role="search" aria-label="Filter feedback" {
             label { "Type " select name="type" { (options(filter.kind.map(|k| k.as_str()), Some("All types"), TYPES)) } }
             label { "Status " select name="status" { (options(filter.status.map(|k| k.as_str()), Some("All statuses"), STATUSES)) } }
@@ -96,10 +143,13 @@ pub async fn board(
             button type="submit" { "Apply" }
         }
         p class="board-msg" id="board-msg" role="status" aria-live="polite" {}
-        @if entries.is_empty() {
+        @if loaded.entries.is_empty() {
             section class="card empty" {
                 p {
-                    @if filtered {
+                    @if paging.page > 1 && loaded.total > 0 {
+                        "There is nothing on this page. "
+                        a href=(page_href(&board_href, &filter, 1)) { "Go to the first page" }
+                    } @else if filtered {
                         "No feedback matches these filters. "
                         a href=(board_href) { "Show everything" }
                     } @else {
@@ -107,27 +157,25 @@ pub async fn board(
                     }
                 }
             }
-        } @else {
-            ul class="entries" {
-                @for e in &entries {
-                    (entry(e, user.is_some(), my_votes.get(&e.id).copied().unwrap_or(0)))
-                }
+        }
+        ul class="entries" id="entries" {
+            @for e in &loaded.entries {
+                (entry::entry(&ctx, &Row {
+                    entry: e,
+                    my_vote: loaded.my_votes.get(&e.id).copied().unwrap_or(0),
+                    comments: loaded.comments.get(&e.id).copied().unwrap_or(0),
+                    shipped_in: loaded.shipped_in.iter().filter(|s| s.feedback_id == e.id).collect(),
+                }))
             }
         }
+        (pager(&board_href, &filter, paging, loaded.total))
     };
 
     let title = format!("{} feedback", project.name);
-    let scripts: &[&str] = if user.is_some() {
-        &["/assets/board.js"]
-    } else {
-        &[]
-    };
-    html_page(StatusCode::OK, layout(&title, body, scripts))
-}
-
-/// The sign-in page (password and every configured provider), coming back to this board.
-fn sign_in_href(project: &Project) -> String {
-    format!("/login?next=/f/{}", project.slug)
+    html_page(
+        StatusCode::OK,
+        layout(&title, body, &["/assets/board.js", "/assets/board-form.js"]),
+    )
 }
 
 fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) -> Markup {
@@ -141,69 +189,42 @@ fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) ->
     }
 }
 
-fn label_for<'a>(table: &[(&str, &'a str)], value: &'a str) -> &'a str {
-    table
-        .iter()
-        .find(|(v, _)| *v == value)
-        .map(|(_, l)| *l)
-        .unwrap_or(value)
-}
-
-/// A CSS class suffix from a known value; anything unexpected falls back to a neutral style.
-fn class_for(value: &str) -> &str {
-    if value.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-        value
+/// The board's address for `page`, keeping the visitor's filters and sort.
+fn page_href(base: &str, filter: &ListFilter, page: i64) -> String {
+    let mut q = url::form_urlencoded::Serializer::new(String::new());
+    if let Some(kind) = filter.kind {
+        q.append_pair("type", kind.as_str());
+    }
+    if let Some(status) = filter.status {
+        q.append_pair("status", status.as_str());
+    }
+    if filter.newest_first {
+        q.append_pair("sort", "new");
+    }
+    if page > 1 {
+        q.append_pair("page", &page.to_string());
+    }
+    let q = q.finish();
+    if q.is_empty() {
+        base.to_owned()
     } else {
-        "other"
+        format!("{base}?{q}")
     }
 }
 
-fn entry(e: &Feedback, signed_in: bool, my_vote: i16) -> Markup {
-    // Only feature requests take votes; the server answers 422 for the others.
-    let votable = signed_in && e.kind == shipmate_shared::feedback::FeedbackType::Feature;
-    let description = e
-        .description
-        .as_deref()
-        .map(str::trim)
-        .filter(|d| !d.is_empty());
+fn pager(base: &str, filter: &ListFilter, paging: Paging, total: i64) -> Markup {
+    let pages = (total + paging.per_page - 1) / paging.per_page;
     html! {
-        li class="card entry" data-entry=(e.id) id={ "entry-" (e.id) } {
-            div class="tally" {
-                @if votable { (vote_button(e.id, "up", "▲", "Upvote", my_vote > 0)) }
-                span class="score" data-score title="Score" { (e.score) }
-                @if votable { (vote_button(e.id, "down", "▼", "Downvote", my_vote < 0)) }
-            }
-            div class="entry-body" {
-                h2 class="entry-title" { (e.title) }
-                @if let Some(d) = description {
-                    p class="desc" { (d) }
+        @if pages > 1 {
+            nav class="pager" aria-label="Pages" {
+                @if paging.page > 1 {
+                    a rel="prev" href=(page_href(base, filter, (paging.page - 1).min(pages))) { "← Previous" }
                 }
-                p class="meta" {
-                    span class={ "label type-" (class_for(e.kind.as_str())) } { (label_for(TYPES, e.kind.as_str())) }
-                    " "
-                    span class={ "badge status-" (class_for(e.status.as_str())) } { (label_for(STATUSES, e.status.as_str())) }
-                    " "
-                    span class="counts" {
-                        span data-upvotes { (e.upvotes) } " up · " span data-downvotes { (e.downvotes) } " down"
-                    }
-                    " "
-                    time datetime=(e.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)) {
-                        (human_date(e.created_at))
-                    }
+                span class="muted" { "Page " (paging.page) " of " (pages) }
+                @if paging.page < pages {
+                    a rel="next" href=(page_href(base, filter, paging.page + 1)) { "Next →" }
                 }
             }
         }
-    }
-}
-
-fn vote_button(id: Uuid, dir: &str, glyph: &str, label: &str, active: bool) -> Markup {
-    let class = if active {
-        format!("vote vote-{dir} is-active")
-    } else {
-        format!("vote vote-{dir}")
-    };
-    html! {
-        button type="button" class=(class) data-vote=(dir) data-id=(id) aria-pressed=(active)
-            aria-label=(label) title=(label) { (glyph) }
     }
 }
