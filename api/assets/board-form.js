@@ -100,7 +100,11 @@
     list.insertBefore(li, list.firstChild);
     document.querySelectorAll('.empty').forEach(function (el) { el.remove(); });
     var count = document.getElementById('entry-count');
-    if (count) count.textContent = String(Number(count.textContent) + 1);
+    if (!count) return;
+    count.textContent = String(Number(count.textContent) + 1);
+    // The noun follows the count in the same text node; only "1 entry" changes it.
+    var rest = count.nextSibling;
+    if (rest && rest.nodeType === Node.TEXT_NODE) rest.textContent = rest.textContent.replace(/^ entry\b/, ' entries');
   }
 
   function hideHint() {

@@ -236,6 +236,7 @@ test('board form shows field errors, adds the entry, and says when it awaits mod
     assert.match(await page.locator('#submit-done').textContent(), /is on the board/);
     assert.ok(await page.getByRole('heading', { name: 'Offline mode' }).isVisible(), 'the entry appears');
     await waitForText(page, '#entry-count', '2');
+    assert.match(await page.locator('.page-head .muted').first().textContent(), /^2 entries/);
     assert.equal(await page.inputValue('#fb-title'), '', 'the form is cleared');
     await noHorizontalScroll(page);
     await page.screenshot({ path: path.join(SHOTS, 'board-submitted.png'), fullPage: true });
