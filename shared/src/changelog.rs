@@ -244,3 +244,58 @@ pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
     }
     Ok(())
 }
+
+/// A published changelog entry that answers a feedback entry: the board's "Shipped in" link.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ShippedIn {
+    pub feedback_id: Uuid,
+    pub entry_id: Uuid,
+    pub title: String,
+}
+
+/// The published entries linking any of `feedback_ids` (newest first). Runtime-checked SQL, so the
+/// offline `.sqlx/` cache needs no entry for it.
+pub async fn shipped_in(
+    db: &PgPool,
+    project_id: Uuid,
+    feedback_ids: &[Uuid],
+) -> AppResult<Vec<ShippedIn>> {
+    Ok(sqlx::query_as::<_, ShippedIn>(
+        "select cf.feedback_id, e.id as entry_id, e.title from changelog_feedback cf
+         join changelog_entries e on e.id = cf.entry_id
+         where e.project_id = $1 and e.published and cf.feedback_id = any($2)
+         order by e.published_at desc, e.id desc",
+    )
+    .bind(project_id)
+    .bind(feedback_ids)
+    .fetch_all(db)
+    .await?)
+}
+
+/// A public feedback entry that a changelog entry answers: the changelog page's link to the board.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Answered {
+    pub entry_id: Uuid,
+    pub feedback_id: Uuid,
+    pub title: String,
+}
+
+/// The public feedback entries (approved, not merged) that any of `entry_ids` answer, by title.
+/// Runtime-checked SQL, as `shipped_in`.
+pub async fn answered(
+    db: &PgPool,
+    project_id: Uuid,
+    entry_ids: &[Uuid],
+) -> AppResult<Vec<Answered>> {
+    Ok(sqlx::query_as::<_, Answered>(&format!(
+        "select cf.entry_id, f.id as feedback_id, f.title from changelog_feedback cf
+         join feedback f on f.id = cf.feedback_id
+         where f.project_id = $1 and cf.entry_id = any($2) and {}
+         order by f.title, f.id",
+        feedback::PUBLIC
+    ))
+    .bind(project_id)
+    .bind(entry_ids)
+    .fetch_all(db)
+    .await?)
+}

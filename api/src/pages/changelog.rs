@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{html, Markup, PreEscaped};
 use pulldown_cmark::{Options, Parser};
-use shipmate_shared::changelog::{self, Entry};
+use shipmate_shared::changelog::{self, Answered, Entry};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::Paging;
 use shipmate_shared::AppResult;
@@ -70,7 +70,7 @@ async fn load(state: &AppState, slug: &str) -> AppResult<(Project, Vec<Entry>)> 
 }
 
 pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
-    let (project, entries) = match load(&state, &slug).await {
+    let (project, entries, answered) = match load_with_answers(&state, &slug).await {
         Ok(v) => v,
         Err(e) => return error_page(e),
     };
@@ -96,7 +96,8 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
         } @else {
             ol class="changelog" {
                 @for e in &entries {
-                    li { (release(e, &cleaner)) }
+                    @let answers: Vec<&Answered> = answered.iter().filter(|a| a.entry_id == e.id).collect();
+                    li { (release(e, &answers, &project.slug, &cleaner)) }
                 }
             }
         }
@@ -105,7 +106,18 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
     html_page(StatusCode::OK, layout_with_head(&title, head, body, &[]))
 }
 
-fn release(e: &Entry, cleaner: &ammonia::Builder<'_>) -> Markup {
+/// The page also names the board's requests each entry answers.
+async fn load_with_answers(
+    state: &AppState,
+    slug: &str,
+) -> AppResult<(Project, Vec<Entry>, Vec<Answered>)> {
+    let (project, entries) = load(state, slug).await?;
+    let ids: Vec<uuid::Uuid> = entries.iter().map(|e| e.id).collect();
+    let answered = changelog::answered(&state.db, project.id, &ids).await?;
+    Ok((project, entries, answered))
+}
+
+fn release(e: &Entry, answers: &[&Answered], slug: &str, cleaner: &ammonia::Builder<'_>) -> Markup {
     let when = e.published_at.unwrap_or(e.created_at);
     html! {
         article class="card release" id=(e.id) {
@@ -117,6 +129,17 @@ fn release(e: &Entry, cleaner: &ammonia::Builder<'_>) -> Markup {
             }
             // Sanitised by ammonia in `render_markdown`, so it goes in as it is.
             div class="prose" { (PreEscaped(render_markdown(&e.content, cleaner))) }
+            @if !answers.is_empty() {
+                p class="answers" {
+                    "Requested on the "
+                    a href={ "/f/" (slug) } { "feedback board" }
+                    ": "
+                    @for (i, a) in answers.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        a href={ "/f/" (slug) "#entry-" (a.feedback_id) } { (a.title) }
+                    }
+                }
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
-//! Server-rendered public pages: the feedback board (`/f`), the testimonial form (`/t`) and the
-//! changelog (`/c`) with its Atom feed. Pages are `maud` templates, which escape every value they
-//! insert; scripts and styles are external files so a strict Content-Security-Policy (no
-//! 'unsafe-inline') holds.
+//! Server-rendered public pages: the feedback board (`/f`) and its roadmap, the testimonial form
+//! (`/t`) and the changelog (`/c`) with its Atom feed. Pages are `maud` templates, which escape
+//! every value they insert; scripts and styles are external files so a strict
+//! Content-Security-Policy (no 'unsafe-inline') holds.
 
 mod board;
 pub(crate) mod changelog;
@@ -27,6 +27,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(dashboard::router())
         .route("/f/{slug}", get(board::board))
+        .route("/f/{slug}/roadmap", get(board::roadmap::page))
         .route(
             "/t/{slug}",
             get(testimonial_form::form).post(testimonial_form::without_script),
@@ -44,6 +45,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/assets/app.css", get(app_css))
         .route("/assets/board.js", get(board_js))
+        .route("/assets/board-form.js", get(board_form_js))
         .route("/assets/testimonial.js", get(testimonial_js))
 }
 
@@ -175,6 +177,13 @@ async fn board_js() -> Response {
     asset(
         "text/javascript; charset=utf-8",
         include_str!("../../assets/board.js"),
+    )
+}
+
+async fn board_form_js() -> Response {
+    asset(
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/board-form.js"),
     )
 }
 

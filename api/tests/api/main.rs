@@ -19,6 +19,7 @@ mod limits;
 mod markdown;
 mod metrics;
 mod pages;
+mod pages_loop;
 mod projects;
 mod teams;
 mod testimonials;

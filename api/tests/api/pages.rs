@@ -6,10 +6,10 @@ use serde_json::{json, Value};
 
 use crate::helpers::*;
 
-struct Page {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: String,
+pub(crate) struct Page {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: String,
 }
 
 impl Page {
@@ -21,7 +21,7 @@ impl Page {
     }
 }
 
-async fn get_page(app: &TestApp, path: &str, session: Option<&str>) -> Page {
+pub(crate) async fn get_page(app: &TestApp, path: &str, session: Option<&str>) -> Page {
     let mut req = app.client.get(app.url(path));
     if let Some(token) = session {
         req = req.header("cookie", format!("shipmate_session={token}"));
@@ -37,7 +37,7 @@ async fn get_page(app: &TestApp, path: &str, session: Option<&str>) -> Page {
     }
 }
 
-async fn submit(app: &TestApp, project: &Value, body: Value) -> Value {
+pub(crate) async fn submit(app: &TestApp, project: &Value, body: Value) -> Value {
     let (status, entry) = app
         .call(
             Method::POST,
@@ -62,7 +62,12 @@ async fn upvote(app: &TestApp, token: &str, entry: &Value) {
     assert_eq!(status, StatusCode::OK, "{body}");
 }
 
-async fn changelog_entry(app: &TestApp, owner: &str, project: &Value, body: Value) -> Value {
+pub(crate) async fn changelog_entry(
+    app: &TestApp,
+    owner: &str,
+    project: &Value,
+    body: Value,
+) -> Value {
     let path = format!("/v1/changelog/dashboard/{}", id(project));
     let (status, entry) = app
         .call(Method::POST, &path, Auth::Session(owner), Some(body))
@@ -71,7 +76,7 @@ async fn changelog_entry(app: &TestApp, owner: &str, project: &Value, body: Valu
     entry
 }
 
-fn assert_html(page: &Page) {
+pub(crate) fn assert_html(page: &Page) {
     assert!(
         page.header("content-type").starts_with("text/html"),
         "{}",
@@ -434,6 +439,7 @@ async fn every_html_page_carries_the_csp_header_without_unsafe_inline_and_frame_
     .await;
     for path in [
         "/f/pg-csp",
+        "/f/pg-csp/roadmap",
         "/t/pg-csp",
         "/c/pg-csp",
         "/f/unknown-slug",
@@ -475,6 +481,7 @@ async fn page_assets_are_served_with_their_content_types_and_caching() {
     for (path, ct) in [
         ("/assets/app.css", "text/css"),
         ("/assets/board.js", "text/javascript"),
+        ("/assets/board-form.js", "text/javascript"),
         ("/assets/testimonial.js", "text/javascript"),
     ] {
         let page = get_page(&app, path, None).await;

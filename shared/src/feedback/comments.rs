@@ -102,6 +102,18 @@ pub async fn list(db: &PgPool, feedback_id: Uuid) -> AppResult<Vec<Comment>> {
     Ok(rows.into_iter().map(Comment::from).collect())
 }
 
+/// How many comments each of `feedback_ids` has (entries without any are absent), for the
+/// board's counts. Runtime-checked SQL, so the offline `.sqlx/` cache needs no entry for it.
+pub async fn counts(db: &PgPool, feedback_ids: &[Uuid]) -> AppResult<Vec<(Uuid, i64)>> {
+    Ok(sqlx::query_as::<_, (Uuid, i64)>(
+        "select feedback_id, count(*) from feedback_comments where feedback_id = any($1)
+         group by feedback_id",
+    )
+    .bind(feedback_ids)
+    .fetch_all(db)
+    .await?)
+}
+
 /// Deletes a comment: its author, or a member of the entry's project with the `member` role or
 /// above (403 for anyone else, viewers included).
 pub async fn delete(db: &PgPool, comment_id: Uuid, who: super::Participant) -> AppResult<()> {

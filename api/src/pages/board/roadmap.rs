@@ -1,0 +1,80 @@
+//! `/f/{slug}/roadmap`: approved feature requests in three columns (planned, in progress, shipped
+//! in the last 90 days), each in the board's `top` order. Plain HTML, no script.
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use maud::{html, Markup};
+use shipmate_shared::changelog::{self, ShippedIn};
+use shipmate_shared::feedback::roadmap::{self, Roadmap};
+use shipmate_shared::feedback::Feedback;
+use shipmate_shared::projects::{self, Project};
+use shipmate_shared::AppResult;
+use uuid::Uuid;
+
+use super::entry::shipped_in;
+use crate::pages::{error_page, html_page, layout};
+use crate::state::AppState;
+
+async fn load(state: &AppState, slug: &str) -> AppResult<(Project, Roadmap, Vec<ShippedIn>)> {
+    let project = projects::by_slug(&state.db, slug).await?;
+    let road = roadmap::roadmap(&state.db, project.id).await?;
+    let shipped: Vec<Uuid> = road.shipped.iter().map(|e| e.id).collect();
+    let links = changelog::shipped_in(&state.db, project.id, &shipped).await?;
+    Ok((project, road, links))
+}
+
+pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
+    let (project, road, links) = match load(&state, &slug).await {
+        Ok(v) => v,
+        Err(e) => return error_page(e),
+    };
+    let board = format!("/f/{}", project.slug);
+    let body = html! {
+        header class="page-head" {
+            p class="eyebrow" { "Roadmap" }
+            h1 { (project.name) }
+            p class="muted" {
+                "What the team plans, is building, and shipped lately. "
+                a href=(board) { "All feedback" }
+            }
+        }
+        div class="roadmap" {
+            (column("planned", "Planned", "Nothing planned right now.", &road.planned, &project.slug, &links))
+            (column("in_progress", "In progress", "Nothing in progress right now.", &road.in_progress, &project.slug, &links))
+            (column("shipped", "Shipped", "Nothing shipped in the last 90 days.", &road.shipped, &project.slug, &links))
+        }
+    };
+    let title = format!("{} roadmap", project.name);
+    html_page(StatusCode::OK, layout(&title, body, &[]))
+}
+
+fn column(
+    key: &str,
+    name: &str,
+    empty: &str,
+    entries: &[Feedback],
+    slug: &str,
+    links: &[ShippedIn],
+) -> Markup {
+    let head = format!("col-{key}");
+    html! {
+        section class={ "road-col status-col-" (key) } data-column=(key) aria-labelledby=(head) {
+            h2 id=(head) { (name) " " span class="road-count" { (entries.len()) } }
+            @if entries.is_empty() {
+                p class="muted road-empty" { (empty) }
+            } @else {
+                ul class="road-items" {
+                    @for e in entries {
+                        @let votes = if e.score == 1 { "vote" } else { "votes" };
+                        li class="card road-item" data-entry=(e.id) {
+                            h3 { (e.title) }
+                            p class="muted" { (e.score) " " (votes) }
+                            (shipped_in(slug, &links.iter().filter(|s| s.feedback_id == e.id).collect::<Vec<_>>()))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
