@@ -486,6 +486,14 @@ test('a member moderates the board, answers officially and merges a duplicate', 
     assert.ok(!after.data.some((e) => e.id === night.id), 'the merged entry left the list');
     assert.equal(after.data.find((e) => e.id === dark.id).upvotes, 1, 'its vote moved');
 
+    // On a phone, an entry with its thread and merge form open still fits the width.
+    await page.locator(`[data-feedback="${dark.id}"] [data-comments-toggle]`).click();
+    await page.locator(`[data-feedback="${dark.id}"] [data-action="merge"]`).click();
+    await page.locator(`#merge-${dark.id} .picker`).waitFor();
+    await page.setViewportSize(PHONE);
+    await noHorizontalScroll(page, PHONE.width);
+    await shot(page, 'feedback-phone');
+
     assert.deepEqual(problems, [], 'no console errors');
   } finally {
     await ctx.close();
