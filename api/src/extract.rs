@@ -10,7 +10,8 @@ use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::{ConnectInfo, RawPathParams};
 use shipmate_shared::api_keys::required_scope;
-use shipmate_shared::auth::{sessions, User};
+use shipmate_shared::auth::{identity, sessions, User};
+use shipmate_shared::feedback::Participant;
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::{parse_id, project_id_param, FromInput, Input};
@@ -239,6 +240,80 @@ impl FromRequestParts<AppState> for MaybeUser {
                 status: StatusCode::UNAUTHORIZED,
                 ..
             }) => Ok(MaybeUser(None)),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Who votes, comments or submits on a board: a dashboard session, or an end-user session (`eu_`,
+/// from `POST /v1/auth/identify`) that counts in its own project only.
+pub struct Actor {
+    pub who: Participant,
+    /// How comments sign: the account's name, else its address's local part.
+    pub name: String,
+    pub email: Option<String>,
+}
+
+impl FromRequestParts<AppState> for Actor {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let end_user_token = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, t)| t.trim())
+            .filter(|t| t.starts_with(identity::SESSION_PREFIX));
+        if let Some(token) = end_user_token {
+            let user = identity::session(&state.db, token).await?.ok_or_else(|| {
+                AppError::unauthorized("the end-user session is unknown or expired")
+            })?;
+            return Ok(Actor {
+                who: Participant::EndUser {
+                    id: user.id,
+                    project_id: user.project_id,
+                },
+                name: user.name,
+                email: user.email,
+            });
+        }
+        let session = SessionUser::from_request_parts(parts, state).await?;
+        let user = session.user;
+        let name = match user.name.trim() {
+            "" => user.email.split('@').next().unwrap_or_default().to_owned(),
+            name => name.to_owned(),
+        };
+        Ok(Actor {
+            who: Participant::User(user.id),
+            name,
+            email: Some(user.email),
+        })
+    }
+}
+
+/// An actor, or nobody (the public board takes anonymous submissions).
+pub struct MaybeActor(pub Option<Actor>);
+
+impl FromRequestParts<AppState> for MaybeActor {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let present = parts.headers.contains_key(header::AUTHORIZATION)
+            || CookieJar::from_headers(&parts.headers)
+                .get(SESSION_COOKIE)
+                .is_some();
+        if !present {
+            return Ok(MaybeActor(None));
+        }
+        match Actor::from_request_parts(parts, state).await {
+            Ok(a) => Ok(MaybeActor(Some(a))),
+            // A stale dashboard cookie on the public board is no reason to refuse a submission.
+            Err(AppError::Client {
+                status: StatusCode::UNAUTHORIZED,
+                ..
+            }) if !parts.headers.contains_key(header::AUTHORIZATION) => Ok(MaybeActor(None)),
             Err(e) => Err(e),
         }
     }

@@ -37,8 +37,9 @@ impl crate::validate::FromInput for NewApiKey {
 pub use shipmate_types::{Scope, StringEnum};
 
 /// Routes any key of the project may call, whatever its scopes (they reveal only what a
-/// publishable key's owner already shows on its site).
-const ANY_KEY_ROUTES: &[(&str, &str)] = &[("GET", "/v1/project")];
+/// publishable key's owner already shows on its site; identify needs the secret its JWT is signed
+/// with, which no browser holds).
+const ANY_KEY_ROUTES: &[(&str, &str)] = &[("GET", "/v1/project"), ("POST", "/v1/auth/identify")];
 
 /// The scope an API-key route needs, by method and route template. A route missing here is
 /// refused to every scoped key (fail closed), so a new endpoint cannot leak to them by accident.

@@ -165,3 +165,31 @@ pub struct InstanceSettings {
     pub email_configured: bool,
     pub providers: Vec<ProviderInfo>,
 }
+
+/// `POST /v1/auth/identify`: a JWT signed (HS256) by the customer's backend with the project's
+/// identify secret; claims `sub`, `name`, `email`, `exp` (at most 24 hours ahead).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct IdentifyRequest {
+    pub token: String,
+}
+
+/// An end user of a customer's product, as the board shows them.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct EndUserInfo {
+    pub id: Uuid,
+    pub name: String,
+}
+
+/// An end-user session (`eu_...`), valid 30 days, for voting, commenting and submitting feedback
+/// in that project only.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Identified {
+    pub token: String,
+    pub user: EndUserInfo,
+}
+
+/// A project's new identify secret: shown once, at its rotation.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct IdentifySecret {
+    pub identify_secret: String,
+}

@@ -81,12 +81,14 @@ async fn embed_loop(
     let stale_ms = ctx.settings.embed_lease_secs * 1000;
     while !*stop.borrow() {
         // Wake on a job, or after a second anyway: the claim below also sweeps documents whose job
-        // was lost (Redis restarted) or whose worker died (lease expired).
+        // was lost (Redis restarted) or whose worker died (lease expired), and new feedback entries
+        // are embedded for the similarity hint within that second.
         let woken = tokio::select! {
             r = read::<serde_json::Value>(&queue, EMBED_STREAM, &consumer, 512, stale_ms) => r,
             _ = stop.changed() => break,
         };
         jobs::embed::drain(&ctx, &stop).await;
+        jobs::similar::drain(&ctx).await;
         ack(
             &queue,
             EMBED_STREAM,

@@ -18,7 +18,7 @@ use shipmate_types::common::Page;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
-use crate::extract::{require, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
+use crate::extract::{require, Actor, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -163,10 +163,10 @@ async fn entry_owned(state: &AppState, session: &SessionUser, id: &str) -> AppRe
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry"), (status = 422, description = "`voting_not_allowed`")))]
 pub async fn upvote(
     state: State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     id: Path<String>,
 ) -> AppResult<Json<VoteState>> {
-    cast(state, session, id, 1).await
+    cast(state, actor, id, 1).await
 }
 
 /// Downvotes a feature request; repeating it changes nothing, and it replaces an upvote.
@@ -174,10 +174,10 @@ pub async fn upvote(
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry"), (status = 422, description = "`voting_not_allowed`")))]
 pub async fn downvote(
     state: State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     id: Path<String>,
 ) -> AppResult<Json<VoteState>> {
-    cast(state, session, id, -1).await
+    cast(state, actor, id, -1).await
 }
 
 /// Withdraws the caller's vote.
@@ -185,21 +185,21 @@ pub async fn downvote(
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry")))]
 pub async fn withdraw(
     state: State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     id: Path<String>,
 ) -> AppResult<Json<VoteState>> {
-    cast(state, session, id, 0).await
+    cast(state, actor, id, 0).await
 }
 
+/// Dashboard sessions and end-user sessions (`eu_`, in their own project) vote alike.
 async fn cast(
     State(state): State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     Path(id): Path<String>,
     value: i16,
 ) -> AppResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
-    state.limits.vote(session.user.id)?;
-    Ok(Json(
-        feedback::vote(&state.db, id, session.user.id, value).await?,
-    ))
+    let (user, end_user) = actor.who.ids();
+    state.limits.vote(user.or(end_user).unwrap_or_default())?;
+    Ok(Json(feedback::vote(&state.db, id, actor.who, value).await?))
 }

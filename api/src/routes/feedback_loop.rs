@@ -1,24 +1,26 @@
 //! The feedback loop around the board: public submissions, comments, merging duplicates, the
 //! roadmap.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
+use shipmate_shared::feedback::similar::{self, SimilarEntry};
 use shipmate_shared::feedback::{self, Feedback, FeedbackModeration, NewFeedback};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{projects, AppResult};
+use shipmate_shared::{projects, AppError, AppResult};
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;
-use crate::extract::{require, Body, JsonBody, MaybeUser, SessionUser};
+use crate::extract::{require, Actor, Body, JsonBody, MaybeActor, SessionUser};
 use crate::limits::honeypot_tripped;
 use crate::state::AppState;
 
@@ -26,6 +28,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/feedback/by-project/{slug}", post(submit))
         .route("/v1/feedback/by-project/{slug}/roadmap", get(roadmap))
+        .route("/v1/feedback/by-project/{slug}/similar", get(similar))
         .route(
             "/v1/feedback/{id}/comments",
             post(add_comment).get(list_comments),
@@ -45,11 +48,14 @@ pub async fn submit(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    MaybeUser(user): MaybeUser,
+    MaybeActor(actor): MaybeActor,
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
+    if let Some(a) = &actor {
+        a.who.check_project(project.id)?;
+    }
     let bot = honeypot_tripped(&input);
     let mut new: NewFeedback = input.parse()?;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
@@ -67,9 +73,9 @@ pub async fn submit(
             Json(unsaved(project.id, new, moderation)),
         ));
     }
-    // A signed-in submitter hears about status changes at their account's address.
+    // A signed-in or identified submitter hears about status changes at their address.
     if new.submitter_email.is_none() {
-        new.submitter_email = user.map(|u| u.email);
+        new.submitter_email = actor.and_then(|a| a.email);
     }
     let mut tx = state.db.begin().await?;
     let entry = feedback::create(&mut tx, project.id, new, moderation).await?;
@@ -112,6 +118,33 @@ pub async fn roadmap(
     Ok(Json(roadmap::roadmap(&state.db, project.id).await?))
 }
 
+/// Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the
+/// board's and the widget's "is this already asked?" hint.
+#[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/similar", tag = "feedback",
+    params(("slug" = String, Path), ("q" = String, Query, description = "the draft's text, 1 to 500 characters")),
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::SimilarEntry>), (status = 404, description = "unknown slug"), (status = 422, description = "`q` missing or too long")))]
+pub async fn similar(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Json<List<SimilarEntry>>> {
+    let project = projects::by_slug(&state.db, &slug).await?;
+    let text = q.get("q").map(|s| s.trim()).unwrap_or_default();
+    if text.is_empty() || text.chars().count() > 500 {
+        return Err(AppError::invalid(
+            "validation_failed",
+            "q",
+            "must be 1 to 500 characters",
+        ));
+    }
+    let vector = state.embed_query(project.id, similar::MODEL, text).await?;
+    Ok(Json(
+        similar::similar(&state.db, project.id, &vector)
+            .await?
+            .into(),
+    ))
+}
+
 /// Comments on a public entry; a project member's comment is `official`.
 #[utoipa::path(post, path = "/v1/feedback/{id}/comments", tag = "feedback", security(("session" = [])),
     params(("id" = String, Path)),
@@ -119,24 +152,14 @@ pub async fn roadmap(
     responses((status = 201, body = Comment), (status = 404, description = "no such public entry (hidden and merged entries take no comments)"), (status = 422, description = "invalid body")))]
 pub async fn add_comment(
     State(state): State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     Path(id): Path<String>,
     Body(NewComment { body }): Body<NewComment>,
 ) -> AppResult<(StatusCode, Json<Comment>)> {
     let id = parse_id(&id, "feedback entry")?;
-    let name = match session.user.name.trim() {
-        "" => session
-            .user
-            .email
-            .split('@')
-            .next()
-            .unwrap_or_default()
-            .to_owned(),
-        name => name.to_owned(),
-    };
     let author = Author {
-        user_id: session.user.id,
-        name,
+        who: actor.who,
+        name: actor.name,
     };
     let mut tx = state.db.begin().await?;
     let comment = comments::create(&mut tx, id, &author, &body).await?;
@@ -164,11 +187,11 @@ pub async fn list_comments(
     responses((status = 200, body = Deleted), (status = 403, description = "neither its author nor a member"), (status = 404, description = "no such comment")))]
 pub async fn remove_comment(
     State(state): State<AppState>,
-    session: SessionUser,
+    actor: Actor,
     Path(comment_id): Path<String>,
 ) -> AppResult<Json<Deleted>> {
     let id = parse_id(&comment_id, "comment")?;
-    comments::delete(&state.db, id, session.user.id).await?;
+    comments::delete(&state.db, id, actor.who).await?;
     Ok(Json(Deleted::new(id)))
 }
 

@@ -9,6 +9,7 @@ pub mod changelog;
 pub mod email;
 pub mod feedback;
 pub mod feedback_loop;
+pub mod identity;
 pub mod indexes;
 pub mod markdown;
 pub mod members;
@@ -62,6 +63,7 @@ pub fn api() -> Router<AppState> {
         .merge(api_keys::router())
         .merge(feedback::router())
         .merge(feedback_loop::router())
+        .merge(identity::router())
         .merge(testimonials::router())
         .merge(changelog::router())
         .merge(markdown::router())
@@ -99,8 +101,9 @@ pub async fn method_not_allowed() -> AppError {
         api_keys::create, api_keys::list, api_keys::revoke,
         feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
         feedback::upvote, feedback::downvote, feedback::withdraw,
-        feedback_loop::submit, feedback_loop::roadmap, feedback_loop::add_comment, feedback_loop::list_comments,
+        feedback_loop::submit, feedback_loop::roadmap, feedback_loop::similar, feedback_loop::add_comment, feedback_loop::list_comments,
         feedback_loop::remove_comment, feedback_loop::merge_into,
+        identity::rotate_secret, identity::identify,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,

@@ -4,17 +4,11 @@
 //! destructive rows sit at the end; in a destructive row, an allowed caller after the first one
 //! that succeeded finds the resource gone (404).
 
-use reqwest::{Method, StatusCode};
+use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::authz_callers::{Access, Fixture, ROLES};
+use crate::authz_callers::{post, Access, Fixture, ROLES};
 use crate::helpers::*;
-
-async fn post(app: &TestApp, path: &str, auth: Auth<'_>, body: Value) -> Value {
-    let (status, v) = app.call(Method::POST, path, auth, Some(body)).await;
-    assert!(status.is_success(), "{path}: {status} {v}");
-    v
-}
 
 #[tokio::test]
 async fn every_endpoint_answers_each_caller_as_the_contract_says() {
@@ -101,22 +95,7 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         json!({"name": "script tag", "scopes": ["analytics:write"]}),
     )
     .await;
-    let duplicate = post(
-        &app,
-        "/v1/feedback",
-        k,
-        json!({"title": "Night theme", "type": "feature"}),
-    )
-    .await;
-    let commenter = app.login("commenter@example.com").await;
-    let comment = post(
-        &app,
-        &format!("/v1/feedback/{}/comments", id(&entry)),
-        Auth::Session(&commenter),
-        json!({"body": "Yes please"}),
-    )
-    .await;
-    let (dup, comment_id) = (id(&duplicate).to_owned(), id(&comment).to_owned());
+    let (dup, comment_id) = crate::authz_callers::duplicate_and_comment(&app, k, id(&entry)).await;
     let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
     let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
 
@@ -483,6 +462,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         ),
         (
             Method::GET,
+            format!("/v1/feedback/by-project/{slug}/similar?q=dark%20theme"),
+            Public,
+            None,
+        ),
+        (
+            Method::GET,
             format!("/v1/feedback/{fid}/comments"),
             Public,
             None,
@@ -498,6 +483,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             format!("/v1/projects/{pid}"),
             Role("admin"),
             Some(json!({"feedback_moderation": false})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/projects/{pid}/identify-secret/rotate"),
+            Role("admin"),
+            None,
         ),
         (
             Method::GET,
@@ -593,46 +584,5 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
         ),
         (Method::POST, "/v1/auth/logout".into(), Session, None),
     ];
-    let endpoints = rows.len();
-    let mut checked = 0;
-    for (method, path, access, body) in rows {
-        let mut done = false;
-        for (n, ((who, auth), want)) in f
-            .callers(access)
-            .into_iter()
-            .zip(access.expected())
-            .enumerate()
-        {
-            // `{caller}` in a body keeps creations by different callers apart (slugs are unique).
-            let body = body.as_ref().map(|b| {
-                serde_json::from_str::<Value>(&b.to_string().replace("{caller}", &n.to_string()))
-                    .unwrap()
-            });
-            let res = app.send(method.clone(), &path, auth, body).await;
-            let status = res.status();
-            let text = res.text().await.unwrap_or_default();
-            // A deletion or a merge removes its resource: later allowed callers find it gone.
-            let removes = method == Method::DELETE || path.ends_with("/merge");
-            let ok = if want == 0 {
-                status.is_success() || (removes && done && status == StatusCode::NOT_FOUND)
-            } else {
-                status == StatusCode::from_u16(want).unwrap()
-            };
-            assert!(
-                ok,
-                "{method} {path} as {who}: got {status}, want {}: {text}",
-                if want == 0 {
-                    "2xx".to_string()
-                } else {
-                    want.to_string()
-                }
-            );
-            done |= status.is_success();
-            checked += 1;
-        }
-    }
-    assert_eq!(checked, endpoints * 8);
-    println!(
-        "authorization matrix: {endpoints} endpoints x 8 callers = {checked} requests checked"
-    );
+    f.check(&app, rows).await;
 }

@@ -1,6 +1,9 @@
 //! The authorization matrix's callers: who may call an endpoint (`Access`), and the eight
 //! callers each row is tried with (`Fixture`).
 
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
 use crate::helpers::*;
 
 /// The project roles, weakest first, as the last four callers of every row.
@@ -78,4 +81,75 @@ impl Fixture {
             ("owner", last),
         ]
     }
+}
+
+/// One row of the matrix: a request, who may make it, and its body.
+pub type Row = (Method, String, Access, Option<Value>);
+
+impl Fixture {
+    /// Sends every row as each of the eight callers, in order, and asserts each status.
+    pub async fn check(&self, app: &TestApp, rows: Vec<Row>) {
+        let endpoints = rows.len();
+        let mut checked = 0;
+        for (method, path, access, body) in rows {
+            let mut done = false;
+            for (n, ((who, auth), want)) in self
+                .callers(access)
+                .into_iter()
+                .zip(access.expected())
+                .enumerate()
+            {
+                // `{caller}` in a body keeps creations by different callers apart (slugs are unique).
+                let body = body.as_ref().map(|b| {
+                    serde_json::from_str::<Value>(
+                        &b.to_string().replace("{caller}", &n.to_string()),
+                    )
+                    .unwrap()
+                });
+                let res = app.send(method.clone(), &path, auth, body).await;
+                let status = res.status();
+                let text = res.text().await.unwrap_or_default();
+                // A deletion or a merge removes its resource: later allowed callers find it gone.
+                let removes = method == Method::DELETE || path.ends_with("/merge");
+                let ok = if want == 0 {
+                    status.is_success() || (removes && done && status == StatusCode::NOT_FOUND)
+                } else {
+                    status == StatusCode::from_u16(want).unwrap()
+                };
+                assert!(
+                    ok,
+                    "{method} {path} as {who}: got {status}, want {}: {text}",
+                    if want == 0 {
+                        "2xx".to_string()
+                    } else {
+                        want.to_string()
+                    }
+                );
+                done |= status.is_success();
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, endpoints * 8);
+        println!(
+            "authorization matrix: {endpoints} endpoints x 8 callers = {checked} requests checked"
+        );
+    }
+}
+
+/// A setup request that must succeed.
+pub async fn post(app: &TestApp, path: &str, auth: Auth<'_>, body: Value) -> Value {
+    let (status, v) = app.call(Method::POST, path, auth, Some(body)).await;
+    assert!(status.is_success(), "{path}: {status} {v}");
+    v
+}
+
+/// A second entry (to merge) and a stranger's comment on `entry` (to delete): (entry id, comment id).
+pub async fn duplicate_and_comment(app: &TestApp, key: Auth<'_>, entry: &str) -> (String, String) {
+    let body = serde_json::json!({"title": "Night theme", "type": "feature"});
+    let duplicate = post(app, "/v1/feedback", key, body).await;
+    let commenter = app.login("commenter@example.com").await;
+    let path = format!("/v1/feedback/{entry}/comments");
+    let body = serde_json::json!({"body": "Yes please"});
+    let comment = post(app, &path, Auth::Session(&commenter), body).await;
+    (id(&duplicate).to_owned(), id(&comment).to_owned())
 }

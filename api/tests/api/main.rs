@@ -13,6 +13,7 @@ mod fake_idp;
 mod feedback;
 mod feedback_loop;
 mod helpers;
+mod identity;
 mod keys;
 mod limits;
 mod markdown;

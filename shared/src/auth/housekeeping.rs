@@ -13,6 +13,7 @@ pub async fn purge(db: &PgPool) -> AppResult<u64> {
         "delete from login_failures where failed_at < now() - interval '15 minutes'",
         "delete from password_resets where expires_at < now() - interval '1 day'",
         "delete from sessions where expires_at < now() - interval '1 day'",
+        "delete from end_user_sessions where expires_at < now()",
         "delete from invites where expires_at < now() - interval '30 days'",
     ];
     let mut gone = 0;

@@ -4,6 +4,7 @@ pub mod accounts;
 pub mod admin;
 pub mod bodies;
 pub mod housekeeping;
+pub mod identity;
 pub mod oauth;
 pub mod passwords;
 pub mod resets;

@@ -18,9 +18,10 @@ impl FromInput for NewComment {
     }
 }
 
-/// The commenting account: a dashboard user (official when a member of the entry's project).
+/// Who comments: a dashboard user (official when a member of the entry's project) or an end user
+/// of that project.
 pub struct Author {
-    pub user_id: Uuid,
+    pub who: super::Participant,
     pub name: String,
 }
 
@@ -67,15 +68,18 @@ pub async fn create(
     body: &str,
 ) -> AppResult<Comment> {
     let project_id = public_entry_project(db, feedback_id).await?;
+    author.who.check_project(project_id)?;
+    let (user_id, end_user_id) = author.who.ids();
     let row = sqlx::query_as::<_, Row>(
-        "insert into feedback_comments (id, feedback_id, user_id, author_name, body, official)
-         values ($1, $2, $3, $4, $5,
-                 exists (select 1 from project_members m where m.project_id = $6 and m.user_id = $3))
+        "insert into feedback_comments (id, feedback_id, user_id, end_user_id, author_name, body, official)
+         values ($1, $2, $3, $4, $5, $6,
+                 exists (select 1 from project_members m where m.project_id = $7 and m.user_id = $3))
          returning id, feedback_id, author_name, body, official, created_at",
     )
     .bind(Uuid::now_v7())
     .bind(feedback_id)
-    .bind(author.user_id)
+    .bind(user_id)
+    .bind(end_user_id)
     .bind(&author.name)
     .bind(body)
     .bind(project_id)
@@ -100,9 +104,10 @@ pub async fn list(db: &PgPool, feedback_id: Uuid) -> AppResult<Vec<Comment>> {
 
 /// Deletes a comment: its author, or a member of the entry's project with the `member` role or
 /// above (403 for anyone else, viewers included).
-pub async fn delete(db: &PgPool, comment_id: Uuid, user_id: Uuid) -> AppResult<()> {
+pub async fn delete(db: &PgPool, comment_id: Uuid, who: super::Participant) -> AppResult<()> {
+    let (user_id, end_user_id) = who.ids();
     let row = sqlx::query!(
-        r#"select c.user_id, exists (select 1 from project_members m
+        r#"select c.user_id, c.end_user_id, f.project_id, exists (select 1 from project_members m
                 where m.project_id = f.project_id and m.user_id = $2
                   and m.role in ('member', 'admin', 'owner')) as "member!"
            from feedback_comments c join feedback f on f.id = c.feedback_id where c.id = $1"#,
@@ -112,7 +117,14 @@ pub async fn delete(db: &PgPool, comment_id: Uuid, user_id: Uuid) -> AppResult<(
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("comment"))?;
-    if row.user_id != Some(user_id) && !row.member {
+    who.check_project(row.project_id)?;
+    let author = match who {
+        super::Participant::User(_) => row.user_id.is_some() && row.user_id == user_id,
+        super::Participant::EndUser { .. } => {
+            row.end_user_id.is_some() && row.end_user_id == end_user_id
+        }
+    };
+    if !author && !row.member {
         return Err(AppError::forbidden(
             "only its author or a member of the project can delete a comment",
         ));

@@ -65,9 +65,9 @@ pub async fn merge(
         Some(_) => {}
     }
     sqlx::query!(
-        "insert into feedback_votes (feedback_id, user_id, value)
-         select $2, user_id, value from feedback_votes where feedback_id = $1
-         on conflict (feedback_id, user_id) do nothing",
+        "insert into feedback_votes (feedback_id, user_id, end_user_id, value)
+         select $2, user_id, end_user_id, value from feedback_votes where feedback_id = $1
+         on conflict do nothing",
         source,
         target
     )

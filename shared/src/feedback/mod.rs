@@ -4,6 +4,7 @@
 pub mod comments;
 pub mod merge;
 pub mod roadmap;
+pub mod similar;
 
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -182,18 +183,47 @@ pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
-/// Sets (1, -1) or withdraws (0) the user's vote. The entry's row is locked while its counts are
+/// Who votes, comments or submits: a dashboard account, or an end user identified in one project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Participant {
+    User(Uuid),
+    EndUser { id: Uuid, project_id: Uuid },
+}
+
+impl Participant {
+    /// An end user acts in their own project only: anywhere else their session is no session.
+    pub fn check_project(self, project_id: Uuid) -> AppResult<()> {
+        match self {
+            Participant::EndUser { project_id: p, .. } if p != project_id => Err(
+                AppError::unauthorized("this end-user session belongs to another project"),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// (dashboard user, end user): exactly one is set.
+    pub fn ids(self) -> (Option<Uuid>, Option<Uuid>) {
+        match self {
+            Participant::User(id) => (Some(id), None),
+            Participant::EndUser { id, .. } => (None, Some(id)),
+        }
+    }
+}
+
+/// Sets (1, -1) or withdraws (0) the voter's vote. The entry's row is locked while its counts are
 /// recounted from the votes, so concurrent voters never lose an update.
-pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult<VoteState> {
+pub async fn vote(db: &PgPool, id: Uuid, voter: Participant, value: i16) -> AppResult<VoteState> {
     let mut tx = db.begin().await?;
     let entry = sqlx::query!(
-        r#"select type as "kind: FeedbackType", status as "status: FeedbackStatus"
+        r#"select project_id, type as "kind: FeedbackType", status as "status: FeedbackStatus"
            from feedback where id = $1 and merged_into is null for update"#,
         id
     )
     .fetch_optional(&mut *tx)
     .await?
     .ok_or_else(|| AppError::not_found("feedback entry"))?;
+    voter.check_project(entry.project_id)?;
+    let (user_id, end_user_id) = voter.ids();
     if entry.kind != FeedbackType::Feature {
         return Err(AppError::invalid(
             "voting_not_allowed",
@@ -212,20 +242,22 @@ pub async fn vote(db: &PgPool, id: Uuid, user_id: Uuid, value: i16) -> AppResult
             format!("voting is closed: this request is {}", entry.status),
         ));
     }
-    if value == 0 {
+    sqlx::query!(
+        "delete from feedback_votes where feedback_id = $1
+         and (user_id = $2 or end_user_id = $3)",
+        id,
+        user_id,
+        end_user_id
+    )
+    .execute(&mut *tx)
+    .await?;
+    if value != 0 {
         sqlx::query!(
-            "delete from feedback_votes where feedback_id = $1 and user_id = $2",
-            id,
-            user_id
-        )
-        .execute(&mut *tx)
-        .await?;
-    } else {
-        sqlx::query!(
-            "insert into feedback_votes (feedback_id, user_id, value) values ($1, $2, $3)
-             on conflict (feedback_id, user_id) do update set value = excluded.value",
+            "insert into feedback_votes (feedback_id, user_id, end_user_id, value)
+             values ($1, $2, $3, $4)",
             id,
             user_id,
+            end_user_id,
             value
         )
         .execute(&mut *tx)

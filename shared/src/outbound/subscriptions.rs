@@ -144,6 +144,9 @@ pub async fn notify_followers(
             select u.email from feedback_votes v join users u on u.id = v.user_id
             where v.feedback_id = $1 and v.value > 0
             union all
+            select e.email from feedback_votes v join end_users e on e.id = v.end_user_id
+            where v.feedback_id = $1 and v.value > 0 and e.email is not null
+            union all
             select submitter_email from feedback where id = $1 and submitter_email is not null) e",
     )
     .bind(feedback_id)

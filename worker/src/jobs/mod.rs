@@ -3,4 +3,5 @@ pub mod embed;
 pub mod events;
 pub mod housekeeping;
 pub mod schedules;
+pub mod similar;
 pub mod upkeep;

@@ -15,4 +15,5 @@ mod privacy;
 mod providers;
 mod receivers;
 mod resilience;
+mod similar;
 mod support;
