@@ -458,8 +458,9 @@ test('a member moderates the board, answers officially and merges a duplicate', 
     const left = await api('GET', `/v1/feedback/${dark.id}/comments`, { expect: 200 });
     assert.deepEqual(left.data.map((c) => [c.body, c.official]), [['On the roadmap for next month.', true]]);
 
-    // Merge: the similar entries come first (the search is stubbed: the API's is another change),
-    // and the duplicate's vote moves to the entry it is merged into.
+    // Merge: the similar entries come first (stubbed: the real search waits for the worker's
+    // embeddings, and a fixed answer keeps the order known), and the duplicate's vote moves to
+    // the entry it is merged into.
     await api('POST', `/v1/feedback/${night.id}/upvote`, { token: customer, expect: 200 });
     const asked = [];
     await page.route('**/similar?*', (route) => {

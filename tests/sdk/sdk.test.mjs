@@ -256,6 +256,26 @@ test('board.similar asks by slug and text, without the key', async () => {
   }
 });
 
+test('board.similar finds the entries closest in meaning once the worker embedded them', needsApi, async () => {
+  const { sm, slug } = await setup('similar');
+  const dark = await sm.board.submitFeedback(slug, { title: 'Dark mode for the dashboard', type: 'feature' });
+  await sm.board.submitFeedback(slug, { title: 'Invoices in PDF', type: 'feature' });
+  const deadline = Date.now() + 30_000;
+  let found = [];
+  while (!found.length) {
+    found = (await sm.board.similar(slug, 'a night theme, darker colours')).data;
+    if (!found.length) {
+      if (Date.now() > deadline) assert.fail('no similar entry within 30 s (is shipmate-worker running?)');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  assert.equal(found[0].id, dark.id);
+  assert.equal(found[0].title, 'Dark mode for the dashboard');
+  assert.ok(found[0].similarity > 0 && found[0].similarity <= 1, `similarity ${found[0].similarity}`);
+  const empty = await rejects(sm.board.similar(slug, ''));
+  assert.equal(empty.status, 422);
+});
+
 test('members moderate and merge with a session token', needsApi, async () => {
   const { sm, slug, token, project } = await setup('mod');
   await assert.rejects(sm.feedback.moderate('x', 'spam'), TypeError, 'a session call without a token fails before any request');

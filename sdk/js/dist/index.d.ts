@@ -45,19 +45,8 @@ export interface BoardQuery extends PageQuery {
     status?: FeedbackStatus;
     sort?: FeedbackSort;
 }
-/**
- * An entry close in meaning to a text, as `board.similar` answers. Written out here rather than
- * generated: the endpoint is newer than the OpenAPI document this SDK's types come from.
- */
-export interface SimilarEntry {
-    id: string;
-    title: string;
-    type: FeedbackType;
-    status: FeedbackStatus;
-    score: number;
-    /** Cosine similarity of the meanings, 0 to 1: higher is closer. */
-    similarity: number;
-}
+/** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
+export type SimilarEntry = Schemas['SimilarEntry'];
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
 export type Testimonial = Schemas['Testimonial'];

@@ -260,6 +260,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchanges a JWT signed with the project's identify secret (claims `sub`, `name`, `email`,
+         *     `exp` at most 24 hours ahead) for an `eu_` session valid 30 days, which votes, comments and
+         *     submits feedback in this project only. Any key of the project may call it.
+         */
+        post: operations["identity_identify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/login": {
         parameters: {
             query?: never;
@@ -613,6 +634,26 @@ export interface paths {
         };
         /** Approved feature requests by stage: planned, in progress, shipped in the last 90 days. */
         get: operations["feedback_roadmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/by-project/{slug}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the
+         *     board's and the widget's "is this already asked?" hint.
+         */
+        get: operations["feedback_similar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1043,6 +1084,26 @@ export interface paths {
         get: operations["email_subscribers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/identify-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new identify secret, shown once: the customer's backend signs end users' JWTs with it
+         *     (HS256). Tokens signed with the previous secret stop working at once.
+         */
+        post: operations["identity_rotate_secret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1532,6 +1593,12 @@ export interface components {
             /** Format: email */
             email: string;
         };
+        /** @description An end user of a customer's product, as the board shows them. */
+        EndUserInfo: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
         Entry: {
             /** @description Markdown. */
             content: string;
@@ -1656,6 +1723,25 @@ export interface components {
         FieldError: {
             field: string;
             message: string;
+        };
+        /**
+         * @description An end-user session (`eu_...`), valid 30 days, for voting, commenting and submitting feedback
+         *     in that project only.
+         */
+        Identified: {
+            token: string;
+            user: components["schemas"]["EndUserInfo"];
+        };
+        /**
+         * @description `POST /v1/auth/identify`: a JWT signed (HS256) by the customer's backend with the project's
+         *     identify secret; claims `sub`, `name`, `email`, `exp` (at most 24 hours ahead).
+         */
+        IdentifyRequest: {
+            token: string;
+        };
+        /** @description A project's new identify secret: shown once, at its rotation. */
+        IdentifySecret: {
+            identify_secret: string;
         };
         Index: {
             /** Format: int64 */
@@ -1886,6 +1972,23 @@ export interface components {
                 id: string;
                 /** Format: date-time */
                 last_used_at: string;
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
+        List_SimilarEntry: {
+            data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: int32 */
+                score: number;
+                /**
+                 * Format: double
+                 * @description Cosine similarity of the meanings, 0 to 1: higher is closer.
+                 */
+                similarity: number;
+                status: components["schemas"]["FeedbackStatus"];
+                title: string;
+                type: components["schemas"]["FeedbackType"];
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
@@ -2380,6 +2483,21 @@ export interface components {
             redirect?: string | null;
             token: string;
             user: components["schemas"]["User"];
+        };
+        /** @description An entry like a draft's text, for the "is this already asked?" hint. */
+        SimilarEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: int32 */
+            score: number;
+            /**
+             * Format: double
+             * @description Cosine similarity of the meanings, 0 to 1: higher is closer.
+             */
+            similarity: number;
+            status: components["schemas"]["FeedbackStatus"];
+            title: string;
+            type: components["schemas"]["FeedbackType"];
         };
         Stats: {
             /** Format: int64 */
@@ -4403,6 +4521,128 @@ export interface operations {
                 };
             };
             /** @description dev login is off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    identity_identify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentifyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identified"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_identity`: bad signature, expired, malformed, exp too far ahead, or no secret yet */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7401,6 +7641,129 @@ export interface operations {
                 };
             };
             /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_similar: {
+        parameters: {
+            query: {
+                /** @description the draft's text, 1 to 500 characters */
+                q: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_SimilarEntry"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unknown slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `q` missing or too long */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11370,6 +11733,127 @@ export interface operations {
                 };
             };
             /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    identity_rotate_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentifySecret"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
