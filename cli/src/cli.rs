@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shipmate_types::analytics::Period;
-use shipmate_types::{ChangelogType, EventType, FeedbackStatus, FeedbackType, Role, StringEnum};
+use shipmate_types::{
+    ChangelogType, EventType, FeedbackModeration, FeedbackStatus, FeedbackType, Role, StringEnum,
+};
 
 const ENVIRONMENT: &str = "\
 Environment:
@@ -97,6 +99,22 @@ pub struct ProjectArg {
     #[arg(long, env = "SHIPMATE_PROJECT", value_name = "ID_OR_SLUG")]
     pub project: String,
 }
+
+/// Long lists come a page at a time; by default every page is fetched and printed as one list.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct PageArgs {
+    /// Print only this page (from 1), with where it sits in the whole list.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub page: Option<u32>,
+    /// Entries per page, 1 to 100 (default: 50 with --page, else 100 while reading every page).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=100))]
+    pub per_page: Option<u8>,
+}
+
+/// How the whole of a long list is printed, shown by the list commands' `--help`.
+const PAGES_HELP: &str = "\
+Without --page, every page is fetched and printed as one list; --json then prints it as one page
+holding all of it ({\"data\": [...], \"page\": 1, \"per_page\": <count>, \"total\": <count>}).";
 
 #[derive(Subcommand, Debug)]
 pub enum ProjectsCommand {
@@ -227,10 +245,13 @@ pub enum MembersCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum FeedbackCommand {
-    /// List a project's feedback, with submitters' addresses.
+    /// List a project's feedback (every moderation state), with submitters' addresses.
+    #[command(after_help = PAGES_HELP)]
     List {
         #[command(flatten)]
         project: ProjectArg,
+        #[command(flatten)]
+        pages: PageArgs,
         /// Only entries of this type.
         #[arg(long = "type", value_name = "TYPE", value_parser = one_of::<FeedbackType>())]
         kind: Option<FeedbackType>,
@@ -254,14 +275,41 @@ pub enum FeedbackCommand {
         /// Feedback entry id.
         id: String,
     },
+    /// Merge a duplicate into another entry of the same project.
+    ///
+    /// Its votes move to the other entry (one per person), its voters are told, and it leaves
+    /// every list. Prints the entry merged into.
+    Merge {
+        /// The duplicate's id.
+        id: String,
+        /// The id of the entry that absorbs it.
+        #[arg(long, value_name = "ID")]
+        into: uuid::Uuid,
+    },
+    /// Approve an entry for the public board, hold it as pending, or mark it as spam.
+    Moderate {
+        /// Feedback entry id.
+        id: String,
+        /// The moderation state.
+        #[arg(value_parser = one_of::<FeedbackModeration>())]
+        moderation: FeedbackModeration,
+    },
+    /// List an approved entry's comments, oldest first (members' comments are official).
+    Comments {
+        /// Feedback entry id.
+        id: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
 pub enum TestimonialsCommand {
     /// List every testimonial (pending, approved, rejected) with totals.
+    #[command(after_help = PAGES_HELP)]
     List {
         #[command(flatten)]
         project: ProjectArg,
+        #[command(flatten)]
+        pages: PageArgs,
     },
     /// Approve a testimonial: it is shown on the project's site.
     Approve {
@@ -315,9 +363,12 @@ pub enum ChangelogCommand {
         project: ProjectArg,
     },
     /// List every entry, drafts included.
+    #[command(after_help = PAGES_HELP)]
     List {
         #[command(flatten)]
         project: ProjectArg,
+        #[command(flatten)]
+        pages: PageArgs,
     },
 }
 

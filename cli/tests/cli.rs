@@ -14,6 +14,7 @@ mod support;
 
 mod auth;
 mod changelog;
+mod feedback_loop;
 mod knowledge_base;
 mod members;
 mod moderation;

@@ -374,3 +374,212 @@ test('on a phone, an owner rotates the API key and deletes the project', { timeo
     await ctx.close();
   }
 });
+
+// ---------------------------------------------------------------------------------------------
+// The feedback loop (#22): moderation, comments, merges, paging, changelog entries that ship
+// the requests they answer.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A new owner with a project, and a desktop page signed in as them on `section` of it. The
+ * session cookie is set directly, so no sign-in probe (a 401, a 422) runs: every console error
+ * counts as a problem here, a failed request included.
+ */
+async function ownerPage(label, section) {
+  const slug = `${label}-${randomBytes(4).toString('hex')}`;
+  const email = `owner-${slug}@example.com`;
+  const token = await login(email, 'Olive Owner');
+  const project = await api('POST', '/v1/projects', { token, body: { name: `Loop ${label}`, slug }, expect: 201 });
+  const ctx = await browser().newContext({ viewport: DESKTOP });
+  ctx.setDefaultTimeout(15_000);
+  await ctx.addCookies([{ name: 'shipmate_session', value: token, url: API, httpOnly: true, sameSite: 'Lax' }]);
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(`${API}/dashboard/p/${project.id}/${section}`);
+  return { slug, token, project, key: project.api_key, ctx, page, problems };
+}
+
+const heading = (page, name) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+
+test('a member moderates the board, answers officially and merges a duplicate', { timeout: 120_000 }, async () => {
+  const { slug, token, project, key, ctx, page, problems } = await ownerPage('loop', 'settings');
+  try {
+    // The moderation switch lives in the settings.
+    await heading(page, 'Settings');
+    const switched = page.waitForResponse((r) => r.url().endsWith(`/v1/projects/${project.id}`) && r.request().method() === 'PATCH');
+    await page.check('#feedback-moderation');
+    assert.equal((await switched).status(), 200);
+    assert.equal((await api('GET', `/v1/projects/${project.id}`, { token, expect: 200 })).feedback_moderation, true);
+
+    const held = await api('POST', `/v1/feedback/by-project/${slug}`, { body: { title: 'Offline mode', type: 'feature' }, expect: 201 });
+    assert.equal(held.moderation, 'pending');
+    const dark = await api('POST', '/v1/feedback', { key, body: { title: 'Dark mode please', type: 'feature' }, expect: 201 });
+    const night = await api('POST', '/v1/feedback', { key, body: { title: 'A night theme', type: 'feature' }, expect: 201 });
+
+    // The review queue holds the board's submission only; approving it takes it out and onto the board.
+    await openSection(page, 'feedback', 'Feedback');
+    assert.match(await page.locator('#moderation-state').textContent(), /Moderation is on/);
+    await page.locator(`[data-feedback="${dark.id}"]`).waitFor();
+    await page.click('[data-view="pending"]');
+    await page.locator(`[data-feedback="${dark.id}"]`).waitFor({ state: 'detached' });
+    const queued = page.locator(`[data-feedback="${held.id}"]`);
+    assert.equal(await page.locator('#feedback-list > li').count(), 1, 'only the pending entry is in the queue');
+    assert.equal((await queued.locator('[data-moderation-badge]').textContent()).trim(), 'Pending review');
+    await shot(page, 'feedback-queue');
+    await queued.locator('[data-moderation="approved"]').click();
+    await page.locator('#feedback-list').waitFor({ state: 'detached' });
+    await page.getByText('Nothing waits for review.').waitFor();
+    const board = await api('GET', `/v1/feedback/by-project/${slug}`, { expect: 200 });
+    assert.ok(board.data.some((e) => e.id === held.id), 'the approved entry is on the public board');
+
+    // A customer's comment, then the team's answer: official, since a member wrote it.
+    const customer = await login(`customer-${slug}@example.com`, 'Cleo Customer');
+    const theirs = await api('POST', `/v1/feedback/${dark.id}/comments`, { token: customer, body: { body: 'Please, my eyes hurt.' }, expect: 201 });
+    assert.equal(theirs.official, false);
+    await page.click('[data-view="all"]');
+    const entry = page.locator(`[data-feedback="${dark.id}"]`);
+    await entry.waitFor();
+    await entry.locator('[data-comments-toggle]').click();
+    const mine = entry.locator(`[data-comment="${theirs.id}"]`);
+    await mine.waitFor();
+    assert.equal(await mine.locator('[data-official]').count(), 0, 'a customer\'s comment is not official');
+    await page.fill(`#reply-${dark.id}`, 'On the roadmap for next month.');
+    await entry.locator('.reply button[type="submit"]').click();
+    const official = entry.locator('.comment.official');
+    await official.waitFor();
+    assert.equal((await official.locator('[data-official]').textContent()).trim(), 'Official');
+    assert.match(await official.locator('.comment-body').textContent(), /next month/);
+    await shot(page, 'feedback-comments');
+    await mine.locator('[data-action="delete-comment"]').click();
+    await page.click('#confirm-ok');
+    await mine.waitFor({ state: 'detached' });
+    const left = await api('GET', `/v1/feedback/${dark.id}/comments`, { expect: 200 });
+    assert.deepEqual(left.data.map((c) => [c.body, c.official]), [['On the roadmap for next month.', true]]);
+
+    // Merge: the similar entries come first (stubbed: the real search waits for the worker's
+    // embeddings, and a fixed answer keeps the order known), and the duplicate's vote moves to
+    // the entry it is merged into.
+    await api('POST', `/v1/feedback/${night.id}/upvote`, { token: customer, expect: 200 });
+    const asked = [];
+    await page.route('**/similar?*', (route) => {
+      asked.push(new URL(route.request().url()));
+      return route.fulfill({ json: { data: [{ id: dark.id, title: dark.title, type: 'feature', status: 'planned', score: 0, similarity: 0.87 }] } });
+    });
+    const dup = page.locator(`[data-feedback="${night.id}"]`);
+    await dup.locator('[data-action="merge"]').click();
+    const panel = page.locator(`#merge-${night.id}`);
+    const suggestion = panel.locator(`[data-group="suggested"] [data-option="${dark.id}"]`);
+    await suggestion.waitFor();
+    assert.equal(asked[0].pathname, `/v1/feedback/by-project/${slug}/similar`);
+    assert.equal(asked[0].searchParams.get('q'), 'A night theme');
+    assert.equal(await panel.locator('.picker-list').first().getAttribute('data-group'), 'suggested', 'suggestions come first');
+    assert.match(await suggestion.textContent(), /87% similar/);
+    assert.equal(await panel.locator(`[data-option="${night.id}"]`).count(), 0, 'an entry is not offered as its own target');
+    await suggestion.locator('input').check();
+    await shot(page, 'feedback-merge');
+    await panel.locator('button[type="submit"]').click();
+    await page.click('#confirm-ok');
+    await dup.waitFor({ state: 'detached' });
+    await waitForText(page, `[data-feedback="${dark.id}"] [data-upvotes]`, '1');
+    const after = await api('GET', `/v1/feedback?project_id=${project.id}`, { token, expect: 200 });
+    assert.ok(!after.data.some((e) => e.id === night.id), 'the merged entry left the list');
+    assert.equal(after.data.find((e) => e.id === dark.id).upvotes, 1, 'its vote moved');
+
+    // On a phone, an entry with its thread and merge form open still fits the width.
+    await page.locator(`[data-feedback="${dark.id}"] [data-comments-toggle]`).click();
+    await page.locator(`[data-feedback="${dark.id}"] [data-action="merge"]`).click();
+    await page.locator(`#merge-${dark.id} .picker`).waitFor();
+    await page.setViewportSize(PHONE);
+    await noHorizontalScroll(page, PHONE.width);
+    await shot(page, 'feedback-phone');
+
+    assert.deepEqual(problems, [], 'no console errors');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('long lists page through every entry', { timeout: 120_000 }, async () => {
+  const { key, ctx, page, problems } = await ownerPage('pages', 'feedback');
+  try {
+    for (let n = 1; n <= 55; n += 1) {
+      await api('POST', '/v1/feedback', { key, body: { title: `Request ${n}`, type: 'feature' }, expect: 201 });
+      await api('POST', '/v1/testimonials', { key, body: { author_name: `Fan ${n}`, author_email: `fan${n}@example.com`, content: 'Lovely.', rating: 5 }, expect: 201 });
+    }
+    await page.reload();
+    await heading(page, 'Feedback');
+    await page.locator('#feedback-list').waitFor();
+    assert.equal(await page.locator('#feedback-list > li').count(), 50);
+    assert.equal(await page.locator('.pager [data-page-of]').textContent(), 'Page 1 of 2');
+    assert.equal(await page.locator('.pager [data-total]').textContent(), '55 entries');
+    const firstPage = await page.locator('#feedback-list .record-title').allTextContents();
+    await page.click('.pager [data-page="next"]');
+    await waitForText(page, '.pager [data-page-of]', 'Page 2 of 2');
+    const secondPage = await page.locator('#feedback-list .record-title').allTextContents();
+    assert.equal(secondPage.length, 5);
+    const all = new Set([...firstPage, ...secondPage]);
+    assert.equal(all.size, 55, 'every entry shows once across the pages');
+    assert.ok(await page.locator('.pager [data-page="next"]').isDisabled());
+    await shot(page, 'feedback-page-2');
+
+    await openSection(page, 'testimonials', 'Testimonials');
+    await page.locator('#testimonial-list').waitFor();
+    assert.equal(await page.locator('#testimonial-list > li').count(), 50);
+    await waitForText(page, '[data-metric="total"]', '55');
+    await page.click('.pager [data-page="next"]');
+    await waitForText(page, '.pager [data-page-of]', 'Page 2 of 2');
+    assert.equal(await page.locator('#testimonial-list > li').count(), 5);
+
+    assert.deepEqual(problems, [], 'no console errors');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('a changelog entry links the requests it answers and ships them when published', { timeout: 90_000 }, async () => {
+  const { token, project, key, ctx, page, problems } = await ownerPage('ships', 'changelog');
+  try {
+    const dark = await api('POST', '/v1/feedback', { key, body: { title: 'Dark mode please', type: 'feature' }, expect: 201 });
+    const crash = await api('POST', '/v1/feedback', { key, body: { title: 'Crash when exporting', type: 'bug' }, expect: 201 });
+    await api('POST', '/v1/feedback', { key, body: { title: 'Slack integration', type: 'feature' }, expect: 201 });
+    await page.reload();
+    await heading(page, 'Changelog');
+    await page.click('#new-entry');
+    await page.fill('#cl-title', 'Dark mode and a sturdier export');
+    await page.fill('#cl-content', 'Both **done**.');
+    const picker = page.locator('#cl-links');
+    await picker.locator('input[type="search"]').waitFor();
+    assert.equal(await picker.locator('[data-option]').count(), 3);
+    // The search narrows the list by title.
+    await picker.locator('input[type="search"]').fill('dark');
+    assert.equal(await picker.locator('[data-option]').count(), 1);
+    await picker.locator(`[data-option="${dark.id}"] input`).check();
+    await picker.locator('input[type="search"]').fill('export');
+    await picker.locator(`[data-option="${crash.id}"] input`).check();
+    assert.equal(await picker.locator(`[data-option="${dark.id}"] input`).isChecked(), true, 'a chosen entry stays in view');
+    await shot(page, 'changelog-links');
+    await page.click('#changelog-editor button[type="submit"]');
+
+    const row = page.locator('[data-entry]', { hasText: 'Dark mode and a sturdier export' });
+    await row.locator(`[data-linked="${dark.id}"]`).waitFor();
+    assert.match(await row.locator(`[data-linked="${dark.id}"]`).textContent(), /Dark mode please.*Planned/);
+    assert.match(await row.locator(`[data-linked="${crash.id}"]`).textContent(), /Crash when exporting.*New/);
+    const { data: [saved] } = await api('GET', `/v1/changelog/dashboard/${project.id}`, { token, expect: 200 });
+    assert.deepEqual([...saved.feedback_ids].sort(), [dark.id, crash.id].sort());
+
+    await row.locator('[data-action="toggle-publish"]').click();
+    await waitForText(page, `[data-linked="${dark.id}"] .badge.status-shipped`, 'Shipped');
+    await waitForText(page, `[data-linked="${crash.id}"] .badge.status-done`, 'Done');
+    const { data: entries } = await api('GET', `/v1/feedback?project_id=${project.id}`, { token, expect: 200 });
+    const status = Object.fromEntries(entries.map((e) => [e.id, e.status]));
+    assert.equal(status[dark.id], 'shipped');
+    assert.equal(status[crash.id], 'done');
+    await shot(page, 'changelog-shipped');
+
+    assert.deepEqual(problems, [], 'no console errors');
+  } finally {
+    await ctx.close();
+  }
+});

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { Shipmate, ShipmateError } from '../../sdk/js/dist/index.js';
+import { Shipmate, ShipmateError, paginate } from '../../sdk/js/dist/index.js';
 
 const API = process.env.SHIPMATE_API_URL ? process.env.SHIPMATE_API_URL.replace(/\/+$/, '') : '';
 const needsApi = API ? {} : { skip: 'SHIPMATE_API_URL is not set' };
@@ -167,6 +167,165 @@ test('changelog.list returns published entries, newest first', needsApi, async (
 });
 
 // ---------------------------------------------------------------------------------------------
+// Paging and the feedback loop
+// ---------------------------------------------------------------------------------------------
+
+test('list methods take a page and answer it with the total; paginate walks them all', needsApi, async () => {
+  const { sm, token, project } = await setup('pages');
+  const ids = [];
+  for (const n of [1, 2, 3, 4, 5]) {
+    const e = await api('POST', `/v1/changelog/dashboard/${project.id}`, { token, body: { title: `Release ${n}`, content: 'Notes.', type: 'fix', published: true }, expect: 201 });
+    ids.unshift(e.id); // newest first
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const first = await sm.changelog.list();
+  assert.deepEqual([first.page, first.per_page, first.total], [1, 50, 5]);
+  const second = await sm.changelog.list({ page: 2, perPage: 2 });
+  assert.deepEqual([second.page, second.per_page, second.total], [2, 2, 5]);
+  assert.deepEqual(second.data.map((e) => e.id), ids.slice(2, 4));
+
+  const walked = [];
+  let pages = 0;
+  for await (const e of paginate((q) => { pages += 1; return sm.changelog.list(q); }, { perPage: 2 })) walked.push(e.id);
+  assert.deepEqual(walked, ids);
+  assert.equal(pages, 3, 'three pages of two for five entries, and no more requests');
+
+  const t = await sm.testimonials.list({ perPage: 10 });
+  assert.deepEqual([t.page, t.per_page, t.total, t.data.length], [1, 10, 0, 0]);
+});
+
+test('paginate stops at the total or an empty page, and yields a shifted item once', async () => {
+  const pages = {
+    1: { data: [{ id: 'a' }, { id: 'b' }], page: 1, per_page: 2, total: 5 },
+    // An item created meanwhile pushed `b` onto the second page.
+    2: { data: [{ id: 'b' }, { id: 'c' }], page: 2, per_page: 2, total: 6 },
+    // Entries deleted meanwhile: the total promises more than there is, and an empty page ends it.
+    3: { data: [{ id: 'd' }, { id: 'e' }], page: 3, per_page: 2, total: 8 },
+    4: { data: [], page: 4, per_page: 2, total: 5 },
+  };
+  const asked = [];
+  const list = async (q) => { asked.push(q); return pages[q.page]; };
+  const got = [];
+  for await (const item of paginate(list, { perPage: 2 })) got.push(item.id);
+  assert.deepEqual(got, ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(asked.map((q) => [q.page, q.perPage]), [[1, 2], [2, 2], [3, 2], [4, 2]]);
+
+  // Otherwise the total says when to stop, without asking for a page past it.
+  asked.length = 0;
+  const fromThree = [];
+  for await (const item of paginate(async (q) => { asked.push(q); return { ...pages[q.page], total: 6 }; }, { page: 3, perPage: 2 })) fromThree.push(item.id);
+  assert.deepEqual(fromThree, ['d', 'e']);
+  assert.deepEqual(asked.map((q) => q.page), [3]);
+});
+
+test('the board takes submissions by slug, pages its entries and shows the roadmap', needsApi, async () => {
+  const { sm, slug, token } = await setup('board');
+  const entry = await sm.board.submitFeedback(slug, { title: 'Dark mode', type: 'feature', submitter_email: 'fan@example.com' });
+  assert.equal(entry.moderation, 'approved');
+  assert.equal(entry.submitter_email, undefined, 'the public answer never carries the address');
+  const bug = await sm.board.submitFeedback(slug, { title: 'Crash on export', type: 'bug' });
+  await api('PATCH', `/v1/feedback/${entry.id}`, { token, body: { status: 'in_progress' }, expect: 200 });
+
+  const page = await sm.board.list(slug, { sort: 'new', perPage: 1 });
+  assert.deepEqual([page.page, page.per_page, page.total], [1, 1, 2]);
+  assert.deepEqual(page.data.map((e) => e.id), [bug.id]);
+  const bugs = await sm.board.list(slug, { type: 'bug' });
+  assert.deepEqual(bugs.data.map((e) => e.id), [bug.id]);
+
+  const roadmap = await sm.board.roadmap(slug);
+  assert.deepEqual(roadmap.in_progress.map((e) => e.id), [entry.id]);
+  assert.deepEqual([roadmap.planned, roadmap.shipped], [[], []]);
+  const missing = await rejects(sm.board.roadmap(`${slug}-nope`));
+  assert.equal(missing.status, 404);
+});
+
+test('board.similar asks by slug and text, without the key', async () => {
+  const seen = [];
+  const srv = await localServer((req, res) => {
+    seen.push({ url: req.url, key: req.headers['x-project-key'] });
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ data: [{ id: 'f1', title: 'Dark mode', type: 'feature', status: 'planned', score: 3, similarity: 0.9 }] }));
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url });
+    const { data } = await sm.board.similar('acme', 'night theme?');
+    assert.deepEqual(data.map((e) => [e.id, e.similarity]), [['f1', 0.9]]);
+    assert.deepEqual(seen, [{ url: '/v1/feedback/by-project/acme/similar?q=night+theme%3F', key: undefined }]);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('board.similar finds the entries closest in meaning once the worker embedded them', needsApi, async () => {
+  const { sm, slug } = await setup('similar');
+  const dark = await sm.board.submitFeedback(slug, { title: 'Dark mode for the dashboard', type: 'feature' });
+  await sm.board.submitFeedback(slug, { title: 'Invoices in PDF', type: 'feature' });
+  const deadline = Date.now() + 30_000;
+  let found = [];
+  while (!found.length) {
+    found = (await sm.board.similar(slug, 'a night theme, darker colours')).data;
+    if (!found.length) {
+      if (Date.now() > deadline) assert.fail('no similar entry within 30 s (is shipmate-worker running?)');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  assert.equal(found[0].id, dark.id);
+  assert.equal(found[0].title, 'Dark mode for the dashboard');
+  assert.ok(found[0].similarity > 0 && found[0].similarity <= 1, `similarity ${found[0].similarity}`);
+  const empty = await rejects(sm.board.similar(slug, ''));
+  assert.equal(empty.status, 422);
+});
+
+test('members moderate and merge with a session token', needsApi, async () => {
+  const { sm, slug, token, project } = await setup('mod');
+  await assert.rejects(sm.feedback.moderate('x', 'spam'), TypeError, 'a session call without a token fails before any request');
+  const member = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  await api('PATCH', `/v1/projects/${project.id}`, { token, body: { feedback_moderation: true }, expect: 200 });
+  const held = await sm.board.submitFeedback(slug, { title: 'Offline mode', type: 'feature' });
+  assert.equal(held.moderation, 'pending');
+  assert.equal((await sm.board.list(slug)).total, 0, 'a pending entry is not public');
+  const approved = await member.feedback.moderate(held.id, 'approved');
+  assert.equal(approved.moderation, 'approved');
+  assert.equal((await sm.board.list(slug)).total, 1);
+  const bad = await rejects(member.feedback.moderate(held.id, 'hidden'));
+  assert.equal(bad.status, 422);
+
+  const target = await sm.feedback.submit({ title: 'Work offline', type: 'feature' });
+  const voter = await api('POST', '/v1/auth/dev-login', { body: { email: `voter-${slug}@example.com` }, expect: 200 });
+  await api('POST', `/v1/feedback/${held.id}/upvote`, { token: voter.token, expect: 200 });
+  const merged = await member.feedback.merge(held.id, target.id);
+  assert.equal(merged.id, target.id);
+  assert.equal(merged.upvotes, 1, 'the vote moved');
+  assert.deepEqual((await sm.board.list(slug)).data.map((e) => e.id), [target.id]);
+  const self = await rejects(member.feedback.merge(target.id, target.id));
+  assert.equal(self.status, 422);
+});
+
+test('comments: a member\'s are official, a customer\'s are not; each can be deleted', needsApi, async () => {
+  const { sm, slug, token, project } = await setup('cmt');
+  const entry = await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+  const member = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  const login = await api('POST', '/v1/auth/dev-login', { body: { email: `customer-${slug}@example.com`, name: 'Cleo' }, expect: 200 });
+  const customer = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: login.token });
+
+  const asked = await customer.comments.add(entry.id, 'Any news?');
+  assert.equal(asked.official, false);
+  assert.equal(asked.author.name, 'Cleo');
+  const answer = await member.comments.add(entry.id, 'Next month.');
+  assert.equal(answer.official, true);
+  assert.equal(answer.feedback_id, entry.id);
+  const { data } = await sm.comments.list(entry.id);
+  assert.deepEqual(data.map((c) => [c.body, c.official]), [['Any news?', false], ['Next month.', true]]);
+
+  const refused = await rejects(customer.comments.delete(answer.id));
+  assert.equal(refused.status, 403);
+  assert.deepEqual(await member.comments.delete(asked.id), { id: asked.id, deleted: true });
+  assert.deepEqual((await sm.comments.list(entry.id)).data.map((c) => c.id), [answer.id]);
+  const empty = await rejects(member.comments.add(entry.id, ''));
+  assert.equal(empty.status, 422);
+});
+
+// ---------------------------------------------------------------------------------------------
 // Knowledge base
 // ---------------------------------------------------------------------------------------------
 
@@ -242,11 +401,11 @@ test('documents.list pages through the documents, newest first', needsApi, async
     assert.equal(all.total, 3);
     assert.deepEqual(all.data.map((d) => d.id), [...ids].reverse());
 
-    const p1 = await sm.documents.list(index.id, { page: 1, per_page: 2 });
+    const p1 = await sm.documents.list(index.id, { page: 1, perPage: 2 });
     assert.equal(p1.per_page, 2);
     assert.equal(p1.total, 3);
     assert.deepEqual(p1.data.map((d) => d.id), [ids[2], ids[1]]);
-    const p2 = await sm.documents.list(index.id, { page: 2, per_page: 2 });
+    const p2 = await sm.documents.list(index.id, { page: 2, per_page: 2 }); // the older name still works
     assert.equal(p2.page, 2);
     assert.deepEqual(p2.data.map((d) => d.id), [ids[0]]);
   });

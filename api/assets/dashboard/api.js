@@ -61,3 +61,30 @@ export const q = (params) => {
   for (const [k, v] of Object.entries(params)) if (v !== '' && v !== undefined && v !== null) u.set(k, v);
   return u.toString();
 };
+
+/** The API's largest page: walking a whole list takes as few requests as it can. */
+const MAX_PER_PAGE = 100;
+
+/**
+ * Every item of a paginated list (`{data, page, per_page, total}`), page after page until `total`
+ * is reached: for views that filter or search a whole list themselves.
+ */
+export async function allPages(path, params = {}) {
+  const items = [];
+  const seen = new Set(); // an entry created mid-walk shifts the pages; it must not show twice
+  for (let page = 1; ; page += 1) {
+    const res = await api('GET', `${path}?${q({ ...params, page, per_page: MAX_PER_PAGE })}`);
+    const data = (res && res.data) || [];
+    for (const item of data) {
+      if (!seen.has(item.id)) { seen.add(item.id); items.push(item); }
+    }
+    if (!data.length || page * MAX_PER_PAGE >= (Number(res.total) || 0)) return items;
+  }
+}
+
+/** One page of a list the dashboard filtered itself, shaped like the API's pages. */
+export function localPage(items, page, perPage) {
+  const last = Math.max(1, Math.ceil(items.length / perPage));
+  const p = Math.min(Math.max(1, page), last);
+  return { data: items.slice((p - 1) * perPage, p * perPage), page: p, per_page: perPage, total: items.length };
+}

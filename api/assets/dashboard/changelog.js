@@ -1,13 +1,15 @@
-// Shipmate dashboard: a project's changelog: entries, drafts and publishing, and the editor, whose
-// Markdown preview the server renders (POST /v1/markdown/preview) exactly as the public changelog
-// page will.
+// Shipmate dashboard: a project's changelog: entries (paged), drafts and publishing, the feedback
+// requests each entry answers (publishing ships them), and the editor, whose Markdown preview the
+// server renders (POST /v1/markdown/preview) exactly as the public changelog page will.
 
-import { $, badge, field, fmtNum, formErr, h, options, plural, timeEl } from './dom.js';
-import { api } from './api.js';
-import { announce, busy, clearFormErrors, confirmDialog, handleAuthLoss, pageHead, setMain, setTitle, showError, showFormError } from './ui.js';
+import { $, badge, field, fmtNum, formErr, h, options, plural, shortId, timeEl } from './dom.js';
+import { api, q } from './api.js';
+import { announce, busy, clearFormErrors, confirmDialog, handleAuthLoss, pageHead, pager, setMain, setTitle, showError, showFormError } from './ui.js';
+import { entryBadges, feedbackPicker, projectEntries } from './feedback-picker.js';
 
 const CHANGELOG_TYPES = { feature: 'Feature', improvement: 'Improvement', fix: 'Fix', breaking: 'Breaking change' };
 const PREVIEW_DELAY_MS = 250;
+const PER_PAGE = 50;
 
 /**
  * Keeps `box` showing the server's rendering of `textarea`'s Markdown, asked for once typing pauses
@@ -45,6 +47,7 @@ export async function screenChangelog(ctx) {
   const { project, alive } = ctx;
   setTitle('Changelog', project.name);
   const listBox = h('div');
+  const pagerBox = h('div');
   const editorBox = h('div');
   const newBtn = h('button', { type: 'button', id: 'new-entry' }, 'New entry');
   newBtn.addEventListener('click', () => openEditor(null));
@@ -53,22 +56,55 @@ export async function screenChangelog(ctx) {
     pageHead('Changelog', 'Drafts stay private until you publish them.', project,
       h('a', { class: 'button button-secondary', href: `/c/${project.slug}`, target: '_blank', rel: 'noopener' }, 'Open public changelog'),
       newBtn),
-    subscribers, editorBox, listBox);
+    subscribers, editorBox, listBox, pagerBox);
 
-  let entries = [];
+  let res = { data: [], total: 0 };
+  let page = 1;
+  // The project's feedback by id, for the requests entries answer; read again after publishing,
+  // which moves them to shipped or done. `requests` is the reading under way, `byId` its answer.
+  let requests = null;
+  let byId = new Map();
+  const base = `/v1/changelog/dashboard/${encodeURIComponent(project.id)}`;
+
+  async function loadRequests() {
+    if (!requests) requests = projectEntries(project).then((all) => new Map(all.map((e) => [e.id, e])));
+    try {
+      byId = await requests;
+      return byId;
+    } catch (e) {
+      requests = null;
+      throw e;
+    }
+  }
 
   async function load() {
     try {
-      const res = await api('GET', `/v1/changelog/dashboard/${encodeURIComponent(project.id)}`);
+      const next = await api('GET', `${base}?${q({ page, per_page: PER_PAGE })}`);
       if (!alive()) return;
-      entries = res.data || [];
+      // A page emptied by deletions: step back to the last page that has entries.
+      if (!next.data.length && page > 1 && next.total > 0) {
+        page = Math.ceil(next.total / next.per_page);
+        await load();
+        return;
+      }
+      res = next;
+      if (res.data.some((e) => (e.feedback_ids || []).length)) await loadRequests();
+      if (!alive()) return;
       draw();
     } catch (e) {
       if (alive()) showError(e, 'Could not load the changelog');
     }
   }
 
+  /** After a change: the entries and the requests they ship, read again. */
+  function reload() {
+    requests = null;
+    return load();
+  }
+
   function draw() {
+    const entries = res.data;
+    pagerBox.replaceChildren(pager(res, ['entry', 'entries'], async (p) => { page = p; await load(); $('h1').focus(); }));
     if (!entries.length) {
       listBox.replaceChildren(h('div', { class: 'card empty' }, h('p', null, 'No entries yet. Write your first release note with \u201cNew entry\u201d.')));
       return;
@@ -98,13 +134,12 @@ export async function screenChangelog(ctx) {
     edit.addEventListener('click', () => openEditor(e));
     toggle.addEventListener('click', () => busy(toggle, async () => {
       try {
-        const updated = await api('PATCH', `/v1/changelog/dashboard/${encodeURIComponent(project.id)}/${encodeURIComponent(e.id)}`, { body: { published: !e.published } });
-        entries = entries.map((x) => (x.id === e.id ? updated : x));
+        await api('PATCH', `${base}/${encodeURIComponent(e.id)}`, { body: { published: !e.published } });
       } catch (err) {
         showError(err, 'Could not change the entry');
         return;
       }
-      draw();
+      await reload();
       announce(`\u201c${e.title}\u201d ${e.published ? 'moved back to drafts' : 'published'}.`);
       const again = $(`[data-entry="${CSS.escape(e.id)}"] [data-action="toggle-publish"]`);
       if (again) again.focus();
@@ -114,13 +149,12 @@ export async function screenChangelog(ctx) {
       if (!ok) return;
       await busy(del, async () => {
         try {
-          await api('DELETE', `/v1/changelog/dashboard/${encodeURIComponent(project.id)}/${encodeURIComponent(e.id)}`);
+          await api('DELETE', `${base}/${encodeURIComponent(e.id)}`);
         } catch (err) {
           showError(err, 'Could not delete the entry');
           return;
         }
-        entries = entries.filter((x) => x.id !== e.id);
-        draw();
+        await load();
         announce(`Deleted \u201c${e.title}\u201d.`);
         $('h1').focus();
       });
@@ -132,8 +166,24 @@ export async function screenChangelog(ctx) {
           badge('kind', e.type, CHANGELOG_TYPES[e.type] || e.type),
           e.published ? badge('status', 'published', 'Published') : badge('status', 'draft', 'Draft'),
           e.published && e.published_at ? h('span', null, 'Published ', timeEl(e.published_at)) : h('span', null, 'Created ', timeEl(e.created_at))),
-        h('p', { class: 'record-text muted' }, excerpt(e.content))),
+        h('p', { class: 'record-text muted' }, excerpt(e.content)),
+        linked(e)),
       h('div', { class: 'record-side' }, edit, toggle, del));
+  }
+
+  /** The requests an entry answers, with where each stands. */
+  function linked(e) {
+    const ids = e.feedback_ids || [];
+    if (!ids.length) return null;
+    return h('div', { class: 'linked-box' },
+      h('span', { class: 'muted small' }, e.published ? 'Ships these requests:' : 'Ships these requests when published:'),
+      h('ul', { class: 'linked', 'data-linked-list': '' }, ids.map((id) => {
+        const f = byId.get(id);
+        // Merged entries leave every listing, so the project's list no longer holds them.
+        return f
+          ? h('li', { 'data-linked': id }, h('span', { class: 'linked-title' }, f.title), entryBadges(f))
+          : h('li', { 'data-linked': id, class: 'muted' }, `An entry merged into another or deleted (${shortId(id)})`);
+      })));
   }
 
   function openEditor(entry) {
@@ -146,6 +196,7 @@ export async function screenChangelog(ctx) {
     const submit = h('button', { type: 'submit' }, editing ? 'Save changes' : 'Save entry');
     const cancel = h('button', { type: 'button', class: 'button-secondary' }, 'Cancel');
     const headingId = 'cl-editor-title';
+    const links = linkField(entry);
     const form = h('form', { class: 'card', id: 'changelog-editor', novalidate: '', 'aria-labelledby': headingId },
       h('h2', { id: headingId, tabindex: '-1' }, editing ? `Edit \u201c${entry.title}\u201d` : 'New entry'),
       h('div', { class: 'field-row' },
@@ -156,6 +207,7 @@ export async function screenChangelog(ctx) {
         h('div', { class: 'field' },
           h('span', { class: 'field-label', id: 'cl-preview-title' }, 'Preview'),
           preview)),
+      links.el,
       editing ? null : h('p', null, h('label', { class: 'check', for: 'cl-published' }, publish, 'Publish now (otherwise it is saved as a draft)')),
       formErr(),
       h('div', { class: 'button-row' }, submit, cancel));
@@ -165,21 +217,24 @@ export async function screenChangelog(ctx) {
       clearFormErrors(form);
       await busy(submit, async () => {
         const body = { title: title.value, type: type.value, content: content.value };
+        // Without the project's entries the links were never shown, so they are left as they are.
+        const ids = links.selected();
+        if (ids) body.feedback_ids = ids;
         let saved;
         try {
           if (editing) {
-            saved = await api('PATCH', `/v1/changelog/dashboard/${encodeURIComponent(project.id)}/${encodeURIComponent(entry.id)}`, { body });
+            saved = await api('PATCH', `${base}/${encodeURIComponent(entry.id)}`, { body });
           } else {
-            saved = await api('POST', `/v1/changelog/dashboard/${encodeURIComponent(project.id)}`, { body: { ...body, published: publish.checked } });
+            saved = await api('POST', base, { body: { ...body, published: publish.checked } });
           }
         } catch (e) {
           showFormError(form, e);
           return;
         }
         if (!alive()) return;
-        entries = editing ? entries.map((x) => (x.id === saved.id ? saved : x)) : [saved, ...entries];
         editorBox.replaceChildren();
-        draw();
+        if (!editing) page = 1; // the newest entry comes first
+        await reload();
         announce(editing ? `Saved \u201c${saved.title}\u201d.` : `${saved.published ? 'Published' : 'Saved draft'} \u201c${saved.title}\u201d.`);
         const row = $(`[data-entry="${CSS.escape(saved.id)}"] [data-action="toggle-publish"]`);
         (row || newBtn).focus();
@@ -188,6 +243,28 @@ export async function screenChangelog(ctx) {
     editorBox.replaceChildren(form);
     livePreview(content, preview);
     title.focus();
+  }
+
+  /**
+   * The editor's choice of the requests the entry answers: a searchable list of the project's
+   * feedback. `selected()` is null until the list is there (then nothing is sent).
+   */
+  function linkField(entry) {
+    const el = h('div', { class: 'field', id: 'cl-links' },
+      h('p', { class: 'loading' }, 'Loading feedback\u2026'),
+      h('p', { class: 'field-err', 'data-err-for': 'feedback_ids', 'data-label': 'Linked requests' }));
+    let picker = null;
+    loadRequests().then((entries) => {
+      picker = feedbackPicker({
+        entries: [...entries.values()], multiple: true, selected: entry ? entry.feedback_ids || [] : [],
+        label: 'Requests this answers (publishing moves feature requests to shipped, bugs and feedback to done)',
+      });
+      el.firstChild.replaceWith(picker.el);
+    }, (e) => {
+      if (handleAuthLoss(e)) return;
+      el.firstChild.replaceWith(h('p', { class: 'muted' }, `The project\u2019s feedback could not be loaded (${e.message}); the linked requests stay as they are.`));
+    });
+    return { el, selected: () => (picker ? picker.selected() : null) };
   }
 
   /** Who gets an email on publishing: confirmed subscribers (double opt-in), and those still to confirm. */

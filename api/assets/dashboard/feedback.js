@@ -1,27 +1,29 @@
-// Shipmate dashboard: a project's feedback, filtered and sorted, with each entry's status and
-// deletion.
+// Shipmate dashboard: a project's feedback, filtered, sorted and paged, with the moderation queue
+// (entries pending review, and spam). Each entry's own controls live in feedback-entry.js.
 
-import { $, badge, cls, field, fmtNum, h, options, plural, statusLabel, timeEl } from './dom.js';
-import { api, q } from './api.js';
-import { announce, busy, confirmDialog, pageHead, setMain, setTitle, showError } from './ui.js';
+import { $, field, h, options, statusLabel } from './dom.js';
+import { allPages, api, localPage, q } from './api.js';
+import { announce, pageHead, pager, setMain, setTitle, showError } from './ui.js';
+import { projectPath } from './router.js';
+import { myRole } from './roles.js';
+import { FEEDBACK_TYPES, MODERATION, entryItem } from './feedback-entry.js';
 
-const FEEDBACK_TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
-const STATUSES_FOR = {
-  bug: ['new', 'in_progress', 'done', 'dismissed'],
-  feedback: ['new', 'in_progress', 'done', 'dismissed'],
-  feature: ['planned', 'in_progress', 'shipped', 'cancelled'],
-};
 const ALL_FEEDBACK_STATUSES = ['new', 'planned', 'in_progress', 'done', 'shipped', 'dismissed', 'cancelled'];
+const PER_PAGE = 50;
+// What the list shows: every entry, or one moderation state (the review queue, the spam).
+const VIEWS = [['all', 'All entries'], ['pending', 'Pending review'], ['spam', 'Spam']];
 
 // The filters stay as they were when the owner comes back to the list.
-const filter = { type: '', status: '', sort: 'new' };
+const filter = { type: '', status: '', sort: 'new', view: 'all' };
 
 export async function screenFeedback(ctx) {
   const { project, alive } = ctx;
   setTitle('Feedback', project.name);
   const f = filter;
+  let page = 1;
   const count = h('p', { class: 'muted', id: 'feedback-count', 'aria-live': 'polite' });
   const listBox = h('div');
+  const pagerBox = h('div');
   const typeSel = h('select', { name: 'type', value: f.type },
     options([['', 'All types'], ...Object.entries(FEEDBACK_TYPES)], f.type));
   const statusSel = h('select', { name: 'status', value: f.status },
@@ -34,106 +36,89 @@ export async function screenFeedback(ctx) {
   filters.addEventListener('submit', (ev) => ev.preventDefault());
   filters.addEventListener('change', () => {
     f.type = typeSel.value; f.status = statusSel.value; f.sort = sortSel.value;
+    page = 1;
     load();
   });
+  const viewBtns = VIEWS.map(([value, label]) => h('button', { type: 'button', 'aria-pressed': String(value === f.view), 'data-view': value }, label));
+  for (const b of viewBtns) {
+    b.addEventListener('click', () => {
+      f.view = b.dataset.view;
+      for (const o of viewBtns) o.setAttribute('aria-pressed', String(o === b));
+      page = 1;
+      load();
+    });
+  }
+  const moderationNote = project.feedback_moderation
+    ? 'Moderation is on: submissions from the public board wait under \u201cPending review\u201d until approved.'
+    : 'Moderation is off: submissions from the public board are public at once.';
 
   setMain(
     pageHead('Feedback', null, project, h('a', { class: 'button button-secondary', href: `/f/${project.slug}`, target: '_blank', rel: 'noopener' }, 'Open public board')),
-    filters, count, listBox);
+    h('div', { class: 'view-bar' },
+      h('div', { class: 'segmented', role: 'group', 'aria-label': 'Show' }, viewBtns),
+      h('p', { class: 'muted small', id: 'moderation-state' }, moderationNote,
+        ['owner', 'admin'].includes(myRole(project)) ? [' ', h('a', { href: projectPath(project, 'settings'), 'data-nav': '' }, 'Change in settings')] : null)),
+    filters, count, listBox, pagerBox);
 
-  let entries = [];
-  const updateCount = () => {
-    const filtered = f.type || f.status;
-    count.textContent = `${plural(entries.length, 'entry', 'entries')}${filtered ? ' matching these filters' : ''}`;
-  };
+  const filtered = () => f.type || f.status;
+
+  /**
+   * A page of the list. The API filters by type and status but not by moderation, so the review
+   * queue and the spam view read the whole list and page it here.
+   */
+  function fetchPage() {
+    const params = { project_id: project.id, type: f.type, status: f.status, sort: f.sort };
+    if (f.view === 'all') return api('GET', `/v1/feedback?${q({ ...params, page, per_page: PER_PAGE })}`);
+    return allPages('/v1/feedback', params)
+      .then((all) => localPage(all.filter((e) => e.moderation === f.view), page, PER_PAGE));
+  }
 
   async function load() {
     listBox.setAttribute('aria-busy', 'true');
+    let res;
     try {
-      const res = await api('GET', `/v1/feedback?${q({ project_id: project.id, type: f.type, status: f.status, sort: f.sort })}`);
-      if (!alive()) return;
-      entries = res.data || [];
+      res = await fetchPage();
     } catch (e) {
       if (!alive()) return;
       listBox.removeAttribute('aria-busy');
       showError(e, 'Could not load feedback');
       return;
     }
+    if (!alive()) return;
     listBox.removeAttribute('aria-busy');
-    updateCount();
-    if (!entries.length) {
-      listBox.replaceChildren(h('div', { class: 'card empty' }, h('p', null,
-        f.type || f.status ? 'No feedback matches these filters.' : 'No feedback yet. Entries sent with the SDK or the API show up here.')));
+    const entries = res.data || [];
+    // A page emptied by deletions or merges: step back to the last page that has entries.
+    if (!entries.length && page > 1 && res.total > 0) {
+      page = Math.ceil(res.total / res.per_page);
+      load();
       return;
     }
-    listBox.replaceChildren(h('ul', { class: 'records', id: 'feedback-list' }, entries.map(entryItem)));
+    const where = [f.view === 'all' ? '' : MODERATION[f.view].toLowerCase(), filtered() ? 'matching these filters' : ''].filter(Boolean).join(', ');
+    count.textContent = `${res.total} ${res.total === 1 ? 'entry' : 'entries'}${where ? ` (${where})` : ''}`;
+    pagerBox.replaceChildren(pager(res, ['entry', 'entries'], (p) => { page = p; load().then(() => $('h1').focus()); }));
+    if (!entries.length) {
+      listBox.replaceChildren(h('div', { class: 'card empty' }, h('p', null, emptyText())));
+      return;
+    }
+    listBox.replaceChildren(h('ul', { class: 'records', id: 'feedback-list' }, entries.map((e) => entryItem(e, { project, onGone, onModerated }))));
   }
 
-  function entryItem(e) {
-    const statuses = [...(STATUSES_FOR[e.type] || [])];
-    if (!statuses.includes(e.status)) statuses.unshift(e.status);
-    const selId = `fb-status-${e.id}`;
-    const statusBadge = badge('status', e.status, statusLabel(e.status));
-    statusBadge.setAttribute('data-status-badge', '');
-    const sel = h('select', { id: selId, name: 'status', value: e.status }, options(statuses.map((s) => [s, statusLabel(s)]), e.status));
-    let current = e.status;
-    sel.addEventListener('change', async () => {
-      const next = sel.value;
-      sel.disabled = true;
-      try {
-        const updated = await api('PATCH', `/v1/feedback/${encodeURIComponent(e.id)}`, { body: { status: next } });
-        current = updated.status;
-        e.status = updated.status;
-        statusBadge.className = `badge status-${cls(updated.status)}`;
-        statusBadge.textContent = statusLabel(updated.status);
-        announce(`\u201c${e.title}\u201d is now ${statusLabel(updated.status).toLowerCase()}.`);
-      } catch (err) {
-        sel.value = current;
-        showError(err, 'Could not change the status');
-      } finally {
-        sel.disabled = false;
-      }
-    });
-    const del = h('button', { type: 'button', class: 'button-danger-quiet button-small' }, 'Delete');
-    const li = h('li', { class: 'card record', 'data-feedback': e.id },
-      h('div', { class: 'record-main' },
-        h('h2', { class: 'record-title' }, e.title),
-        e.description && e.description.trim() ? h('p', { class: 'record-text' }, e.description) : null,
-        h('p', { class: 'meta' },
-          badge('type', e.type, FEEDBACK_TYPES[e.type] || e.type),
-          statusBadge,
-          h('span', { class: 'votes', 'aria-label': `${e.upvotes} upvotes, ${e.downvotes} downvotes, score ${e.score}` },
-            h('span', { 'aria-hidden': 'true' }, h('b', { 'data-upvotes': '' }, fmtNum(e.upvotes)), ' up'),
-            h('span', { 'aria-hidden': 'true' }, h('b', { 'data-downvotes': '' }, fmtNum(e.downvotes)), ' down'),
-            h('span', { 'aria-hidden': 'true' }, 'score ', h('b', { 'data-score': '' }, fmtNum(e.score))))),
-        h('p', { class: 'meta' },
-          e.submitter_email ? h('span', null, 'From ', h('a', { href: `mailto:${e.submitter_email}`, 'data-email': '' }, e.submitter_email)) : h('span', null, 'No email given'),
-          timeEl(e.created_at))),
-      h('div', { class: 'record-side' },
-        h('div', { class: 'field' },
-          h('label', { for: selId }, 'Status', h('span', { class: 'sr-only' }, ` of \u201c${e.title}\u201d`)),
-          sel),
-        del));
-    del.setAttribute('aria-label', `Delete \u201c${e.title}\u201d`);
-    del.addEventListener('click', async () => {
-      const ok = await confirmDialog({ title: 'Delete this feedback?', text: `\u201c${e.title}\u201d and its votes will be deleted. This cannot be undone.`, ok: 'Delete' });
-      if (!ok) return;
-      await busy(del, async () => {
-        try {
-          await api('DELETE', `/v1/feedback/${encodeURIComponent(e.id)}`);
-        } catch (err) {
-          showError(err, 'Could not delete the feedback');
-          return;
-        }
-        entries = entries.filter((x) => x.id !== e.id);
-        li.remove();
-        updateCount();
-        if (!entries.length) load();
-        announce(`Deleted \u201c${e.title}\u201d.`);
-        $('h1').focus();
-      });
-    });
-    return li;
+  function emptyText() {
+    if (f.view === 'pending') return filtered() ? 'No entry matching these filters waits for review.' : 'Nothing waits for review.';
+    if (f.view === 'spam') return filtered() ? 'No spam matches these filters.' : 'No entry is marked as spam.';
+    return filtered() ? 'No feedback matches these filters.' : 'No feedback yet. Entries sent with the SDK, the API or the public board show up here.';
+  }
+
+  /** A deleted or merged entry leaves the list: the page is read again, so counts and pages stay true. */
+  async function onGone(message) {
+    await load();
+    announce(message);
+    $('h1').focus();
+  }
+
+  /** In the review queue or the spam view, an entry moderated into another state leaves it. */
+  function onModerated(e) {
+    if (f.view !== 'all' && e.moderation !== f.view) load();
   }
 
   await load();

@@ -226,11 +226,12 @@ export async function start(table) {
   routes = table;
   onSessionEnd(renderSignIn);
   wireShell();
-  devLoginEnabled(); // start the probe early; the sign-in screen awaits it
   try {
     state.me = await api('GET', '/v1/me');
   } catch (e) {
-    if (e instanceof ApiError && e.status === 401) { render(); return; } // a public page, or /login
+    // A public page, or /login. Only now is the dev-login probe worth its request: signed in, its
+    // answer (a 404 or 422 by design) would be a failed request in the console for nothing.
+    if (e instanceof ApiError && e.status === 401) { devLoginEnabled(); render(); return; }
     setMain(pageHead('Shipmate is unavailable'),
       h('section', { class: 'card' }, h('p', null, 'The dashboard could not reach the server.'),
         h('button', { type: 'button', onclick: () => window.location.reload() }, 'Try again')));

@@ -1,6 +1,6 @@
 // Shipmate dashboard: a project's settings: its keys (the secret one masked until revealed, each
-// rotatable by owners and admins), the snippets that install Shipmate, its public pages, and
-// deleting it.
+// rotatable by owners and admins), the snippets that install Shipmate, its public pages, the
+// feedback board's moderation, and deleting it.
 
 import { $, h } from './dom.js';
 import { api } from './api.js';
@@ -96,6 +96,8 @@ export async function screenSettings(ctx) {
     });
   });
 
+  const moderation = moderationSwitch(project, canRotate);
+
   const pages = [
     ['Feedback board', `/f/${project.slug}`],
     ['Testimonial form', `/t/${project.slug}`],
@@ -139,9 +141,39 @@ export async function screenSettings(ctx) {
         h('div', { class: 'copy-row' }, idInput,
           h('button', { type: 'button', class: 'button-secondary', onclick: () => copyText(project.id, 'Project ID') }, 'Copy')),
         h('p', { class: 'hint' }, 'The project_id of dashboard API calls and the CLI.'))),
+    moderation,
     project.role && project.role !== 'owner' ? null : h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
       h('h2', { id: 'danger-title' }, 'Delete this project'),
       h('p', { class: 'muted' }, 'Removes the project and everything in it, for good.'),
       deleteBtn),
   );
+}
+
+/**
+ * The board's moderation switch (owners and admins): while on, submissions from the public board
+ * wait as `pending` in the feedback view's review queue until a member approves them.
+ */
+function moderationSwitch(project, canChange) {
+  const box = h('input', { type: 'checkbox', id: 'feedback-moderation', checked: project.feedback_moderation, disabled: !canChange, 'aria-describedby': 'feedback-moderation-hint' });
+  box.addEventListener('change', async () => {
+    const on = box.checked;
+    box.disabled = true;
+    try {
+      const p = await api('PATCH', `/v1/projects/${encodeURIComponent(project.id)}`, { body: { feedback_moderation: on } });
+      state.projects.set(p.id, p);
+      announce(on ? 'Board submissions now wait for review.' : 'Board submissions are now public at once.');
+    } catch (e) {
+      box.checked = !on;
+      showError(e, 'Could not change moderation');
+    } finally {
+      box.disabled = false;
+    }
+  });
+  return h('section', { class: 'card', 'aria-labelledby': 'moderation-title' },
+    h('h2', { id: 'moderation-title' }, 'Feedback moderation'),
+    h('p', null, h('label', { class: 'check', for: 'feedback-moderation' }, box, 'Hold submissions from the public board for review')),
+    h('p', { class: 'hint muted', id: 'feedback-moderation-hint' },
+      canChange
+        ? 'New entries from the board then wait under \u201cPending review\u201d in Feedback until a member approves them. Entries sent with your API key are never held.'
+        : 'Only owners and admins change this.'));
 }

@@ -1,10 +1,11 @@
-// Shipmate dashboard: a project's testimonials with their counts: approve, reject or delete each.
+// Shipmate dashboard: a project's testimonials with their counts, paged: approve, reject or delete each.
 
 import { $, badge, field, fmtNum, h, isHttpUrl, options, stat, statusLabel, timeEl } from './dom.js';
-import { api, q } from './api.js';
-import { announce, busy, confirmDialog, pageHead, setMain, setTitle, showError } from './ui.js';
+import { allPages, api, localPage, q } from './api.js';
+import { announce, busy, confirmDialog, pageHead, pager, setMain, setTitle, showError } from './ui.js';
 
 let statusFilter = ''; // kept while the dashboard is open
+const PER_PAGE = 50;
 
 function stars(rating) {
   const n = Math.max(0, Math.min(5, Math.round(Number(rating) || 0)));
@@ -17,9 +18,15 @@ export async function screenTestimonials(ctx) {
   setTitle('Testimonials', project.name);
   const statsBox = h('div', { class: 'stats', id: 'testimonial-stats' });
   const listBox = h('div');
+  const pagerBox = h('div');
+  let page = 1;
   const showSel = h('select', { name: 'show', value: statusFilter },
     options([['', 'All'], ['pending', 'Pending'], ['approved', 'Approved'], ['rejected', 'Rejected']], statusFilter));
-  showSel.addEventListener('change', () => { statusFilter = showSel.value; draw(); });
+  showSel.addEventListener('change', async () => {
+    statusFilter = showSel.value;
+    page = 1;
+    if (await load()) draw();
+  });
   const filters = h('form', { class: 'card filters', role: 'search', 'aria-label': 'Filter testimonials' },
     field({ id: 'tm-filter', label: 'Show', control: showSel }));
   filters.addEventListener('submit', (ev) => ev.preventDefault());
@@ -27,9 +34,9 @@ export async function screenTestimonials(ctx) {
   setMain(
     pageHead('Testimonials', 'Only approved testimonials are returned to your site.', project,
       h('a', { class: 'button button-secondary', href: `/t/${project.slug}`, target: '_blank', rel: 'noopener' }, 'Open submission form')),
-    statsBox, filters, listBox);
+    statsBox, filters, listBox, pagerBox);
 
-  let data = [];
+  let res = { data: [], total: 0 };
 
   function drawStats(s) {
     const avg = typeof s.average_rating === 'number' ? `${s.average_rating.toFixed(1)} \u2605` : '\u2014';
@@ -41,11 +48,30 @@ export async function screenTestimonials(ctx) {
       stat('Average rating (approved)', avg, 'average_rating'));
   }
 
+  /**
+   * The page on display and the counts. The API pages every testimonial but filters none by
+   * status, so a filtered view reads them all and pages them here.
+   */
+  async function fetchPage() {
+    const path = '/v1/testimonials/all';
+    if (!statusFilter) return api('GET', `${path}?${q({ project_id: project.id, page, per_page: PER_PAGE })}`);
+    const [counts, all] = await Promise.all([
+      api('GET', `${path}?${q({ project_id: project.id, per_page: 1 })}`),
+      allPages(path, { project_id: project.id }),
+    ]);
+    return { ...localPage(all.filter((t) => t.status === statusFilter), page, PER_PAGE), stats: counts.stats };
+  }
+
   async function load() {
     try {
-      const res = await api('GET', `/v1/testimonials/all?${q({ project_id: project.id })}`);
+      const next = await fetchPage();
       if (!alive()) return false;
-      data = res.data || [];
+      // A page emptied by deletions: step back to the last page that has testimonials.
+      if (!next.data.length && page > 1 && next.total > 0) {
+        page = Math.ceil(next.total / next.per_page);
+        return load();
+      }
+      res = next;
       drawStats(res.stats || {});
       return true;
     } catch (e) {
@@ -55,13 +81,16 @@ export async function screenTestimonials(ctx) {
   }
 
   function draw() {
-    const shown = statusFilter ? data.filter((t) => t.status === statusFilter) : data;
-    if (!shown.length) {
+    pagerBox.replaceChildren(pager(res, ['testimonial', 'testimonials'], async (p) => {
+      page = p;
+      if (await load()) { draw(); $('h1').focus(); }
+    }));
+    if (!res.data.length) {
       listBox.replaceChildren(h('div', { class: 'card empty' }, h('p', null,
-        data.length ? 'No testimonials with this status.' : 'No testimonials yet. Share your submission form to collect some.')));
+        statusFilter ? 'No testimonials with this status.' : 'No testimonials yet. Share your submission form to collect some.')));
       return;
     }
-    listBox.replaceChildren(h('ul', { class: 'records', id: 'testimonial-list' }, shown.map(item)));
+    listBox.replaceChildren(h('ul', { class: 'records', id: 'testimonial-list' }, res.data.map(item)));
   }
 
   function item(t) {
@@ -84,8 +113,7 @@ export async function screenTestimonials(ctx) {
     const moderate = async (status, button) => {
       await busy(button, async () => {
         try {
-          const updated = await api('PATCH', `/v1/testimonials/${encodeURIComponent(t.id)}?${q({ project_id: project.id })}`, { body: { status } });
-          data = data.map((x) => (x.id === t.id ? { ...x, ...updated } : x));
+          await api('PATCH', `/v1/testimonials/${encodeURIComponent(t.id)}?${q({ project_id: project.id })}`, { body: { status } });
         } catch (e) {
           showError(e, 'Could not update the testimonial');
           return;

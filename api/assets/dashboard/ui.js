@@ -2,7 +2,7 @@
 // the status toast, the error banner, errors beside form fields, the confirm dialog, busy buttons,
 // copying, and timers that end with the screen.
 
-import { $, h, capitalize } from './dom.js';
+import { $, h, capitalize, plural } from './dom.js';
 import { ApiError } from './api.js';
 import { state } from './state.js';
 
@@ -179,4 +179,24 @@ export function pageHead(title, subtitle, project, ...actions) {
       h('h1', { tabindex: '-1' }, title),
       subtitle ? h('p', { class: 'muted' }, subtitle) : null),
     actions.length ? h('div', { class: 'head-actions' }, actions) : null);
+}
+
+/**
+ * The pager under a list: where the page sits in `total` (from the API's page object), with
+ * Previous and Next calling `go(page)`. A list that fits one page says only how many it holds.
+ */
+export function pager(res, [one, many], go) {
+  const total = Number(res.total) || 0;
+  const per = Number(res.per_page) || total || 1;
+  const page = Number(res.page) || 1;
+  const pages = Math.max(1, Math.ceil(total / per));
+  if (!total) return ''; // the empty list says so itself
+  const count = h('span', { 'data-total': total }, plural(total, one, many));
+  if (pages <= 1) return h('nav', { class: 'pager', 'aria-label': 'Pages' }, count);
+  const prev = h('button', { type: 'button', class: 'button-secondary button-small', disabled: page <= 1, 'data-page': 'prev' }, 'Previous');
+  const next = h('button', { type: 'button', class: 'button-secondary button-small', disabled: page >= pages, 'data-page': 'next' }, 'Next');
+  prev.addEventListener('click', () => go(page - 1));
+  next.addEventListener('click', () => go(page + 1));
+  return h('nav', { class: 'pager', 'aria-label': 'Pages' },
+    h('span', { 'aria-current': 'page', 'data-page-of': `${page}/${pages}` }, `Page ${page} of ${pages}`), ' \u00b7 ', count, prev, next);
 }

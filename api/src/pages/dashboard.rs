@@ -38,6 +38,8 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     // One module per view.
     "projects.js",
     "feedback.js",
+    "feedback-entry.js",
+    "feedback-picker.js",
     "testimonials.js",
     "changelog.js",
     "knowledge.js",

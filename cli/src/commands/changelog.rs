@@ -6,11 +6,11 @@ use anyhow::{anyhow, bail, Context};
 use shipmate_types::changelog::{Entry, EntryChanges, NewEntry};
 use shipmate_types::common::List;
 
-use super::{project_id, seg};
+use super::{pages, project_id, seg};
 use crate::cli::{ChangelogCommand, ProjectArg};
 use crate::client::Auth;
 use crate::ctx::Ctx;
-use crate::output::{one_line, print_table, table, when};
+use crate::output::{align_right, one_line, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
     match command {
@@ -59,18 +59,21 @@ pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
         ChangelogCommand::Unpublish { id, project } => {
             set_published(ctx, &id, &project, false).await
         }
-        ChangelogCommand::List { project } => {
+        ChangelogCommand::List { project, pages } => {
             let pid = project_id(&ctx.client, &project.project).await?;
-            let list = ctx
-                .client
-                .get(
-                    &format!("/v1/changelog/dashboard/{}", seg(&pid)),
-                    Auth::Session,
-                    &[],
-                )
-                .await?;
+            let path = format!("/v1/changelog/dashboard/{}", seg(&pid));
+            let list = pages::fetch(ctx, &path, Auth::Session, &[], pages).await?;
+            let footer = pages::footer(&list, pages);
             ctx.show(&list, |list: List<Entry>| {
-                let mut t = table(&["ID", "TYPE", "STATUS", "TITLE", "PUBLISHED", "CREATED"]);
+                let mut t = table(&[
+                    "ID",
+                    "TYPE",
+                    "STATUS",
+                    "TITLE",
+                    "REQUESTS",
+                    "PUBLISHED",
+                    "CREATED",
+                ]);
                 for e in list.data {
                     let status = if e.published { "published" } else { "draft" };
                     t.add_row(vec![
@@ -78,11 +81,16 @@ pub async fn run(ctx: &Ctx, command: ChangelogCommand) -> anyhow::Result<()> {
                         e.kind.to_string(),
                         status.to_owned(),
                         one_line(&e.title, 60),
+                        e.feedback_ids.len().to_string(),
                         when(e.published_at),
                         when(e.created_at),
                     ]);
                 }
+                align_right(&mut t, &[4]);
                 print_table(&t, "No changelog entries yet.");
+                if let Some(footer) = footer {
+                    println!("{footer}");
+                }
                 Ok(())
             })
         }

@@ -1,9 +1,9 @@
 //! `shipmate feedback ...`
 
 use shipmate_types::common::List;
-use shipmate_types::feedback::{Feedback, FeedbackChanges};
+use shipmate_types::feedback::{Comment, Feedback, FeedbackChanges, MergeRequest};
 
-use super::{project_id, seg};
+use super::{pages, project_id, seg};
 use crate::cli::FeedbackCommand;
 use crate::client::Auth;
 use crate::ctx::Ctx;
@@ -13,6 +13,7 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
     match command {
         FeedbackCommand::List {
             project,
+            pages,
             kind,
             status,
         } => {
@@ -24,52 +25,114 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             if let Some(s) = status {
                 query.push(("status", s.as_str()));
             }
-            let list = ctx
-                .client
-                .get("/v1/feedback", Auth::Session, &query)
-                .await?;
+            let list = pages::fetch(ctx, "/v1/feedback", Auth::Session, &query, pages).await?;
+            let footer = pages::footer(&list, pages);
             ctx.show(&list, |list: List<Feedback>| {
-                let mut t = table(&["ID", "TYPE", "STATUS", "SCORE", "TITLE", "FROM", "CREATED"]);
+                let mut t = table(&[
+                    "ID",
+                    "TYPE",
+                    "STATUS",
+                    "MODERATION",
+                    "SCORE",
+                    "TITLE",
+                    "FROM",
+                    "CREATED",
+                ]);
                 for f in list.data {
                     t.add_row(vec![
                         f.id.to_string(),
                         f.kind.to_string(),
                         f.status.to_string(),
+                        f.moderation.to_string(),
                         f.score.to_string(),
                         one_line(&f.title, 60),
                         or_dash(f.submitter_email),
                         when(f.created_at),
                     ]);
                 }
-                align_right(&mut t, &[3]);
+                align_right(&mut t, &[4]);
                 print_table(&t, "No feedback matches.");
+                if let Some(footer) = footer {
+                    println!("{footer}");
+                }
                 Ok(())
             })
         }
         FeedbackCommand::SetStatus { id, status } => {
+            let changes = FeedbackChanges {
+                status: Some(status),
+                ..FeedbackChanges::default()
+            };
             let updated = ctx
                 .client
-                .patch(
-                    &format!("/v1/feedback/{}", seg(&id)),
-                    Auth::Session,
-                    &[],
-                    &FeedbackChanges {
-                        status: Some(status),
-                        ..FeedbackChanges::default()
-                    },
-                )
+                .patch(&entry_path(&id), Auth::Session, &[], &changes)
                 .await?;
             ctx.show(&updated, |entry: Feedback| {
                 println!("Feedback {id} is now {}", entry.status);
                 Ok(())
             })
         }
-        FeedbackCommand::Delete { id } => {
-            let deleted = ctx
+        FeedbackCommand::Moderate { id, moderation } => {
+            let changes = FeedbackChanges {
+                moderation: Some(moderation),
+                ..FeedbackChanges::default()
+            };
+            let updated = ctx
                 .client
-                .delete(&format!("/v1/feedback/{}", seg(&id)), Auth::Session)
+                .patch(&entry_path(&id), Auth::Session, &[], &changes)
                 .await?;
+            ctx.show(&updated, |entry: Feedback| {
+                println!("Feedback {id} is now {}", entry.moderation);
+                Ok(())
+            })
+        }
+        FeedbackCommand::Merge { id, into } => {
+            let target = ctx
+                .client
+                .post(
+                    &format!("{}/merge", entry_path(&id)),
+                    Auth::Session,
+                    &MergeRequest { into },
+                )
+                .await?;
+            ctx.show(&target, |entry: Feedback| {
+                println!(
+                    "Merged {id} into {}: {} (score {})",
+                    entry.id,
+                    one_line(&entry.title, 60),
+                    entry.score
+                );
+                Ok(())
+            })
+        }
+        FeedbackCommand::Comments { id } => {
+            // Public for approved entries: no session needed.
+            let list = ctx
+                .client
+                .get(&format!("{}/comments", entry_path(&id)), Auth::None, &[])
+                .await?;
+            ctx.show(&list, |list: List<Comment>| {
+                let mut t = table(&["ID", "AUTHOR", "OFFICIAL", "CREATED", "COMMENT"]);
+                for c in list.data {
+                    t.add_row(vec![
+                        c.id.to_string(),
+                        one_line(&c.author.name, 30),
+                        if c.official { "yes" } else { "-" }.to_owned(),
+                        when(c.created_at),
+                        one_line(&c.body, 80),
+                    ]);
+                }
+                print_table(&t, "No comments yet.");
+                Ok(())
+            })
+        }
+        FeedbackCommand::Delete { id } => {
+            let deleted = ctx.client.delete(&entry_path(&id), Auth::Session).await?;
             ctx.done(&deleted, &format!("Deleted feedback {id}"))
         }
     }
+}
+
+fn entry_path(id: &str) -> String {
+    format!("/v1/feedback/{}", seg(id))
 }

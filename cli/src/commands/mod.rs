@@ -5,6 +5,7 @@ pub mod changelog;
 pub mod feedback;
 pub mod kb;
 pub mod members;
+pub mod pages;
 pub mod projects;
 pub mod testimonials;
 pub mod webhooks;

@@ -3,15 +3,15 @@
 use shipmate_types::testimonials::{ModerationDecision, Stats, Testimonial, TestimonialsWithStats};
 use shipmate_types::Moderation;
 
-use super::{project_id, seg};
-use crate::cli::{ProjectArg, TestimonialsCommand};
+use super::{pages, project_id, seg};
+use crate::cli::{PageArgs, ProjectArg, TestimonialsCommand};
 use crate::client::Auth;
 use crate::ctx::Ctx;
 use crate::output::{align_right, one_line, print_table, table, when};
 
 pub async fn run(ctx: &Ctx, command: TestimonialsCommand) -> anyhow::Result<()> {
     match command {
-        TestimonialsCommand::List { project } => list(ctx, &project).await,
+        TestimonialsCommand::List { project, pages } => list(ctx, &project, pages).await,
         TestimonialsCommand::Approve { id, project } => {
             moderate(ctx, &id, &project, Moderation::Approved).await
         }
@@ -21,16 +21,17 @@ pub async fn run(ctx: &Ctx, command: TestimonialsCommand) -> anyhow::Result<()> 
     }
 }
 
-async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
+async fn list(ctx: &Ctx, project: &ProjectArg, asked: PageArgs) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &project.project).await?;
-    let answer = ctx
-        .client
-        .get(
-            "/v1/testimonials/all",
-            Auth::Session,
-            &[("project_id", pid.as_str())],
-        )
-        .await?;
+    let answer = pages::fetch(
+        ctx,
+        "/v1/testimonials/all",
+        Auth::Session,
+        &[("project_id", pid.as_str())],
+        asked,
+    )
+    .await?;
+    let footer = pages::footer(&answer, asked);
     ctx.show(&answer, |answer: TestimonialsWithStats| {
         println!("{}", stats_line(&answer.stats));
         let mut t = table(&["ID", "STATUS", "RATING", "AUTHOR", "TESTIMONIAL", "CREATED"]);
@@ -53,6 +54,9 @@ async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
             println!();
         }
         print_table(&t, "No testimonials yet.");
+        if let Some(footer) = footer {
+            println!("{footer}");
+        }
         Ok(())
     })
 }

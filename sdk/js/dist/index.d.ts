@@ -1,10 +1,13 @@
 /**
- * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, for browsers and Node 18+.
+ * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, the public feedback board
+ * (by project slug), and the feedback loop's calls made as a person (with a session token), for
+ * browsers and Node 18+.
  *
  * ```ts
- * import { Shipmate } from '@shipmate/sdk';
+ * import { Shipmate, paginate } from '@shipmate/sdk';
  * const sm = new Shipmate({ apiKey: 'pk_...', baseUrl: 'https://api.example.com' });
  * await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+ * for await (const t of paginate((page) => sm.testimonials.list(page))) console.log(t.author_name);
  * ```
  */
 import type { components } from './schema.js';
@@ -23,10 +26,27 @@ export interface Page<T> extends List<T> {
 }
 /** The answer of every deletion. */
 export type Deleted = Schemas['Deleted'];
+/** Which page of a list to read: `page` from 1, `perPage` 1 to 100 (50 by default). */
+export interface PageQuery {
+    page?: number;
+    perPage?: number;
+}
 export type FeedbackType = Schemas['FeedbackType'];
 export type FeedbackStatus = Schemas['FeedbackStatus'];
+export type FeedbackModeration = Schemas['FeedbackModeration'];
+export type FeedbackSort = Schemas['FeedbackSort'];
 export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
+export type Comment = Schemas['Comment'];
+export type Roadmap = Schemas['Roadmap'];
+/** The query of `board.list`: a page, filtered and sorted (`top` by default: score, then newest). */
+export interface BoardQuery extends PageQuery {
+    type?: FeedbackType;
+    status?: FeedbackStatus;
+    sort?: FeedbackSort;
+}
+/** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
+export type SimilarEntry = Schemas['SimilarEntry'];
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
 export type Testimonial = Schemas['Testimonial'];
@@ -40,11 +60,9 @@ export type Metadata = NonNullable<Schemas['NewDocument']['metadata']>;
 export type DocumentInput = Schemas['NewDocument'];
 export type DocumentStatus = Schemas['DocumentStatus'];
 export type Document = Schemas['Document'];
-/** The query of `documents.list` (an SDK option; the API's query parameters). */
-export interface DocumentListQuery {
-    /** From 1. */
-    page?: number;
-    /** 20 by default, at most 100. */
+/** The query of `documents.list`: 20 a page by default, at most 100. */
+export interface DocumentListQuery extends PageQuery {
+    /** @deprecated The name before `perPage`, still honoured. */
     per_page?: number;
 }
 export type SearchInput = Schemas['SearchQuery'];
@@ -81,6 +99,12 @@ export declare class ShipmateError extends Error {
 export interface ShipmateOptions {
     /** The project API key (`pk_...`). */
     apiKey: string;
+    /**
+     * A session token, for the calls made as a person: `st_...` (a member's sign-in, e.g. from the
+     * CLI) to moderate and merge, or an end user's `eu_...` to comment. Sent as `Authorization:
+     * Bearer` by those calls and by board submissions, which then come from that account.
+     */
+    sessionToken?: string;
     /** The API's base address, e.g. `https://api.example.com`. */
     baseUrl: string;
     /** Per attempt; 10,000 ms by default. */
@@ -90,9 +114,19 @@ export interface ShipmateOptions {
     /** A `fetch` implementation; the global one by default. */
     fetch?: typeof fetch;
 }
+/**
+ * Every item of a paginated list, read page after page until its `total`: `list` reads one page
+ * (any of the SDK's list methods), `query` sets the page size and where to start.
+ *
+ * ```ts
+ * for await (const entry of paginate((page) => sm.changelog.list(page), { perPage: 100 })) { ... }
+ * ```
+ */
+export declare function paginate<T>(list: (query: PageQuery) => Promise<Page<T>>, query?: PageQuery): AsyncGenerator<T, void, undefined>;
 export declare class Shipmate {
     readonly baseUrl: string;
     private readonly apiKey;
+    private readonly sessionToken?;
     private readonly timeoutMs;
     private readonly retries;
     private readonly fetchImpl;
@@ -101,18 +135,51 @@ export declare class Shipmate {
     readonly feedback: {
         /** `POST /v1/feedback`: the created entry. */
         submit: (input: FeedbackInput) => Promise<FeedbackEntry>;
+        /**
+         * `PATCH /v1/feedback/:id` (session, members): approve an entry for the public board, hold it
+         * as `pending`, or mark it `spam`. The updated entry.
+         */
+        moderate: (id: string, moderation: FeedbackModeration) => Promise<FeedbackEntry>;
+        /**
+         * `POST /v1/feedback/:id/merge` (session, members): merges the duplicate `id` into `into`, its
+         * votes moving over once per person; it then leaves every list. The entry merged into.
+         */
+        merge: (id: string, into: string) => Promise<FeedbackEntry>;
+    };
+    /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
+    readonly board: {
+        /**
+         * `POST /v1/feedback/by-project/:slug`: a submission as the board takes it (no key); it waits
+         * as `pending` while the project moderates its board. Never carries `submitter_email`.
+         */
+        submitFeedback: (slug: string, input: FeedbackInput) => Promise<FeedbackEntry>;
+        /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
+        list: (slug: string, query?: BoardQuery) => Promise<Page<FeedbackEntry>>;
+        /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately. */
+        roadmap: (slug: string) => Promise<Roadmap>;
+        /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
+        similar: (slug: string, q: string) => Promise<List<SimilarEntry>>;
+    };
+    /** Comments on public feedback entries; a project member's comment is `official`. */
+    readonly comments: {
+        /** `GET /v1/feedback/:id/comments`: oldest first. */
+        list: (feedbackId: string) => Promise<List<Comment>>;
+        /** `POST /v1/feedback/:id/comments` (session): 1 to 5,000 characters. The created comment. */
+        add: (feedbackId: string, body: string) => Promise<Comment>;
+        /** `DELETE /v1/feedback/comments/:id` (session): its author's, or any for a member. */
+        delete: (commentId: string) => Promise<Deleted>;
     };
     /** Testimonials: submitted as `pending`; only approved ones are listed. */
     readonly testimonials: {
         /** `POST /v1/testimonials`: the created testimonial (status `pending`). */
         submit: (input: TestimonialInput) => Promise<Testimonial>;
-        /** `GET /v1/testimonials`: approved testimonials only. */
-        list: () => Promise<List<Testimonial>>;
+        /** `GET /v1/testimonials`: a page of the approved testimonials, newest first. */
+        list: (query?: PageQuery) => Promise<Page<Testimonial>>;
     };
     /** Changelog: published entries. */
     readonly changelog: {
-        /** `GET /v1/changelog`: published entries, newest first. */
-        list: () => Promise<List<ChangelogEntry>>;
+        /** `GET /v1/changelog`: a page of the published entries, newest first. */
+        list: (query?: PageQuery) => Promise<Page<ChangelogEntry>>;
     };
     /** Knowledge base indexes. */
     readonly indexes: {

@@ -1,10 +1,13 @@
 /**
- * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, for browsers and Node 18+.
+ * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, the public feedback board
+ * (by project slug), and the feedback loop's calls made as a person (with a session token), for
+ * browsers and Node 18+.
  *
  * ```ts
- * import { Shipmate } from '@shipmate/sdk';
+ * import { Shipmate, paginate } from '@shipmate/sdk';
  * const sm = new Shipmate({ apiKey: 'pk_...', baseUrl: 'https://api.example.com' });
  * await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+ * for await (const t of paginate((page) => sm.testimonials.list(page))) console.log(t.author_name);
  * ```
  */
 /**
@@ -47,24 +50,84 @@ function retryAfterSeconds(res) {
     return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
 }
 const seg = (id) => encodeURIComponent(id);
+const pageQuery = (q) => ({ page: q.page, per_page: q.perPage });
+/**
+ * Every item of a paginated list, read page after page until its `total`: `list` reads one page
+ * (any of the SDK's list methods), `query` sets the page size and where to start.
+ *
+ * ```ts
+ * for await (const entry of paginate((page) => sm.changelog.list(page), { perPage: 100 })) { ... }
+ * ```
+ */
+export async function* paginate(list, query = {}) {
+    // An item created while the pages are read shifts the later pages: it must not come twice.
+    const seen = new Set();
+    for (let page = query.page ?? 1;; page++) {
+        const res = await list({ ...query, page });
+        for (const item of res.data) {
+            const id = item.id;
+            if (id !== undefined) {
+                if (seen.has(id))
+                    continue;
+                seen.add(id);
+            }
+            yield item;
+        }
+        if (res.data.length === 0 || page * res.per_page >= res.total)
+            return;
+    }
+}
 export class Shipmate {
     constructor(options) {
         /** Feedback: bugs, feature requests and general feedback. */
         this.feedback = {
             /** `POST /v1/feedback`: the created entry. */
             submit: (input) => this.request('POST', '/v1/feedback', input),
+            /**
+             * `PATCH /v1/feedback/:id` (session, members): approve an entry for the public board, hold it
+             * as `pending`, or mark it `spam`. The updated entry.
+             */
+            moderate: (id, moderation) => this.request('PATCH', `/v1/feedback/${seg(id)}`, { moderation }, undefined, 'session'),
+            /**
+             * `POST /v1/feedback/:id/merge` (session, members): merges the duplicate `id` into `into`, its
+             * votes moving over once per person; it then leaves every list. The entry merged into.
+             */
+            merge: (id, into) => this.request('POST', `/v1/feedback/${seg(id)}/merge`, { into }, undefined, 'session'),
+        };
+        /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
+        this.board = {
+            /**
+             * `POST /v1/feedback/by-project/:slug`: a submission as the board takes it (no key); it waits
+             * as `pending` while the project moderates its board. Never carries `submitter_email`.
+             */
+            submitFeedback: (slug, input) => this.request('POST', `/v1/feedback/by-project/${seg(slug)}`, input, undefined, 'public'),
+            /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
+            list: (slug, query = {}) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined, { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort }, 'public'),
+            /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately. */
+            roadmap: (slug) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, undefined, 'public'),
+            /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
+            similar: (slug, q) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q }, 'public'),
+        };
+        /** Comments on public feedback entries; a project member's comment is `official`. */
+        this.comments = {
+            /** `GET /v1/feedback/:id/comments`: oldest first. */
+            list: (feedbackId) => this.request('GET', `/v1/feedback/${seg(feedbackId)}/comments`, undefined, undefined, 'public'),
+            /** `POST /v1/feedback/:id/comments` (session): 1 to 5,000 characters. The created comment. */
+            add: (feedbackId, body) => this.request('POST', `/v1/feedback/${seg(feedbackId)}/comments`, { body }, undefined, 'session'),
+            /** `DELETE /v1/feedback/comments/:id` (session): its author's, or any for a member. */
+            delete: (commentId) => this.request('DELETE', `/v1/feedback/comments/${seg(commentId)}`, undefined, undefined, 'session'),
         };
         /** Testimonials: submitted as `pending`; only approved ones are listed. */
         this.testimonials = {
             /** `POST /v1/testimonials`: the created testimonial (status `pending`). */
             submit: (input) => this.request('POST', '/v1/testimonials', input),
-            /** `GET /v1/testimonials`: approved testimonials only. */
-            list: () => this.request('GET', '/v1/testimonials'),
+            /** `GET /v1/testimonials`: a page of the approved testimonials, newest first. */
+            list: (query = {}) => this.request('GET', '/v1/testimonials', undefined, pageQuery(query)),
         };
         /** Changelog: published entries. */
         this.changelog = {
-            /** `GET /v1/changelog`: published entries, newest first. */
-            list: () => this.request('GET', '/v1/changelog'),
+            /** `GET /v1/changelog`: a page of the published entries, newest first. */
+            list: (query = {}) => this.request('GET', '/v1/changelog', undefined, pageQuery(query)),
         };
         /** Knowledge base indexes. */
         this.indexes = {
@@ -82,7 +145,7 @@ export class Shipmate {
             /** `POST /v1/indexes/:indexId/documents`: the document, `pending` until embedded. */
             upload: (indexId, input) => this.request('POST', `/v1/indexes/${seg(indexId)}/documents`, input),
             /** `GET /v1/indexes/:indexId/documents`: a page, newest first. */
-            list: (indexId, query = {}) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined, { page: query.page, per_page: query.per_page }),
+            list: (indexId, query = {}) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined, { page: query.page, per_page: query.perPage ?? query.per_page }),
             /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
             get: (indexId, docId) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
             /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
@@ -108,6 +171,7 @@ export class Shipmate {
         if (!f)
             throw new TypeError('Shipmate: no global fetch; pass one in options.fetch (Node 18+ has one)');
         this.apiKey = options.apiKey;
+        this.sessionToken = options.sessionToken;
         this.baseUrl = options.baseUrl.replace(/\/+$/, '');
         this.timeoutMs = options.timeoutMs ?? 10000;
         this.retries = Math.max(0, Math.floor(options.retries ?? 3));
@@ -122,7 +186,7 @@ export class Shipmate {
      * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
      * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
      */
-    async request(method, path, body, query) {
+    async request(method, path, body, query, credential = 'key') {
         let url = this.baseUrl + path;
         if (query) {
             const qs = new URLSearchParams();
@@ -133,7 +197,14 @@ export class Shipmate {
             if (s)
                 url += `?${s}`;
         }
-        const headers = { Accept: 'application/json', 'X-Project-Key': this.apiKey };
+        const headers = { Accept: 'application/json' };
+        if (credential === 'key')
+            headers['X-Project-Key'] = this.apiKey;
+        else if (this.sessionToken)
+            headers.Authorization = `Bearer ${this.sessionToken}`;
+        else if (credential === 'session') {
+            throw new TypeError(`Shipmate: ${method} ${path} is made as a person; pass options.sessionToken`);
+        }
         const payload = body === undefined ? undefined : JSON.stringify(body);
         if (payload !== undefined)
             headers['Content-Type'] = 'application/json';

@@ -259,6 +259,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchanges a JWT signed with the project's identify secret (claims `sub`, `name`, `email`,
+         *     `exp` at most 24 hours ahead) for an `eu_` session valid 30 days, which votes, comments and
+         *     submits feedback in this project only. Any key of the project may call it.
+         */
+        post: operations["identity_identify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/login": {
         parameters: {
             query?: never;
@@ -591,8 +612,67 @@ export interface paths {
         /** The project's board: entries with vote counts, never submitters' addresses. */
         get: operations["feedback_list_public"];
         put?: never;
+        /**
+         * A submission from the public board: anonymous (with an optional email for updates) or signed
+         *     in. With the project's moderation on it waits as `pending`; rate-limited per client address;
+         *     a filled honeypot field `website` answers 201 and stores nothing.
+         */
+        post: operations["feedback_submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/by-project/{slug}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Approved feature requests by stage: planned, in progress, shipped in the last 90 days. */
+        get: operations["feedback_roadmap"];
+        put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/by-project/{slug}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the
+         *     board's and the widget's "is this already asked?" hint.
+         */
+        get: operations["feedback_similar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/comments/{comment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a comment: its author, or a member of the project (the `member` role and up). */
+        delete: operations["feedback_remove_comment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -612,8 +692,26 @@ export interface paths {
         delete: operations["feedback_remove"];
         options?: never;
         head?: never;
-        /** Moves an entry to another status of its type's set (members and up). */
+        /** Moves an entry to another status of its type's set, and/or moderates it (members and up). */
         patch: operations["feedback_update"];
+        trace?: never;
+    };
+    "/v1/feedback/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A public entry's comments, oldest first. */
+        get: operations["feedback_list_comments"];
+        put?: never;
+        /** Comments on a public entry; a project member's comment is `official`. */
+        post: operations["feedback_add_comment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/feedback/{id}/downvote": {
@@ -627,6 +725,26 @@ export interface paths {
         put?: never;
         /** Downvotes a feature request; repeating it changes nothing, and it replaces an upvote. */
         post: operations["feedback_downvote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merges a duplicate into another entry of the same project (members and up): its votes move
+         *     (one per user), it leaves every listing, and its voters are told. Answers the target.
+         */
+        post: operations["feedback_merge_into"];
         delete?: never;
         options?: never;
         head?: never;
@@ -808,6 +926,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/markdown/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Renders Markdown as the public changelog does (any signed-in user; nothing is stored). */
+        post: operations["changelog_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me": {
         parameters: {
             query?: never;
@@ -875,7 +1010,8 @@ export interface paths {
         delete: operations["projects_delete"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Renames the project or switches the board's moderation (admins and owners). */
+        patch: operations["projects_update"];
         trace?: never;
     };
     "/v1/projects/{project_id}/api-key/rotate": {
@@ -947,6 +1083,26 @@ export interface paths {
         get: operations["email_subscribers"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/identify-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new identify secret, shown once: the customer's backend signs end users' JWTs with it
+         *     (HS256). Tokens signed with the previous secret stop working at once.
+         */
+        post: operations["identity_rotate_secret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1343,6 +1499,21 @@ export interface components {
         };
         /** @enum {string} */
         ChangelogType: "feature" | "improvement" | "fix" | "breaking";
+        Comment: {
+            author: components["schemas"]["CommentAuthor"];
+            body: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            feedback_id: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Written by a member of the project: the team's answer. */
+            official: boolean;
+        };
+        CommentAuthor: {
+            name: string;
+        };
         CountryRow: {
             country: string;
             /** Format: int64 */
@@ -1421,11 +1592,19 @@ export interface components {
             /** Format: email */
             email: string;
         };
+        /** @description An end user of a customer's product, as the board shows them. */
+        EndUserInfo: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
         Entry: {
             /** @description Markdown. */
             content: string;
             /** Format: date-time */
             created_at: string;
+            /** @description The feedback entries this change answers; publishing ships them. */
+            feedback_ids: string[];
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -1444,6 +1623,8 @@ export interface components {
         /** @description `PATCH /v1/changelog/:id`: any of the fields. */
         EntryChanges: {
             content?: string | null;
+            /** @description Replaces the linked feedback entries. */
+            feedback_ids?: string[] | null;
             published?: boolean | null;
             title?: string | null;
             type?: null | components["schemas"]["ChangelogType"];
@@ -1490,6 +1671,13 @@ export interface components {
             downvotes: number;
             /** Format: uuid */
             id: string;
+            /**
+             * Format: uuid
+             * @description The entry this duplicate was merged into (it then leaves every listing).
+             */
+            merged_into?: string | null;
+            /** @description Only `approved` entries are public; with moderation on, board submissions start `pending`. */
+            moderation: components["schemas"]["FeedbackModeration"];
             /** Format: uuid */
             project_id: string;
             /** Format: int32 */
@@ -1504,6 +1692,16 @@ export interface components {
             /** Format: int32 */
             upvotes: number;
         };
+        /** @description `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, or both. */
+        FeedbackChanges: {
+            moderation?: null | components["schemas"]["FeedbackModeration"];
+            status?: null | components["schemas"]["FeedbackStatus"];
+        };
+        /**
+         * @description Where a feedback entry stands in moderation: only `approved` entries are public.
+         * @enum {string}
+         */
+        FeedbackModeration: "approved" | "pending" | "spam";
         /**
          * @description Where a feedback list is ordered from.
          * @enum {string}
@@ -1524,6 +1722,25 @@ export interface components {
         FieldError: {
             field: string;
             message: string;
+        };
+        /**
+         * @description An end-user session (`eu_...`), valid 30 days, for voting, commenting and submitting feedback
+         *     in that project only.
+         */
+        Identified: {
+            token: string;
+            user: components["schemas"]["EndUserInfo"];
+        };
+        /**
+         * @description `POST /v1/auth/identify`: a JWT signed (HS256) by the customer's backend with the project's
+         *     identify secret; claims `sub`, `name`, `email`, `exp` (at most 24 hours ahead).
+         */
+        IdentifyRequest: {
+            token: string;
+        };
+        /** @description A project's new identify secret: shown once, at its rotation. */
+        IdentifySecret: {
+            identify_secret: string;
         };
         Index: {
             /** Format: int64 */
@@ -1625,6 +1842,21 @@ export interface components {
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
+        List_Comment: {
+            data: {
+                author: components["schemas"]["CommentAuthor"];
+                body: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                feedback_id: string;
+                /** Format: uuid */
+                id: string;
+                /** @description Written by a member of the project: the team's answer. */
+                official: boolean;
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
         List_Delivery: {
             data: {
                 /** Format: int32 */
@@ -1650,56 +1882,8 @@ export interface components {
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
-        List_Entry: {
-            data: {
-                /** @description Markdown. */
-                content: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                project_id: string;
-                published: boolean;
-                /**
-                 * Format: date-time
-                 * @description `null` while a draft.
-                 */
-                published_at?: string | null;
-                title: string;
-                type: components["schemas"]["ChangelogType"];
-                /** Format: date-time */
-                updated_at: string;
-            }[];
-        };
-        /** @description A one-page list (`{"data": [...]}`). */
         List_EventType: {
             data: ("feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "ping")[];
-        };
-        /** @description A one-page list (`{"data": [...]}`). */
-        List_Feedback: {
-            data: {
-                /** Format: date-time */
-                created_at: string;
-                description?: string | null;
-                /** Format: int32 */
-                downvotes: number;
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                project_id: string;
-                /** Format: int32 */
-                score: number;
-                status: components["schemas"]["FeedbackStatus"];
-                /** @description Only in the owner's views. */
-                submitter_email?: string | null;
-                title: string;
-                type: components["schemas"]["FeedbackType"];
-                /** Format: date-time */
-                updated_at: string;
-                /** Format: int32 */
-                upvotes: number;
-            }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
         List_Index: {
@@ -1765,6 +1949,8 @@ export interface components {
                 api_key?: string | null;
                 /** Format: date-time */
                 created_at: string;
+                /** @description Board submissions wait for a member's approval (`moderation: pending`). */
+                feedback_moderation: boolean;
                 /** Format: uuid */
                 id: string;
                 name: string;
@@ -1788,34 +1974,29 @@ export interface components {
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
+        List_SimilarEntry: {
+            data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: int32 */
+                score: number;
+                /**
+                 * Format: double
+                 * @description Cosine similarity of the meanings, 0 to 1: higher is closer.
+                 */
+                similarity: number;
+                status: components["schemas"]["FeedbackStatus"];
+                title: string;
+                type: components["schemas"]["FeedbackType"];
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
         List_Suppression: {
             data: {
                 /** Format: date-time */
                 created_at: string;
                 email: string;
                 reason: string;
-            }[];
-        };
-        /** @description A one-page list (`{"data": [...]}`). */
-        List_Testimonial: {
-            data: {
-                /** @description Only in the owner's views. */
-                author_email?: string | null;
-                author_name: string;
-                author_title?: string | null;
-                content: string;
-                /** Format: date-time */
-                created_at: string;
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                project_id: string;
-                /** Format: int32 */
-                rating: number;
-                status: components["schemas"]["TestimonialStatus"];
-                tweet_url?: string | null;
-                /** Format: date-time */
-                updated_at: string;
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
@@ -1846,6 +2027,11 @@ export interface components {
             /** @description Echoed to `cli_callback`. */
             state?: string | null;
         };
+        /** @description `POST /v1/markdown/preview`. */
+        MarkdownPreview: {
+            /** @description Markdown, 1 to 100,000 characters after trimming: the rule of a changelog entry's content. */
+            markdown: string;
+        };
         Member: {
             /** Format: date-time */
             created_at: string;
@@ -1854,6 +2040,11 @@ export interface components {
             role: components["schemas"]["Role"];
             /** Format: uuid */
             user_id: string;
+        };
+        /** @description `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself). */
+        MergeRequest: {
+            /** Format: uuid */
+            into: string;
         };
         ModelInfo: {
             /** @description Whether this instance can embed with it now. */
@@ -1887,6 +2078,10 @@ export interface components {
             name: string;
             scopes: components["schemas"]["Scope"][];
         };
+        /** @description `POST /v1/feedback/:id/comments`. */
+        NewComment: {
+            body: string;
+        };
         /** @description `POST /v1/indexes/:id/documents`. */
         NewDocument: {
             /** @description Text or Markdown, at most 102,400 bytes. */
@@ -1900,6 +2095,8 @@ export interface components {
         NewEntry: {
             /** @description Markdown, at most 100,000 characters. */
             content: string;
+            /** @description Feedback entries of the same project that this change answers (at most 20). */
+            feedback_ids?: string[] | null;
             /** @description Publish at once (default false: a draft). */
             published?: boolean | null;
             title: string;
@@ -2020,6 +2217,103 @@ export interface components {
             /** Format: int64 */
             total: number;
         };
+        /** @description A page of a longer list. */
+        Page_Entry: {
+            data: {
+                /** @description Markdown. */
+                content: string;
+                /** Format: date-time */
+                created_at: string;
+                /** @description The feedback entries this change answers; publishing ships them. */
+                feedback_ids: string[];
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                project_id: string;
+                published: boolean;
+                /**
+                 * Format: date-time
+                 * @description `null` while a draft.
+                 */
+                published_at?: string | null;
+                title: string;
+                type: components["schemas"]["ChangelogType"];
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            per_page: number;
+            /** Format: int64 */
+            total: number;
+        };
+        /** @description A page of a longer list. */
+        Page_Feedback: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                description?: string | null;
+                /** Format: int32 */
+                downvotes: number;
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: uuid
+                 * @description The entry this duplicate was merged into (it then leaves every listing).
+                 */
+                merged_into?: string | null;
+                /** @description Only `approved` entries are public; with moderation on, board submissions start `pending`. */
+                moderation: components["schemas"]["FeedbackModeration"];
+                /** Format: uuid */
+                project_id: string;
+                /** Format: int32 */
+                score: number;
+                status: components["schemas"]["FeedbackStatus"];
+                /** @description Only in the owner's views. */
+                submitter_email?: string | null;
+                title: string;
+                type: components["schemas"]["FeedbackType"];
+                /** Format: date-time */
+                updated_at: string;
+                /** Format: int32 */
+                upvotes: number;
+            }[];
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            per_page: number;
+            /** Format: int64 */
+            total: number;
+        };
+        /** @description A page of a longer list. */
+        Page_Testimonial: {
+            data: {
+                /** @description Only in the owner's views. */
+                author_email?: string | null;
+                author_name: string;
+                author_title?: string | null;
+                content: string;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                project_id: string;
+                /** Format: int32 */
+                rating: number;
+                status: components["schemas"]["TestimonialStatus"];
+                tweet_url?: string | null;
+                /** Format: date-time */
+                updated_at: string;
+            }[];
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            per_page: number;
+            /** Format: int64 */
+            total: number;
+        };
         /** @description `POST /v1/auth/password`. */
         PasswordChange: {
             /** @description Required when the account has a password. */
@@ -2061,12 +2355,19 @@ export interface components {
             title: string;
             type: string;
         };
+        /** @description `PATCH /v1/projects/:id` (admins): any of the fields. */
+        ProjectChanges: {
+            feedback_moderation?: boolean | null;
+            name?: string | null;
+        };
         /** @description A project as its member sees it. */
         ProjectView: {
             /** @description The secret key, for the customer's own server: owners and admins only. */
             api_key?: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description Board submissions wait for a member's approval (`moderation: pending`). */
+            feedback_moderation: boolean;
             /** Format: uuid */
             id: string;
             name: string;
@@ -2106,6 +2407,16 @@ export interface components {
          * @enum {string}
          */
         Registration: "invite" | "open" | "closed";
+        RenderedMarkdown: {
+            /** @description Sanitised HTML, as the public changelog page would show the same Markdown. */
+            html: string;
+        };
+        /** @description The public roadmap: approved feature requests by stage (`shipped`: the last 90 days). */
+        Roadmap: {
+            in_progress: components["schemas"]["Feedback"][];
+            planned: components["schemas"]["Feedback"][];
+            shipped: components["schemas"]["Feedback"][];
+        };
         /**
          * @description A member's role in a project, ordered by what it may do (`viewer < member < admin < owner`).
          * @enum {string}
@@ -2172,6 +2483,21 @@ export interface components {
             token: string;
             user: components["schemas"]["User"];
         };
+        /** @description An entry like a draft's text, for the "is this already asked?" hint. */
+        SimilarEntry: {
+            /** Format: uuid */
+            id: string;
+            /** Format: int32 */
+            score: number;
+            /**
+             * Format: double
+             * @description Cosine similarity of the meanings, 0 to 1: higher is closer.
+             */
+            similarity: number;
+            status: components["schemas"]["FeedbackStatus"];
+            title: string;
+            type: components["schemas"]["FeedbackType"];
+        };
         Stats: {
             /** Format: int64 */
             approved: number;
@@ -2186,10 +2512,6 @@ export interface components {
             rejected: number;
             /** Format: int64 */
             total: number;
-        };
-        /** @description `PATCH /v1/feedback/:id`: a status of the entry's type's set. */
-        StatusChange: {
-            status: components["schemas"]["FeedbackStatus"];
         };
         SubscriberCounts: {
             /** Format: int64 */
@@ -2234,10 +2556,16 @@ export interface components {
         };
         /** @enum {string} */
         TestimonialStatus: "pending" | "approved" | "rejected";
-        /** @description The owner's list: every testimonial, with the counts. */
+        /** @description The members' list: a page of every testimonial, with the counts over all of them. */
         TestimonialsWithStats: {
             data: components["schemas"]["Testimonial"][];
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            per_page: number;
             stats: components["schemas"]["Stats"];
+            /** Format: int64 */
+            total: number;
         };
         Timeseries: {
             data: components["schemas"]["Point"][];
@@ -4265,6 +4593,128 @@ export interface operations {
             };
         };
     };
+    identity_identify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentifyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identified"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `invalid_identity`: bad signature, expired, malformed, exp too far ahead, or no secret yet */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     auth_login: {
         parameters: {
             query?: never;
@@ -5736,7 +6186,11 @@ export interface operations {
     };
     changelog_list_published: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                /** @description 1 to 100, default 50 */
+                per_page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5748,7 +6202,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["List_Entry"];
+                    "application/json": components["schemas"]["Page_Entry"];
                 };
             };
             /** @description malformed JSON */
@@ -5978,7 +6432,11 @@ export interface operations {
     };
     changelog_list_all: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                /** @description 1 to 100, default 50 */
+                per_page?: number;
+            };
             header?: never;
             path: {
                 /** @description the project */
@@ -5993,7 +6451,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["List_Entry"];
+                    "application/json": components["schemas"]["Page_Entry"];
                 };
             };
             /** @description malformed JSON */
@@ -6597,6 +7055,9 @@ export interface operations {
                 type?: components["schemas"]["FeedbackType"];
                 status?: components["schemas"]["FeedbackStatus"];
                 sort?: components["schemas"]["FeedbackSort"];
+                page?: number;
+                /** @description 1 to 100, default 50 */
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -6609,7 +7070,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["List_Feedback"];
+                    "application/json": components["schemas"]["Page_Feedback"];
                 };
             };
             /** @description malformed JSON */
@@ -6842,6 +7303,9 @@ export interface operations {
                 status?: components["schemas"]["FeedbackStatus"];
                 /** @description `top` (default) or `new` */
                 sort?: components["schemas"]["FeedbackSort"];
+                page?: number;
+                /** @description 1 to 100, default 50 */
+                per_page?: number;
             };
             header?: never;
             path: {
@@ -6856,7 +7320,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["List_Feedback"];
+                    "application/json": components["schemas"]["Page_Feedback"];
                 };
             };
             /** @description malformed JSON */
@@ -6887,6 +7351,493 @@ export interface operations {
                 };
             };
             /** @description unknown slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_submit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewFeedback"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unknown slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description too many submissions */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_roadmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Roadmap"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unknown slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_similar: {
+        parameters: {
+            query: {
+                /** @description the draft's text, 1 to 500 characters */
+                q: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_SimilarEntry"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unknown slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `q` missing or too long */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_remove_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description neither its author nor a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such comment */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7091,7 +8042,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["StatusChange"];
+                "application/json": components["schemas"]["FeedbackChanges"];
             };
         };
         responses: {
@@ -7176,6 +8127,250 @@ export interface operations {
                 };
             };
             /** @description `invalid_status` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_list_comments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Comment"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such public entry */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_add_comment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewComment"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comment"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such public entry (hidden and merged entries take no comments) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid body */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7296,6 +8491,130 @@ export interface operations {
                 };
             };
             /** @description `voting_not_allowed` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_merge_into: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MergeRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such entry (or already merged) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description into itself, another project's entry, or a merged one */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8913,6 +10232,128 @@ export interface operations {
             };
         };
     };
+    changelog_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MarkdownPreview"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RenderedMarkdown"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `markdown` missing, empty or too long */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     auth_me: {
         parameters: {
             query?: never;
@@ -9631,6 +11072,131 @@ export interface operations {
             };
         };
     };
+    projects_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectChanges"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectView"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     projects_rotate: {
         parameters: {
             query?: never;
@@ -10166,6 +11732,127 @@ export interface operations {
                 };
             };
             /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    identity_rotate_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the project */
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentifySecret"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12436,7 +14123,11 @@ export interface operations {
     };
     testimonials_list_approved: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                /** @description 1 to 100, default 50 */
+                per_page?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12448,7 +14139,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["List_Testimonial"];
+                    "application/json": components["schemas"]["Page_Testimonial"];
                 };
             };
             /** @description malformed JSON */
@@ -12678,6 +14369,9 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
+                page?: number;
+                /** @description 1 to 100, default 50 */
+                per_page?: number;
             };
             header?: never;
             path?: never;

@@ -1,10 +1,13 @@
 /**
- * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, for browsers and Node 18+.
+ * Shipmate JavaScript SDK: every API-key operation of the Shipmate API, the public feedback board
+ * (by project slug), and the feedback loop's calls made as a person (with a session token), for
+ * browsers and Node 18+.
  *
  * ```ts
- * import { Shipmate } from '@shipmate/sdk';
+ * import { Shipmate, paginate } from '@shipmate/sdk';
  * const sm = new Shipmate({ apiKey: 'pk_...', baseUrl: 'https://api.example.com' });
  * await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+ * for await (const t of paginate((page) => sm.testimonials.list(page))) console.log(t.author_name);
  * ```
  */
 
@@ -35,10 +38,30 @@ export interface Page<T> extends List<T> {
 /** The answer of every deletion. */
 export type Deleted = Schemas['Deleted'];
 
+/** Which page of a list to read: `page` from 1, `perPage` 1 to 100 (50 by default). */
+export interface PageQuery {
+  page?: number;
+  perPage?: number;
+}
+
 export type FeedbackType = Schemas['FeedbackType'];
 export type FeedbackStatus = Schemas['FeedbackStatus'];
+export type FeedbackModeration = Schemas['FeedbackModeration'];
+export type FeedbackSort = Schemas['FeedbackSort'];
 export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
+export type Comment = Schemas['Comment'];
+export type Roadmap = Schemas['Roadmap'];
+
+/** The query of `board.list`: a page, filtered and sorted (`top` by default: score, then newest). */
+export interface BoardQuery extends PageQuery {
+  type?: FeedbackType;
+  status?: FeedbackStatus;
+  sort?: FeedbackSort;
+}
+
+/** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
+export type SimilarEntry = Schemas['SimilarEntry'];
 
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
@@ -57,11 +80,9 @@ export type DocumentInput = Schemas['NewDocument'];
 export type DocumentStatus = Schemas['DocumentStatus'];
 export type Document = Schemas['Document'];
 
-/** The query of `documents.list` (an SDK option; the API's query parameters). */
-export interface DocumentListQuery {
-  /** From 1. */
-  page?: number;
-  /** 20 by default, at most 100. */
+/** The query of `documents.list`: 20 a page by default, at most 100. */
+export interface DocumentListQuery extends PageQuery {
+  /** @deprecated The name before `perPage`, still honoured. */
   per_page?: number;
 }
 
@@ -124,6 +145,12 @@ export class ShipmateError extends Error {
 export interface ShipmateOptions {
   /** The project API key (`pk_...`). */
   apiKey: string;
+  /**
+   * A session token, for the calls made as a person: `st_...` (a member's sign-in, e.g. from the
+   * CLI) to moderate and merge, or an end user's `eu_...` to comment. Sent as `Authorization:
+   * Bearer` by those calls and by board submissions, which then come from that account.
+   */
+  sessionToken?: string;
   /** The API's base address, e.g. `https://api.example.com`. */
   baseUrl: string;
   /** Per attempt; 10,000 ms by default. */
@@ -134,8 +161,10 @@ export interface ShipmateOptions {
   fetch?: typeof fetch;
 }
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 type Query = Record<string, string | number | undefined>;
+/** What a call sends: the API key, the session token (required), or neither (public; the session if set). */
+type Credential = 'key' | 'session' | 'public';
 
 const RETRY_STATUSES = new Set([429, 503]);
 const BACKOFF_BASE_MS = 250;
@@ -154,10 +183,40 @@ function retryAfterSeconds(res: Response): number | undefined {
 }
 
 const seg = (id: string) => encodeURIComponent(id);
+const pageQuery = (q: PageQuery): Query => ({ page: q.page, per_page: q.perPage });
+
+/**
+ * Every item of a paginated list, read page after page until its `total`: `list` reads one page
+ * (any of the SDK's list methods), `query` sets the page size and where to start.
+ *
+ * ```ts
+ * for await (const entry of paginate((page) => sm.changelog.list(page), { perPage: 100 })) { ... }
+ * ```
+ */
+export async function* paginate<T>(
+  list: (query: PageQuery) => Promise<Page<T>>,
+  query: PageQuery = {},
+): AsyncGenerator<T, void, undefined> {
+  // An item created while the pages are read shifts the later pages: it must not come twice.
+  const seen = new Set<unknown>();
+  for (let page = query.page ?? 1; ; page++) {
+    const res = await list({ ...query, page });
+    for (const item of res.data) {
+      const id = (item as { id?: unknown }).id;
+      if (id !== undefined) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+      }
+      yield item;
+    }
+    if (res.data.length === 0 || page * res.per_page >= res.total) return;
+  }
+}
 
 export class Shipmate {
   readonly baseUrl: string;
   private readonly apiKey: string;
+  private readonly sessionToken?: string;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly fetchImpl: typeof fetch;
@@ -168,6 +227,7 @@ export class Shipmate {
     const f = options.fetch ?? (typeof fetch === 'function' ? fetch : undefined);
     if (!f) throw new TypeError('Shipmate: no global fetch; pass one in options.fetch (Node 18+ has one)');
     this.apiKey = options.apiKey;
+    this.sessionToken = options.sessionToken;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retries = Math.max(0, Math.floor(options.retries ?? 3));
@@ -179,20 +239,67 @@ export class Shipmate {
   readonly feedback = {
     /** `POST /v1/feedback`: the created entry. */
     submit: (input: FeedbackInput): Promise<FeedbackEntry> => this.request('POST', '/v1/feedback', input),
+    /**
+     * `PATCH /v1/feedback/:id` (session, members): approve an entry for the public board, hold it
+     * as `pending`, or mark it `spam`. The updated entry.
+     */
+    moderate: (id: string, moderation: FeedbackModeration): Promise<FeedbackEntry> =>
+      this.request('PATCH', `/v1/feedback/${seg(id)}`, { moderation }, undefined, 'session'),
+    /**
+     * `POST /v1/feedback/:id/merge` (session, members): merges the duplicate `id` into `into`, its
+     * votes moving over once per person; it then leaves every list. The entry merged into.
+     */
+    merge: (id: string, into: string): Promise<FeedbackEntry> =>
+      this.request('POST', `/v1/feedback/${seg(id)}/merge`, { into }, undefined, 'session'),
+  };
+
+  /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
+  readonly board = {
+    /**
+     * `POST /v1/feedback/by-project/:slug`: a submission as the board takes it (no key); it waits
+     * as `pending` while the project moderates its board. Never carries `submitter_email`.
+     */
+    submitFeedback: (slug: string, input: FeedbackInput): Promise<FeedbackEntry> =>
+      this.request('POST', `/v1/feedback/by-project/${seg(slug)}`, input, undefined, 'public'),
+    /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
+    list: (slug: string, query: BoardQuery = {}): Promise<Page<FeedbackEntry>> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined,
+        { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort }, 'public'),
+    /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately. */
+    roadmap: (slug: string): Promise<Roadmap> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, undefined, 'public'),
+    /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
+    similar: (slug: string, q: string): Promise<List<SimilarEntry>> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q }, 'public'),
+  };
+
+  /** Comments on public feedback entries; a project member's comment is `official`. */
+  readonly comments = {
+    /** `GET /v1/feedback/:id/comments`: oldest first. */
+    list: (feedbackId: string): Promise<List<Comment>> =>
+      this.request('GET', `/v1/feedback/${seg(feedbackId)}/comments`, undefined, undefined, 'public'),
+    /** `POST /v1/feedback/:id/comments` (session): 1 to 5,000 characters. The created comment. */
+    add: (feedbackId: string, body: string): Promise<Comment> =>
+      this.request('POST', `/v1/feedback/${seg(feedbackId)}/comments`, { body }, undefined, 'session'),
+    /** `DELETE /v1/feedback/comments/:id` (session): its author's, or any for a member. */
+    delete: (commentId: string): Promise<Deleted> =>
+      this.request('DELETE', `/v1/feedback/comments/${seg(commentId)}`, undefined, undefined, 'session'),
   };
 
   /** Testimonials: submitted as `pending`; only approved ones are listed. */
   readonly testimonials = {
     /** `POST /v1/testimonials`: the created testimonial (status `pending`). */
     submit: (input: TestimonialInput): Promise<Testimonial> => this.request('POST', '/v1/testimonials', input),
-    /** `GET /v1/testimonials`: approved testimonials only. */
-    list: (): Promise<List<Testimonial>> => this.request('GET', '/v1/testimonials'),
+    /** `GET /v1/testimonials`: a page of the approved testimonials, newest first. */
+    list: (query: PageQuery = {}): Promise<Page<Testimonial>> =>
+      this.request('GET', '/v1/testimonials', undefined, pageQuery(query)),
   };
 
   /** Changelog: published entries. */
   readonly changelog = {
-    /** `GET /v1/changelog`: published entries, newest first. */
-    list: (): Promise<List<ChangelogEntry>> => this.request('GET', '/v1/changelog'),
+    /** `GET /v1/changelog`: a page of the published entries, newest first. */
+    list: (query: PageQuery = {}): Promise<Page<ChangelogEntry>> =>
+      this.request('GET', '/v1/changelog', undefined, pageQuery(query)),
   };
 
   /** Knowledge base indexes. */
@@ -214,7 +321,8 @@ export class Shipmate {
       this.request('POST', `/v1/indexes/${seg(indexId)}/documents`, input),
     /** `GET /v1/indexes/:indexId/documents`: a page, newest first. */
     list: (indexId: string, query: DocumentListQuery = {}): Promise<Page<Document>> =>
-      this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined, { page: query.page, per_page: query.per_page }),
+      this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined,
+        { page: query.page, per_page: query.perPage ?? query.per_page }),
     /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
     get: (indexId: string, docId: string): Promise<Document> =>
       this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
@@ -245,7 +353,7 @@ export class Shipmate {
    * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
    * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
    */
-  private async request<T>(method: Method, path: string, body?: unknown, query?: Query): Promise<T> {
+  private async request<T>(method: Method, path: string, body?: unknown, query?: Query, credential: Credential = 'key'): Promise<T> {
     let url = this.baseUrl + path;
     if (query) {
       const qs = new URLSearchParams();
@@ -253,7 +361,12 @@ export class Shipmate {
       const s = qs.toString();
       if (s) url += `?${s}`;
     }
-    const headers: Record<string, string> = { Accept: 'application/json', 'X-Project-Key': this.apiKey };
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (credential === 'key') headers['X-Project-Key'] = this.apiKey;
+    else if (this.sessionToken) headers.Authorization = `Bearer ${this.sessionToken}`;
+    else if (credential === 'session') {
+      throw new TypeError(`Shipmate: ${method} ${path} is made as a person; pass options.sessionToken`);
+    }
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers['Content-Type'] = 'application/json';
 
