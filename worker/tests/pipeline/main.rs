@@ -11,6 +11,7 @@ mod delivery;
 mod email;
 mod fakes;
 mod kb_api;
+mod loop_delivery;
 mod privacy;
 mod providers;
 mod receivers;
