@@ -374,6 +374,30 @@ pub async fn documents(r: &mut Report, load: &Load, t: &Target<'_>) {
     ));
 }
 
+/// Every element of a paginated list, walking its pages (100 a page) up to its `total`.
+async fn every_page(load: &Load, path: &str, auth: Auth<'_>) -> Vec<Value> {
+    let mut all = Vec::new();
+    for page in 1.. {
+        let (_, body) = load
+            .app
+            .call(
+                Method::GET,
+                &format!("{path}&per_page=100&page={page}"),
+                auth,
+                None,
+            )
+            .await;
+        let data = body["data"].as_array().cloned().unwrap_or_default();
+        let done = data.is_empty()
+            || all.len() + data.len() >= body["total"].as_u64().unwrap_or(0) as usize;
+        all.extend(data);
+        if done {
+            break;
+        }
+    }
+    all
+}
+
 /// Every entry answered 201 is stored exactly once and listed once in the owner's view.
 pub async fn feedback(r: &mut Report, load: &Load, t: &Target<'_>) {
     let rows: HashMap<String, (i64, String)> = sqlx::query_as::<_, (String, i64, String)>(
@@ -386,17 +410,14 @@ pub async fn feedback(r: &mut Report, load: &Load, t: &Target<'_>) {
     .into_iter()
     .map(|(title, n, id)| (title, (n, id)))
     .collect();
-    let (_, listed) = load
-        .app
-        .call(
-            Method::GET,
-            &format!("/v1/feedback?project_id={}", t.project),
-            Auth::Session(t.owner),
-            None,
-        )
-        .await;
+    let listed = every_page(
+        load,
+        &format!("/v1/feedback?project_id={}", t.project),
+        Auth::Session(t.owner),
+    )
+    .await;
     let mut listed_ids: HashMap<&str, usize> = HashMap::new();
-    for e in listed["data"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
+    for e in &listed {
         *listed_ids
             .entry(e["id"].as_str().unwrap_or(""))
             .or_default() += 1;
@@ -475,19 +496,13 @@ pub async fn votes(r: &mut Report, load: &Load, t: &Target<'_>) {
     .fetch_all(t.db)
     .await
     .unwrap();
-    let (_, board) = load
-        .app
-        .call(
-            Method::GET,
-            &format!("/v1/feedback/by-project/{}?type=feature", t.slug),
-            Auth::None,
-            None,
-        )
-        .await;
-    let shown: HashMap<&str, (i64, i64)> = board["data"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+    let board = every_page(
+        load,
+        &format!("/v1/feedback/by-project/{}?type=feature", t.slug),
+        Auth::None,
+    )
+    .await;
+    let shown: HashMap<&str, (i64, i64)> = board
         .iter()
         .map(|e: &Value| {
             (
