@@ -134,7 +134,7 @@
     p.panel.append(el('h2', { text: "What's new" }), list)
     call('GET', '/v1/changelog?per_page=' + (+host.getAttribute('data-limit') || 10)).then(function (j) {
       entries = j.data
-      var seen = st('localStorage', 'seen'), n = entries.filter(function (e) { return !seen || e.published_at > seen }).length
+      var seen = st('localStorage', 'seen'), n = entries.filter(function (e) { return !seen || Date.parse(e.published_at) > Date.parse(seen) }).length
       badge.textContent = n; badge.hidden = !n || !p.panel.hidden
       if (!p.panel.hidden) st('localStorage', 'seen', entries[0] && entries[0].published_at)
       list.textContent = ''
@@ -146,12 +146,19 @@
     }).catch(function () { list.textContent = 'Could not load.' })
   }
 
+  /** Every approved testimonial (up to 1,000), for an honest average. */
+  function pages(n, acc) {
+    return call('GET', '/v1/testimonials?per_page=100&page=' + n).then(function (j) {
+      acc = acc.concat(j.data)
+      return j.data.length && acc.length < j.total && n < 10 ? pages(n + 1, acc) : acc
+    })
+  }
   function testimonials(host) {
     var root = host.attachShadow({ mode: 'open' }), grid = el('div', { class: 'grid' })
     root.append(el('style', { text: CSS + ':host{display:block}.grid{display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(240px,1fr))}' +
       'figure{margin:0;padding:14px;border:1px solid var(--b);border-radius:var(--r);background:var(--bg)}.stars{color:var(--a);letter-spacing:2px}blockquote{margin:6px 0}' }), grid)
-    Promise.all([call('GET', '/v1/testimonials?per_page=100'), proj()]).then(function (r) {
-      var all = r[0].data, sum = 0, limit = +host.getAttribute('data-limit') || 6
+    Promise.all([pages(1, []), proj()]).then(function (r) {
+      var all = r[0], sum = 0, limit = +host.getAttribute('data-limit') || 6
       all.forEach(function (t, i) {
         sum += t.rating
         if (i < limit) grid.appendChild(el('figure', { 'data-id': t.id }, [
