@@ -117,7 +117,13 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
     assert.ok(scriptTag.includes(`data-project="${publishable}"`) && scriptTag.includes(`src="${API}/sdk/sm.js"`), scriptTag);
     const sdkSnippet = await page.locator('#sdk-snippet').textContent();
     assert.match(sdkSnippet, new RegExp(`apiKey: '${publishable}'`));
-    for (const snippet of [scriptTag, sdkSnippet]) assert.ok(!snippet.includes(key), 'a snippet shows the secret key');
+    const widgetSnippets = [];
+    for (const kind of ['feedback', 'changelog', 'testimonials']) {
+      const w = await page.locator(`#widget-${kind}-snippet`).textContent();
+      assert.ok(w.includes(`data-project="${publishable}"`) && w.includes(`src="${API}/sdk/widgets.js"`) && w.includes(`<div data-shipmate="${kind}"></div>`), w);
+      widgetSnippets.push(w);
+    }
+    for (const snippet of [scriptTag, sdkSnippet, ...widgetSnippets]) assert.ok(!snippet.includes(key), 'a snippet shows the secret key');
     for (const prefix of ['f', 't', 'c']) {
       assert.equal(await page.locator(`#public-pages a[href="/${prefix}/${slug}"]`).count(), 1, `link to /${prefix}/${slug}`);
     }

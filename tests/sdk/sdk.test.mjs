@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { Shipmate, ShipmateError, paginate } from '../../sdk/js/dist/index.js';
 
 const API = process.env.SHIPMATE_API_URL ? process.env.SHIPMATE_API_URL.replace(/\/+$/, '') : '';
@@ -237,6 +237,62 @@ test('the board takes submissions by slug, pages its entries and shows the roadm
   assert.deepEqual([roadmap.planned, roadmap.shipped], [[], []]);
   const missing = await rejects(sm.board.roadmap(`${slug}-nope`));
   assert.equal(missing.status, 404);
+});
+
+test('identify keeps the end user\'s session; vote and comment send it', async () => {
+  const seen = [];
+  const srv = await localServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      seen.push([req.method, req.url, req.headers['x-project-key'], req.headers.authorization, body]);
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(req.url === '/v1/auth/identify'
+        ? { token: 'eu_abc', user: { id: 'u1', name: 'Grace' } }
+        : { feedback_id: 'f1', upvotes: 1, downvotes: 0, score: 1, user_vote: 1 }));
+    });
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url });
+    await assert.rejects(sm.vote('f1'), TypeError, 'no session before identify');
+    const who = await sm.identify('jwt.here.sig');
+    assert.deepEqual(who, { token: 'eu_abc', user: { id: 'u1', name: 'Grace' } });
+    await sm.vote('f1');
+    await sm.vote('f1', 'down');
+    await sm.vote('f1', 'none');
+    await sm.comment('f1', 'Me too');
+    assert.deepEqual(seen, [
+      ['POST', '/v1/auth/identify', 'pk_x', undefined, '{"token":"jwt.here.sig"}'],
+      ['POST', '/v1/feedback/f1/upvote', undefined, 'Bearer eu_abc', ''],
+      ['POST', '/v1/feedback/f1/downvote', undefined, 'Bearer eu_abc', ''],
+      ['DELETE', '/v1/feedback/f1/vote', undefined, 'Bearer eu_abc', ''],
+      ['POST', '/v1/feedback/f1/comments', undefined, 'Bearer eu_abc', '{"body":"Me too"}'],
+    ]);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('identify, vote and comment as an end user of the project', needsApi, async () => {
+  const { slug, token, project, sm } = await setup('identify');
+  const { identify_secret: secret } = await api('POST', `/v1/projects/${project.id}/identify-secret/rotate`, { token, expect: 200 });
+  const entry = await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'u-7', name: 'Ada', email: 'ada@example.com', exp: Math.floor(Date.now() / 1000) + 600 })}`;
+  const jwt = `${head}.${createHmac('sha256', Buffer.from(secret, 'utf8')).update(head).digest('base64url')}`;
+
+  const browser = new Shipmate({ apiKey: project.publishable_key, baseUrl: API });
+  const who = await browser.identify(jwt);
+  assert.match(who.token, /^eu_/);
+  assert.equal(who.user.name, 'Ada');
+  assert.deepEqual(await browser.vote(entry.id), { feedback_id: entry.id, upvotes: 1, downvotes: 0, score: 1, user_vote: 1 });
+  assert.equal((await browser.vote(entry.id, 'none')).user_vote, 0);
+  assert.equal((await browser.vote(entry.id, 'up')).score, 1);
+  const c = await browser.comment(entry.id, 'Please!');
+  assert.equal(c.body, 'Please!');
+  const bad = await rejects(browser.identify(`${jwt}x`));
+  assert.equal(bad.code, 'invalid_identity');
+  assert.equal((await sm.board.list(slug)).data.find((e) => e.id === entry.id).score, 1);
 });
 
 test('board.similar asks by slug and text, without the key', async () => {

@@ -31,6 +31,12 @@ export async function screenSettings(ctx) {
   const key = project.api_key; // the secret key: owners and admins only
   const publishable = project.publishable_key;
   const scriptTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/sm.js"></script>`;
+  const widgetsTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/widgets.js"></script>`;
+  const widgets = [
+    ['feedback', 'Feedback button', 'a form with the "already asked?" hint; identified visitors vote'],
+    ['changelog', 'Changelog', 'recent releases with a badge counting what the visitor has not seen'],
+    ['testimonials', 'Testimonials', 'approved testimonials, with an AggregateRating for search engines'],
+  ].map(([kind, label, what]) => [kind, label, what, `${widgetsTag}\n<div data-shipmate="${kind}"></div>`]);
   const sdk = `import { Shipmate } from '@shipmate/sdk';\n\n// In browser code: the publishable key.\nconst sm = new Shipmate({ apiKey: '${publishable}', baseUrl: '${BASE}' });\n\n// On your server: the secret key, from the environment.\nconst server = new Shipmate({ apiKey: process.env.SHIPMATE_API_KEY, baseUrl: '${BASE}' });`;
   const pubInput = h('input', { type: 'text', id: 'publishable-key', readOnly: true, value: publishable, spellcheck: 'false', 'aria-describedby': 'publishable-key-hint' });
   pubInput.addEventListener('focus', () => pubInput.select());
@@ -127,6 +133,13 @@ export async function screenSettings(ctx) {
       h('h2', { id: 'script-title' }, 'Analytics script'),
       h('p', { class: 'muted' }, 'Paste this into the <head> of every page to count page views (cookie-free, respects Do Not Track). Custom events: sm(\'signup\', { plan: \'pro\' }).'),
       snippetBlock('script-snippet', 'Script tag', scriptTag, 'Copy script tag')),
+    h('section', { class: 'card', 'aria-labelledby': 'widgets-title' },
+      h('h2', { id: 'widgets-title' }, 'Widgets'),
+      h('p', { class: 'muted' }, 'Paste where the widget goes (the script tag once per page). Theme with CSS variables such as --shipmate-accent; let visitors vote with window.shipmate.identify(token) (see docs/widgets.md).'),
+      ...widgets.map(([kind, label, what, code]) => h('div', { class: 'field' },
+        h('h3', null, label),
+        h('p', { class: 'hint' }, what),
+        snippetBlock(`widget-${kind}-snippet`, `${label} widget`, code, `Copy ${label.toLowerCase()} snippet`)))),
     h('section', { class: 'card', 'aria-labelledby': 'sdk-title' },
       h('h2', { id: 'sdk-title' }, 'JavaScript SDK'),
       h('p', { class: 'muted' }, 'For feedback forms, testimonials and search from your own code.'),

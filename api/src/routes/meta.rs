@@ -25,6 +25,7 @@ pub fn router() -> Router<AppState> {
         .route("/docs", get(docs))
         .route("/docs.js", get(docs_js))
         .route("/sdk/sm.js", get(script))
+        .route("/sdk/widgets.js", get(widgets))
 }
 
 pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
@@ -62,18 +63,31 @@ async fn docs_js() -> impl IntoResponse {
 }
 
 const SCRIPT: &str = include_str!("../../../sdk/script/sm.js");
+const WIDGETS: &str = include_str!("../../../sdk/script/widgets.js");
 
 /// The browser analytics script: cached for a day, revalidated by its content hash.
 async fn script(headers: axum::http::HeaderMap) -> Response {
+    static ETAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    cached_script(&headers, SCRIPT, &ETAG)
+}
+
+/// The embeddable widgets (feedback, changelog, testimonials), cached like the analytics script.
+async fn widgets(headers: axum::http::HeaderMap) -> Response {
+    static ETAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    cached_script(&headers, WIDGETS, &ETAG)
+}
+
+/// A script for customers' pages: cached for a day, revalidated by its content hash (a 304 when
+/// the browser's copy is current), loadable from any origin.
+fn cached_script(
+    headers: &axum::http::HeaderMap,
+    body: &'static str,
+    etag: &'static std::sync::OnceLock<String>,
+) -> Response {
     use axum::http::header;
-    use std::sync::OnceLock;
-    static ETAG: OnceLock<String> = OnceLock::new();
-    let etag = ETAG.get_or_init(|| {
+    let etag = etag.get_or_init(|| {
         use sha2::Digest;
-        format!(
-            "\"{}\"",
-            hex_prefix(&sha2::Sha256::digest(SCRIPT.as_bytes()))
-        )
+        format!("\"{}\"", hex_prefix(&sha2::Sha256::digest(body.as_bytes())))
     });
     if headers
         .get(header::IF_NONE_MATCH)
@@ -95,7 +109,7 @@ async fn script(headers: axum::http::HeaderMap) -> Response {
             (header::ETAG, etag.clone()),
             (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_owned()),
         ],
-        SCRIPT,
+        body,
     )
         .into_response()
 }

@@ -47,6 +47,12 @@ export interface BoardQuery extends PageQuery {
 }
 /** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
 export type SimilarEntry = Schemas['SimilarEntry'];
+/** `identify`'s answer: the end user's `eu_...` session and who they are. */
+export type Identified = Schemas['Identified'];
+/** An entry's votes after a vote, with the caller's own (1, -1 or 0). */
+export type VoteState = Schemas['VoteState'];
+/** `vote`'s direction: `up`, `down`, or `none` to withdraw the caller's vote. */
+export type VoteDirection = 'up' | 'down' | 'none';
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
 export type Testimonial = Schemas['Testimonial'];
@@ -126,11 +132,24 @@ export declare function paginate<T>(list: (query: PageQuery) => Promise<Page<T>>
 export declare class Shipmate {
     readonly baseUrl: string;
     private readonly apiKey;
-    private readonly sessionToken?;
+    private sessionToken?;
     private readonly timeoutMs;
     private readonly retries;
     private readonly fetchImpl;
     constructor(options: ShipmateOptions);
+    /**
+     * `POST /v1/auth/identify` (either key): exchanges a JWT your backend signed with the project's
+     * identify secret for an end user's `eu_...` session, which this client then sends as its
+     * session token: `vote`, `comment` and board submissions come from that user.
+     */
+    identify(jwt: string): Promise<Identified>;
+    /**
+     * Votes on a feature request as the session's person (`identify` first, or `sessionToken`):
+     * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. The entry's votes.
+     */
+    vote(feedbackId: string, direction?: VoteDirection): Promise<VoteState>;
+    /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
+    comment(feedbackId: string, body: string): Promise<Comment>;
     /** Feedback: bugs, feature requests and general feedback. */
     readonly feedback: {
         /** `POST /v1/feedback`: the created entry. */

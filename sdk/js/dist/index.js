@@ -178,6 +178,30 @@ export class Shipmate {
         // A bare global `fetch` must be called unbound from the window object in some browsers.
         this.fetchImpl = options.fetch ? options.fetch : (input, init) => f(input, init);
     }
+    /**
+     * `POST /v1/auth/identify` (either key): exchanges a JWT your backend signed with the project's
+     * identify secret for an end user's `eu_...` session, which this client then sends as its
+     * session token: `vote`, `comment` and board submissions come from that user.
+     */
+    async identify(jwt) {
+        const identified = await this.request('POST', '/v1/auth/identify', { token: jwt });
+        this.sessionToken = identified.token;
+        return identified;
+    }
+    /**
+     * Votes on a feature request as the session's person (`identify` first, or `sessionToken`):
+     * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. The entry's votes.
+     */
+    vote(feedbackId, direction = 'up') {
+        const path = `/v1/feedback/${seg(feedbackId)}`;
+        if (direction === 'none')
+            return this.request('DELETE', `${path}/vote`, undefined, undefined, 'session');
+        return this.request('POST', `${path}/${direction === 'down' ? 'downvote' : 'upvote'}`, undefined, undefined, 'session');
+    }
+    /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
+    comment(feedbackId, body) {
+        return this.comments.add(feedbackId, body);
+    }
     /** `POST /v1/indexes/:indexId/search`: the `top_k` most similar ready chunks. */
     search(indexId, input) {
         return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);

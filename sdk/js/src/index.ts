@@ -62,6 +62,12 @@ export interface BoardQuery extends PageQuery {
 
 /** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
 export type SimilarEntry = Schemas['SimilarEntry'];
+/** `identify`'s answer: the end user's `eu_...` session and who they are. */
+export type Identified = Schemas['Identified'];
+/** An entry's votes after a vote, with the caller's own (1, -1 or 0). */
+export type VoteState = Schemas['VoteState'];
+/** `vote`'s direction: `up`, `down`, or `none` to withdraw the caller's vote. */
+export type VoteDirection = 'up' | 'down' | 'none';
 
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
@@ -216,7 +222,7 @@ export async function* paginate<T>(
 export class Shipmate {
   readonly baseUrl: string;
   private readonly apiKey: string;
-  private readonly sessionToken?: string;
+  private sessionToken?: string;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly fetchImpl: typeof fetch;
@@ -233,6 +239,32 @@ export class Shipmate {
     this.retries = Math.max(0, Math.floor(options.retries ?? 3));
     // A bare global `fetch` must be called unbound from the window object in some browsers.
     this.fetchImpl = options.fetch ? options.fetch : (input, init) => f(input, init);
+  }
+
+  /**
+   * `POST /v1/auth/identify` (either key): exchanges a JWT your backend signed with the project's
+   * identify secret for an end user's `eu_...` session, which this client then sends as its
+   * session token: `vote`, `comment` and board submissions come from that user.
+   */
+  async identify(jwt: string): Promise<Identified> {
+    const identified = await this.request<Identified>('POST', '/v1/auth/identify', { token: jwt });
+    this.sessionToken = identified.token;
+    return identified;
+  }
+
+  /**
+   * Votes on a feature request as the session's person (`identify` first, or `sessionToken`):
+   * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. The entry's votes.
+   */
+  vote(feedbackId: string, direction: VoteDirection = 'up'): Promise<VoteState> {
+    const path = `/v1/feedback/${seg(feedbackId)}`;
+    if (direction === 'none') return this.request('DELETE', `${path}/vote`, undefined, undefined, 'session');
+    return this.request('POST', `${path}/${direction === 'down' ? 'downvote' : 'upvote'}`, undefined, undefined, 'session');
+  }
+
+  /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
+  comment(feedbackId: string, body: string): Promise<Comment> {
+    return this.comments.add(feedbackId, body);
   }
 
   /** Feedback: bugs, feature requests and general feedback. */
