@@ -58,7 +58,14 @@
     'textarea{min-height:80px;resize:vertical}ul{list-style:none;margin:0;padding:0}li{padding:8px 0;border-top:1px solid var(--b)}' +
     '.muted,time,.tag{color:var(--m);font-size:12px}.tag{text-transform:uppercase;letter-spacing:.04em;margin-right:6px}' +
     '.hint li{display:flex;gap:8px;align-items:center;justify-content:space-between}.vote[aria-pressed=true]{border-color:var(--a);color:var(--a)}' +
-    '.row{display:flex;gap:8px;justify-content:flex-end;margin-top:6px}p{margin:4px 0}.msg{margin:8px 0 0}'
+    '.row{display:flex;gap:8px;justify-content:flex-end;margin-top:6px}p{margin:4px 0}.msg{margin:8px 0 0}.title{font-weight:600}'
+
+  /** Styles a shadow root through a constructed sheet, which a host page's strict CSP (no
+      'unsafe-inline') allows; a <style> element where browsers lack constructed sheets. */
+  function styled(root, css) {
+    try { var sh = new CSSStyleSheet(); sh.replaceSync(css); root.adoptedStyleSheets = [sh] } catch (e) { root.append(el('style', { text: css })) }
+    return root
+  }
 
   /** A shadow root with the styles, a trigger button and a panel it opens (Escape or a click outside closes). */
   function popover(host, label, title, onopen) {
@@ -72,7 +79,7 @@
     btn.addEventListener('click', function () { toggle(panel.hidden) })
     root.addEventListener('keydown', function (e) { if (e.key == 'Escape' && !panel.hidden) { toggle(false); btn.focus() } })
     d.addEventListener('click', function (e) { if (!panel.hidden && e.composedPath().indexOf(host) < 0) toggle(false) })
-    root.append(el('style', { text: CSS }), btn, panel)
+    styled(root, CSS).append(btn, panel)
     return { root: root, btn: btn, panel: panel, close: function () { toggle(false); btn.focus() } }
   }
 
@@ -140,7 +147,7 @@
       list.textContent = ''
       entries.forEach(function (e) {
         list.appendChild(el('li', { 'data-id': e.id }, [el('span', { class: 'tag', text: e.type }), el('time', { datetime: e.published_at, text: date(e.published_at) }),
-          el('p', { text: e.title, style: 'font-weight:600' }), el('p', { text: plain(e.content).slice(0, 280) })]))
+          el('p', { text: e.title, class: 'title' }), el('p', { text: plain(e.content).slice(0, 280) })]))
       })
       if (!entries.length) list.appendChild(el('li', { class: 'muted', text: 'Nothing yet.' }))
     }).catch(function () { list.textContent = 'Could not load.' })
@@ -155,8 +162,8 @@
   }
   function testimonials(host) {
     var root = host.attachShadow({ mode: 'open' }), grid = el('div', { class: 'grid' })
-    root.append(el('style', { text: CSS + ':host{display:block}.grid{display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(240px,1fr))}' +
-      'figure{margin:0;padding:14px;border:1px solid var(--b);border-radius:var(--r);background:var(--bg)}.stars{color:var(--a);letter-spacing:2px}blockquote{margin:6px 0}' }), grid)
+    styled(root, CSS + ':host{display:block}.grid{display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(240px,1fr))}' +
+      'figure{margin:0;padding:14px;border:1px solid var(--b);border-radius:var(--r);background:var(--bg)}.stars{color:var(--a);letter-spacing:2px}blockquote{margin:6px 0}').append(grid)
     Promise.all([pages(1, []), proj()]).then(function (r) {
       var all = r[0], sum = 0, limit = +host.getAttribute('data-limit') || 6
       all.forEach(function (t, i) {

@@ -124,6 +124,10 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
       widgetSnippets.push(w);
     }
     for (const snippet of [scriptTag, sdkSnippet, ...widgetSnippets]) assert.ok(!snippet.includes(key), 'a snippet shows the secret key');
+    // The live preview runs the real widgets with the publishable key, under the dashboard's strict CSP.
+    await page.waitForFunction(() => document.querySelector('#widget-preview [data-shipmate="feedback"]')?.shadowRoot?.querySelector('button'));
+    assert.equal(await page.locator('script[data-shipmate-preview]').getAttribute('data-project'), publishable);
+    assert.ok(await page.evaluate(() => !!document.querySelector('#widget-preview [data-shipmate="changelog"]').shadowRoot));
     for (const prefix of ['f', 't', 'c']) {
       assert.equal(await page.locator(`#public-pages a[href="/${prefix}/${slug}"]`).count(), 1, `link to /${prefix}/${slug}`);
     }

@@ -16,6 +16,13 @@ function snippetBlock(id, label, code, buttonText) {
     h('button', { type: 'button', class: 'button-secondary button-small', onclick: () => copyText(code, label) }, buttonText));
 }
 
+/** Loads the widgets script anew for the preview: it reads its key from its own tag, and the
+ *  project (so the key) may have changed since the last settings view. */
+function loadWidgetPreview(publishable) {
+  document.querySelectorAll('script[data-shipmate-preview]').forEach((s) => s.remove());
+  document.body.append(h('script', { src: '/sdk/widgets.js', 'data-project': publishable, 'data-api': BASE, 'data-shipmate-preview': true }));
+}
+
 export async function screenSettings(ctx) {
   const { alive } = ctx;
   let project = ctx.project;
@@ -139,7 +146,11 @@ export async function screenSettings(ctx) {
       ...widgets.map(([kind, label, what, code]) => h('div', { class: 'field' },
         h('h3', null, label),
         h('p', { class: 'hint' }, what),
-        snippetBlock(`widget-${kind}-snippet`, `${label} widget`, code, `Copy ${label.toLowerCase()} snippet`)))),
+        snippetBlock(`widget-${kind}-snippet`, `${label} widget`, code, `Copy ${label.toLowerCase()} snippet`))),
+      h('h3', { id: 'widget-preview-title' }, 'Live preview'),
+      h('p', { class: 'hint' }, 'The three widgets as your visitors see them, with this project\u2019s publishable key: what you send here is real.'),
+      h('div', { class: 'widget-preview', id: 'widget-preview', 'aria-labelledby': 'widget-preview-title' },
+        ...widgets.map(([kind]) => h('div', { 'data-shipmate': kind, 'data-limit': '3' })))),
     h('section', { class: 'card', 'aria-labelledby': 'sdk-title' },
       h('h2', { id: 'sdk-title' }, 'JavaScript SDK'),
       h('p', { class: 'muted' }, 'For feedback forms, testimonials and search from your own code.'),
@@ -160,6 +171,7 @@ export async function screenSettings(ctx) {
       h('p', { class: 'muted' }, 'Removes the project and everything in it, for good.'),
       deleteBtn),
   );
+  loadWidgetPreview(publishable);
 }
 
 /**
