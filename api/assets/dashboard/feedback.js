@@ -2,7 +2,7 @@
 // (entries pending review, and spam). Each entry's own controls live in feedback-entry.js.
 
 import { $, field, h, options, statusLabel } from './dom.js';
-import { allPages, api, localPage, q } from './api.js';
+import { api, q } from './api.js';
 import { announce, pageHead, pager, setMain, setTitle, showError } from './ui.js';
 import { projectPath } from './router.js';
 import { myRole } from './roles.js';
@@ -62,15 +62,11 @@ export async function screenFeedback(ctx) {
 
   const filtered = () => f.type || f.status;
 
-  /**
-   * A page of the list. The API filters by type and status but not by moderation, so the review
-   * queue and the spam view read the whole list and page it here.
-   */
+  /** A page of the list; the review queue and the spam view are one moderation state each. */
   function fetchPage() {
-    const params = { project_id: project.id, type: f.type, status: f.status, sort: f.sort };
-    if (f.view === 'all') return api('GET', `/v1/feedback?${q({ ...params, page, per_page: PER_PAGE })}`);
-    return allPages('/v1/feedback', params)
-      .then((all) => localPage(all.filter((e) => e.moderation === f.view), page, PER_PAGE));
+    const moderation = f.view === 'all' ? undefined : f.view;
+    const params = { project_id: project.id, type: f.type, status: f.status, sort: f.sort, moderation };
+    return api('GET', `/v1/feedback?${q({ ...params, page, per_page: PER_PAGE })}`);
   }
 
   async function load() {

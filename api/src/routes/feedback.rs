@@ -61,8 +61,10 @@ pub async fn list_public(
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Json<Page<Feedback>>> {
     let project = projects::by_slug(&state.db, &slug).await?;
+    // The board shows approved entries only, whatever `moderation` asks for.
     let filter = ListFilter {
         public: true,
+        moderation: None,
         ..parse_filter(&q)?
     };
     let paging = Paging::parse(&q)?;
@@ -74,6 +76,7 @@ pub async fn list_public(
 /// Every entry of a project, with submitters' addresses (members and up).
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
     params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query),
+        ("moderation" = Option<FeedbackModeration>, Query, description = "one moderation state (the review queue)"),
         ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed")))]
 pub async fn list_owner(
@@ -93,6 +96,7 @@ pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
         status: query_enum(q, "status")?,
         newest_first: query_enum(q, "sort")? == Some(FeedbackSort::New),
         public: false,
+        moderation: query_enum(q, "moderation")?,
     })
 }
 

@@ -121,6 +121,7 @@ pub async fn method_not_allowed() -> AppError {
     components(schemas(
         shipmate_shared::error::Problem, shipmate_shared::error::FieldError,
         shipmate_types::FeedbackType, shipmate_types::FeedbackStatus, shipmate_types::FeedbackSort,
+        shipmate_types::FeedbackModeration,
         shipmate_types::analytics::Period,
     )),
     modifiers(&Security, &Problems, &OperationIds)

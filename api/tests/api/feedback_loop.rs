@@ -90,6 +90,38 @@ async fn board_submissions_follow_the_projects_moderation() {
     )
     .await;
     assert_eq!(all["total"], 2);
+    // The review queue: one moderation state, paged by the server; the board ignores the filter.
+    let queue = ok(
+        &app,
+        Method::GET,
+        &format!("/v1/feedback?project_id={pid}&moderation=pending"),
+        Auth::Session(&owner),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (queue["total"].as_i64(), titles(&queue)),
+        (Some(1), vec!["Buy cheap pills".to_owned()])
+    );
+    let board = ok(
+        &app,
+        Method::GET,
+        "/v1/feedback/by-project/loop-submit?moderation=pending",
+        Auth::None,
+        None,
+    )
+    .await;
+    assert_eq!(titles(&board), ["Export to CSV"]);
+    app.refused(
+        (
+            Method::GET,
+            &format!("/v1/feedback?project_id={pid}&moderation=maybe"),
+        ),
+        Auth::Session(&owner),
+        None,
+        (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+    )
+    .await;
     assert!(all["data"]
         .as_array()
         .unwrap()

@@ -7056,6 +7056,8 @@ export interface operations {
                 type?: components["schemas"]["FeedbackType"];
                 status?: components["schemas"]["FeedbackStatus"];
                 sort?: components["schemas"]["FeedbackSort"];
+                /** @description one moderation state (the review queue) */
+                moderation?: components["schemas"]["FeedbackModeration"];
                 page?: number;
                 /** @description 1 to 100, default 50 */
                 per_page?: number;

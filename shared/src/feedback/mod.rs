@@ -89,6 +89,8 @@ pub struct ListFilter {
     pub newest_first: bool,
     /// Approved entries only (the board); members see every moderation state.
     pub public: bool,
+    /// Members' review queue: one moderation state.
+    pub moderation: Option<FeedbackModeration>,
 }
 
 /// A page of the project's entries (merged duplicates never), in a total order: `top` is score,
@@ -111,16 +113,19 @@ pub async fn list(
     };
     let filter = format!(
         "project_id = $1 and {visible}
-         and ($2::text is null or type = $2) and ($3::text is null or status = $3)"
+         and ($2::text is null or type = $2) and ($3::text is null or status = $3)
+         and ($4::text is null or moderation = $4)"
     );
     let kind = f.kind.map(FeedbackType::as_str);
     let status = f.status.map(FeedbackStatus::as_str);
+    let moderation = f.moderation.map(FeedbackModeration::as_str);
     let data = sqlx::query_as::<_, Feedback>(&format!(
-        "select {COLUMNS} from feedback where {filter} order by {order} limit $4 offset $5"
+        "select {COLUMNS} from feedback where {filter} order by {order} limit $5 offset $6"
     ))
     .bind(project_id)
     .bind(kind)
     .bind(status)
+    .bind(moderation)
     .bind(paging.per_page)
     .bind(paging.offset())
     .fetch_all(db)
@@ -129,6 +134,7 @@ pub async fn list(
         .bind(project_id)
         .bind(kind)
         .bind(status)
+        .bind(moderation)
         .fetch_one(db)
         .await?;
     Ok((data, total))
