@@ -138,9 +138,7 @@ impl Fixture {
 
 /// A setup request that must succeed.
 pub async fn post(app: &TestApp, path: &str, auth: Auth<'_>, body: Value) -> Value {
-    let (status, v) = app.call(Method::POST, path, auth, Some(body)).await;
-    assert!(status.is_success(), "{path}: {status} {v}");
-    v
+    app.ok(Method::POST, path, auth, Some(body)).await
 }
 
 /// A second entry (to merge) and a stranger's comment on `entry` (to delete): (entry id, comment id).

@@ -6,21 +6,8 @@ use serde_json::{json, Value};
 
 use crate::helpers::*;
 
-async fn ok(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    auth: Auth<'_>,
-    body: Option<Value>,
-) -> Value {
-    let (status, v) = app.call(method, path, auth, body).await;
-    assert!(status.is_success(), "{path}: {status} {v}");
-    v
-}
-
 async fn post_entry(app: &TestApp, project: &Value, title: &str, kind: &str) -> Value {
-    ok(
-        app,
+    app.ok(
         Method::POST,
         "/v1/feedback",
         Auth::Key(key(project)),
@@ -50,67 +37,67 @@ async fn board_submissions_follow_the_projects_moderation() {
     assert_eq!(open["moderation"], "approved");
     assert!(open.get("submitter_email").is_none());
 
-    let on = ok(
-        &app,
-        Method::PATCH,
-        &format!("/v1/projects/{pid}"),
-        Auth::Session(&owner),
-        Some(json!({"feedback_moderation": true})),
-    )
-    .await;
+    let on = app
+        .ok(
+            Method::PATCH,
+            &format!("/v1/projects/{pid}"),
+            Auth::Session(&owner),
+            Some(json!({"feedback_moderation": true})),
+        )
+        .await;
     assert_eq!(on["feedback_moderation"], true);
-    let held = ok(
-        &app,
-        Method::POST,
-        "/v1/feedback/by-project/loop-submit",
-        Auth::None,
-        Some(json!({"title": "Buy cheap pills", "type": "feedback"})),
-    )
-    .await;
+    let held = app
+        .ok(
+            Method::POST,
+            "/v1/feedback/by-project/loop-submit",
+            Auth::None,
+            Some(json!({"title": "Buy cheap pills", "type": "feedback"})),
+        )
+        .await;
     assert_eq!(held["moderation"], "pending");
-    let board = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-submit",
-        Auth::None,
-        None,
-    )
-    .await;
+    let board = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-submit",
+            Auth::None,
+            None,
+        )
+        .await;
     assert_eq!(
         titles(&board),
         ["Export to CSV"],
         "pending entries are for members only"
     );
-    let all = ok(
-        &app,
-        Method::GET,
-        &format!("/v1/feedback?project_id={pid}"),
-        Auth::Session(&owner),
-        None,
-    )
-    .await;
+    let all = app
+        .ok(
+            Method::GET,
+            &format!("/v1/feedback?project_id={pid}"),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
     assert_eq!(all["total"], 2);
     // The review queue: one moderation state, paged by the server; the board ignores the filter.
-    let queue = ok(
-        &app,
-        Method::GET,
-        &format!("/v1/feedback?project_id={pid}&moderation=pending"),
-        Auth::Session(&owner),
-        None,
-    )
-    .await;
+    let queue = app
+        .ok(
+            Method::GET,
+            &format!("/v1/feedback?project_id={pid}&moderation=pending"),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
     assert_eq!(
         (queue["total"].as_i64(), titles(&queue)),
         (Some(1), vec!["Buy cheap pills".to_owned()])
     );
-    let board = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-submit?moderation=pending",
-        Auth::None,
-        None,
-    )
-    .await;
+    let board = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-submit?moderation=pending",
+            Auth::None,
+            None,
+        )
+        .await;
     assert_eq!(titles(&board), ["Export to CSV"]);
     app.refused(
         (
@@ -129,14 +116,14 @@ async fn board_submissions_follow_the_projects_moderation() {
         .any(|e| e["submitter_email"] == "fan@example.com"));
 
     // A member marks it spam: it stays off the board; comments on it are refused as not found.
-    let spam = ok(
-        &app,
-        Method::PATCH,
-        &format!("/v1/feedback/{}", id(&held)),
-        Auth::Session(&owner),
-        Some(json!({"moderation": "spam"})),
-    )
-    .await;
+    let spam = app
+        .ok(
+            Method::PATCH,
+            &format!("/v1/feedback/{}", id(&held)),
+            Auth::Session(&owner),
+            Some(json!({"moderation": "spam"})),
+        )
+        .await;
     assert_eq!(spam["moderation"], "spam");
     let commenter = app.login("commenter@example.com").await;
     app.refused(
@@ -170,14 +157,14 @@ async fn board_submissions_follow_the_projects_moderation() {
         (StatusCode::NOT_FOUND, "not_found"),
     )
     .await;
-    let all = ok(
-        &app,
-        Method::GET,
-        &format!("/v1/feedback?project_id={pid}"),
-        Auth::Session(&owner),
-        None,
-    )
-    .await;
+    let all = app
+        .ok(
+            Method::GET,
+            &format!("/v1/feedback?project_id={pid}"),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
     assert_eq!(all["total"], 2, "nothing more was stored");
 }
 
@@ -188,14 +175,14 @@ async fn lists_are_paginated_in_a_total_order() {
     for i in 0..7 {
         post_entry(&app, &project, &format!("Entry {i}"), "bug").await;
     }
-    let first = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-pages?sort=new&per_page=3",
-        Auth::None,
-        None,
-    )
-    .await;
+    let first = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-pages?sort=new&per_page=3",
+            Auth::None,
+            None,
+        )
+        .await;
     assert_eq!(
         (
             first["page"].as_i64(),
@@ -205,26 +192,26 @@ async fn lists_are_paginated_in_a_total_order() {
         (Some(1), Some(3), Some(7))
     );
     assert_eq!(titles(&first), ["Entry 6", "Entry 5", "Entry 4"]);
-    let third = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-pages?sort=new&per_page=3&page=3",
-        Auth::None,
-        None,
-    )
-    .await;
-    assert_eq!(titles(&third), ["Entry 0"]);
-    // Equal scores: `top` falls back to newest, then id, so pages never overlap.
-    let mut seen = Vec::new();
-    for page in 1..=3 {
-        let p = ok(
-            &app,
+    let third = app
+        .ok(
             Method::GET,
-            &format!("/v1/feedback/by-project/loop-pages?per_page=3&page={page}"),
+            "/v1/feedback/by-project/loop-pages?sort=new&per_page=3&page=3",
             Auth::None,
             None,
         )
         .await;
+    assert_eq!(titles(&third), ["Entry 0"]);
+    // Equal scores: `top` falls back to newest, then id, so pages never overlap.
+    let mut seen = Vec::new();
+    for page in 1..=3 {
+        let p = app
+            .ok(
+                Method::GET,
+                &format!("/v1/feedback/by-project/loop-pages?per_page=3&page={page}"),
+                Auth::None,
+                None,
+            )
+            .await;
         seen.extend(titles(&p));
     }
     seen.sort();
@@ -241,14 +228,14 @@ async fn lists_are_paginated_in_a_total_order() {
     )
     .await;
     let pid = id(&project);
-    let owner_page = ok(
-        &app,
-        Method::GET,
-        &format!("/v1/changelog/dashboard/{pid}?per_page=5"),
-        Auth::Session(&owner),
-        None,
-    )
-    .await;
+    let owner_page = app
+        .ok(
+            Method::GET,
+            &format!("/v1/changelog/dashboard/{pid}?per_page=5"),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
     assert_eq!(
         (
             owner_page["total"].as_i64(),
@@ -256,14 +243,14 @@ async fn lists_are_paginated_in_a_total_order() {
         ),
         (Some(0), Some(5))
     );
-    let testimonials = ok(
-        &app,
-        Method::GET,
-        "/v1/testimonials",
-        Auth::Key(key(&project)),
-        None,
-    )
-    .await;
+    let testimonials = app
+        .ok(
+            Method::GET,
+            "/v1/testimonials",
+            Auth::Key(key(&project)),
+            None,
+        )
+        .await;
     assert_eq!(
         (
             testimonials["total"].as_i64(),
@@ -280,29 +267,29 @@ async fn comments_are_public_and_members_answer_officially() {
     let entry = post_entry(&app, &project, "Slack integration", "feature").await;
     let path = format!("/v1/feedback/{}/comments", id(&entry));
     let user = app.login("user@example.com").await;
-    let theirs = ok(
-        &app,
-        Method::POST,
-        &path,
-        Auth::Session(&user),
-        Some(json!({"body": "  We need this too  "})),
-    )
-    .await;
+    let theirs = app
+        .ok(
+            Method::POST,
+            &path,
+            Auth::Session(&user),
+            Some(json!({"body": "  We need this too  "})),
+        )
+        .await;
     assert_eq!(
         (theirs["body"].as_str(), theirs["official"].as_bool()),
         (Some("We need this too"), Some(false))
     );
     assert!(theirs["author"]["name"].is_string());
-    let team = ok(
-        &app,
-        Method::POST,
-        &path,
-        Auth::Session(&owner),
-        Some(json!({"body": "On our list for May."})),
-    )
-    .await;
+    let team = app
+        .ok(
+            Method::POST,
+            &path,
+            Auth::Session(&owner),
+            Some(json!({"body": "On our list for May."})),
+        )
+        .await;
     assert_eq!(team["official"], true);
-    let list = ok(&app, Method::GET, &path, Auth::None, None).await;
+    let list = app.ok(Method::GET, &path, Auth::None, None).await;
     let bodies: Vec<&str> = list["data"]
         .as_array()
         .unwrap()
@@ -339,8 +326,9 @@ async fn comments_are_public_and_members_answer_officially() {
         (StatusCode::FORBIDDEN, "forbidden"),
     )
     .await;
-    ok(&app, Method::DELETE, &del, Auth::Session(&owner), None).await;
-    let list = ok(&app, Method::GET, &path, Auth::None, None).await;
+    app.ok(Method::DELETE, &del, Auth::Session(&owner), None)
+        .await;
+    let list = app.ok(Method::GET, &path, Auth::None, None).await;
     assert_eq!(list["data"].as_array().unwrap().len(), 1);
 }
 
@@ -354,24 +342,21 @@ async fn merging_moves_votes_once_per_user_and_hides_the_duplicate() {
         app.login("a@example.com").await,
         app.login("b@example.com").await,
     );
-    ok(
-        &app,
+    app.ok(
         Method::POST,
         &format!("/v1/feedback/{}/upvote", id(&source)),
         Auth::Session(&a),
         None,
     )
     .await;
-    ok(
-        &app,
+    app.ok(
         Method::POST,
         &format!("/v1/feedback/{}/upvote", id(&source)),
         Auth::Session(&b),
         None,
     )
     .await;
-    ok(
-        &app,
+    app.ok(
         Method::POST,
         &format!("/v1/feedback/{}/downvote", id(&target)),
         Auth::Session(&b),
@@ -404,37 +389,37 @@ async fn merging_moves_votes_once_per_user_and_hides_the_duplicate() {
     )
     .await;
 
-    let merged = ok(
-        &app,
-        Method::POST,
-        &merge,
-        Auth::Session(&owner),
-        Some(json!({"into": id(&target)})),
-    )
-    .await;
+    let merged = app
+        .ok(
+            Method::POST,
+            &merge,
+            Auth::Session(&owner),
+            Some(json!({"into": id(&target)})),
+        )
+        .await;
     assert_eq!(merged["id"], target["id"]);
     // a's upvote moved; b voted on both and keeps the target's downvote.
     assert_eq!(
         (merged["upvotes"].as_i64(), merged["downvotes"].as_i64()),
         (Some(1), Some(1))
     );
-    let board = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-merge",
-        Auth::None,
-        None,
-    )
-    .await;
+    let board = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-merge",
+            Auth::None,
+            None,
+        )
+        .await;
     assert_eq!(titles(&board), ["Dark mode"]);
-    let all = ok(
-        &app,
-        Method::GET,
-        &format!("/v1/feedback?project_id={}", id(&project)),
-        Auth::Session(&owner),
-        None,
-    )
-    .await;
+    let all = app
+        .ok(
+            Method::GET,
+            &format!("/v1/feedback?project_id={}", id(&project)),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
     assert_eq!(all["total"], 1, "a merged entry leaves every listing");
     app.refused(
         (
@@ -463,30 +448,28 @@ async fn the_roadmap_and_closed_votes_follow_statuses() {
     let doing = post_entry(&app, &project, "API v2", "feature").await;
     let done = post_entry(&app, &project, "Webhooks", "feature").await;
     post_entry(&app, &project, "Crash", "bug").await;
-    ok(
-        &app,
+    app.ok(
         Method::PATCH,
         &format!("/v1/feedback/{}", id(&doing)),
         Auth::Session(&owner),
         Some(json!({"status": "in_progress"})),
     )
     .await;
-    ok(
-        &app,
+    app.ok(
         Method::PATCH,
         &format!("/v1/feedback/{}", id(&done)),
         Auth::Session(&owner),
         Some(json!({"status": "shipped"})),
     )
     .await;
-    let roadmap = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-roadmap/roadmap",
-        Auth::None,
-        None,
-    )
-    .await;
+    let roadmap = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-roadmap/roadmap",
+            Auth::None,
+            None,
+        )
+        .await;
     assert_eq!(titles(&json!({"data": roadmap["planned"]})), ["SSO"]);
     assert_eq!(titles(&json!({"data": roadmap["in_progress"]})), ["API v2"]);
     assert_eq!(titles(&json!({"data": roadmap["shipped"]})), ["Webhooks"]);
@@ -500,8 +483,7 @@ async fn the_roadmap_and_closed_votes_follow_statuses() {
     .await;
 
     let voter = app.login("voter@example.com").await;
-    ok(
-        &app,
+    app.ok(
         Method::POST,
         &format!("/v1/feedback/{}/upvote", id(&planned)),
         Auth::Session(&voter),
@@ -537,8 +519,7 @@ async fn publishing_a_changelog_entry_ships_the_requests_it_answers() {
     let feature = post_entry(&app, &project, "Zapier", "feature").await;
     let bug = post_entry(&app, &project, "Login loop", "bug").await;
     let cancelled = post_entry(&app, &project, "Fax support", "feature").await;
-    ok(
-        &app,
+    app.ok(
         Method::PATCH,
         &format!("/v1/feedback/{}", id(&cancelled)),
         Auth::Session(&owner),
@@ -552,21 +533,23 @@ async fn publishing_a_changelog_entry_ships_the_requests_it_answers() {
         Some(json!({"title": "x", "content": "y", "type": "feature", "feedback_ids": [id(&foreign)]})),
         (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed")).await;
     assert_eq!(bad["errors"][0]["field"], "feedback_ids");
-    let drafts = ok(&app, Method::GET, &path, Auth::Session(&owner), None).await;
+    let drafts = app
+        .ok(Method::GET, &path, Auth::Session(&owner), None)
+        .await;
     assert_eq!(drafts["total"], 0, "a refused entry is not stored");
 
     let ids = [id(&feature), id(&bug), id(&cancelled)];
-    let draft = ok(&app, Method::POST, &path, Auth::Session(&owner),
+    let draft = app.ok(Method::POST, &path, Auth::Session(&owner),
         Some(json!({"title": "May release", "content": "Zapier and a fix", "type": "feature", "feedback_ids": ids}))).await;
     assert_eq!(draft["feedback_ids"].as_array().unwrap().len(), 3);
-    let board = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-ship?sort=new",
-        Auth::None,
-        None,
-    )
-    .await;
+    let board = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-ship?sort=new",
+            Auth::None,
+            None,
+        )
+        .await;
     assert!(
         board["data"]
             .as_array()
@@ -576,22 +559,21 @@ async fn publishing_a_changelog_entry_ships_the_requests_it_answers() {
         "a draft ships nothing"
     );
 
-    ok(
-        &app,
+    app.ok(
         Method::PATCH,
         &format!("{path}/{}", id(&draft)),
         Auth::Session(&owner),
         Some(json!({"published": true})),
     )
     .await;
-    let board = ok(
-        &app,
-        Method::GET,
-        "/v1/feedback/by-project/loop-ship?sort=new",
-        Auth::None,
-        None,
-    )
-    .await;
+    let board = app
+        .ok(
+            Method::GET,
+            "/v1/feedback/by-project/loop-ship?sort=new",
+            Auth::None,
+            None,
+        )
+        .await;
     let status_of = |title: &str| {
         board["data"]
             .as_array()

@@ -186,6 +186,19 @@ impl TestApp {
         assert_problem(self.send(method, path, auth, body).await, status, code).await
     }
 
+    /// Sends, asserts a 2xx answer, and returns its JSON body.
+    pub async fn ok(
+        &self,
+        method: Method,
+        path: &str,
+        auth: Auth<'_>,
+        body: Option<Value>,
+    ) -> Value {
+        let (status, v) = self.call(method, path, auth, body).await;
+        assert!(status.is_success(), "{path}: {status} {v}");
+        v
+    }
+
     /// Sends and returns (status, JSON body).
     pub async fn call(
         &self,

@@ -63,28 +63,14 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                 status: Some(status),
                 ..FeedbackChanges::default()
             };
-            let updated = ctx
-                .client
-                .patch(&entry_path(&id), Auth::Session, &[], &changes)
-                .await?;
-            ctx.show(&updated, |entry: Feedback| {
-                println!("Feedback {id} is now {}", entry.status);
-                Ok(())
-            })
+            change(ctx, &id, &changes, |e| e.status.to_string()).await
         }
         FeedbackCommand::Moderate { id, moderation } => {
             let changes = FeedbackChanges {
                 moderation: Some(moderation),
                 ..FeedbackChanges::default()
             };
-            let updated = ctx
-                .client
-                .patch(&entry_path(&id), Auth::Session, &[], &changes)
-                .await?;
-            ctx.show(&updated, |entry: Feedback| {
-                println!("Feedback {id} is now {}", entry.moderation);
-                Ok(())
-            })
+            change(ctx, &id, &changes, |e| e.moderation.to_string()).await
         }
         FeedbackCommand::Merge { id, into } => {
             let target = ctx
@@ -135,4 +121,21 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
 
 fn entry_path(id: &str) -> String {
     format!("/v1/feedback/{}", seg(id))
+}
+
+/// `PATCH /v1/feedback/:id`, then "Feedback <id> is now <what the change set>".
+async fn change(
+    ctx: &Ctx,
+    id: &str,
+    changes: &FeedbackChanges,
+    now: impl FnOnce(&Feedback) -> String,
+) -> anyhow::Result<()> {
+    let updated = ctx
+        .client
+        .patch(&entry_path(id), Auth::Session, &[], changes)
+        .await?;
+    ctx.show(&updated, |entry: Feedback| {
+        println!("Feedback {id} is now {}", now(&entry));
+        Ok(())
+    })
 }

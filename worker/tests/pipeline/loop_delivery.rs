@@ -3,17 +3,11 @@
 //! (who followed the merge) that their request shipped.
 
 use reqwest::{Method, StatusCode};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::delivery::stack;
 use crate::helpers::*;
 use crate::receivers::*;
-
-async fn ok(app: &TestApp, method: Method, path: &str, auth: Auth<'_>, body: Value) -> Value {
-    let (status, v) = app.call(method, path, auth, Some(body)).await;
-    assert!(status.is_success(), "{path}: {status} {v}");
-    v
-}
 
 #[tokio::test]
 async fn comments_merges_and_shipping_reach_webhooks_and_voters() {
@@ -33,58 +27,53 @@ async fn comments_merges_and_shipping_reach_webhooks_and_voters() {
         "feedback.merged",
         "feedback.status_changed"
     ]);
-    let hook = ok(
-        &app,
-        Method::POST,
-        &format!("/v1/projects/{pid}/webhooks"),
-        Auth::Session(&owner),
-        json!({"url": receiver.url, "events": events}),
-    )
-    .await;
+    let hook = app
+        .ok(
+            Method::POST,
+            &format!("/v1/projects/{pid}/webhooks"),
+            Auth::Session(&owner),
+            Some(json!({"url": receiver.url, "events": events})),
+        )
+        .await;
     let secret = hook["secret"].as_str().unwrap().to_owned();
     let k = Auth::Key(key(&project));
-    let target = ok(
-        &app,
-        Method::POST,
+    let target = app
+        .ok(
+            Method::POST,
+            "/v1/feedback",
+            k,
+            Some(json!({"title": "Dark mode", "type": "feature"})),
+        )
+        .await;
+    let source = app.ok(Method::POST,
         "/v1/feedback",
-        k,
-        json!({"title": "Dark mode", "type": "feature"}),
-    )
-    .await;
-    let source = ok(
-        &app,
-        Method::POST,
-        "/v1/feedback",
-        k,
-        json!({"title": "Night theme", "type": "feature", "submitter_email": "asker@example.com"}),
-    )
+        k, Some(json!({"title": "Night theme", "type": "feature", "submitter_email": "asker@example.com"})))
     .await;
     let voter = app.login("voter@example.com").await;
-    ok(
-        &app,
+    app.ok(
         Method::POST,
         &format!("/v1/feedback/{}/upvote", id(&source)),
         Auth::Session(&voter),
-        json!({}),
+        Some(json!({})),
     )
     .await;
 
-    let comment = ok(
-        &app,
-        Method::POST,
-        &format!("/v1/feedback/{}/comments", id(&target)),
-        Auth::Session(&voter),
-        json!({"body": "Yes, for the night shift"}),
-    )
-    .await;
-    let merged = ok(
-        &app,
-        Method::POST,
-        &format!("/v1/feedback/{}/merge", id(&source)),
-        Auth::Session(&owner),
-        json!({"into": id(&target)}),
-    )
-    .await;
+    let comment = app
+        .ok(
+            Method::POST,
+            &format!("/v1/feedback/{}/comments", id(&target)),
+            Auth::Session(&voter),
+            Some(json!({"body": "Yes, for the night shift"})),
+        )
+        .await;
+    let merged = app
+        .ok(
+            Method::POST,
+            &format!("/v1/feedback/{}/merge", id(&source)),
+            Auth::Session(&owner),
+            Some(json!({"into": id(&target)})),
+        )
+        .await;
     assert_eq!(merged["upvotes"], 1);
 
     let hits = receiver.wait_for(2, 20).await;
@@ -116,8 +105,7 @@ async fn comments_merges_and_shipping_reach_webhooks_and_voters() {
     }
 
     // Publishing an entry that answers the target ships it; its voters (the merged one's too) hear.
-    let cl = ok(&app, Method::POST, &format!("/v1/changelog/dashboard/{pid}"), Auth::Session(&owner),
-        json!({"title": "May", "content": "Dark mode is here", "type": "feature", "feedback_ids": [id(&target)], "published": true})).await;
+    let cl = app.ok(Method::POST, &format!("/v1/changelog/dashboard/{pid}"), Auth::Session(&owner), Some(json!({"title": "May", "content": "Dark mode is here", "type": "feature", "feedback_ids": [id(&target)], "published": true}))).await;
     assert_eq!(cl["feedback_ids"], json!([id(&target)]));
     let mail = sink.wait_for("voter@example.com", "now shipped", 20).await;
     assert!(mail.decoded().contains("Dark mode"));
