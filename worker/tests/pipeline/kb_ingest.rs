@@ -133,7 +133,10 @@ async fn upserting_by_external_id_replaces_the_document_and_reuses_unchanged_chu
     let (_, listed) = app
         .call(Method::GET, "/v1/indexes", Auth::Key(&k), None)
         .await;
-    assert_eq!(listed["data"][0]["chunk_count"], changed["chunks_created"], "old chunks are gone");
+    assert_eq!(
+        listed["data"][0]["chunk_count"], changed["chunks_created"],
+        "old chunks are gone"
+    );
     assert_eq!(listed["data"][0]["document_count"], 1);
 
     // Deleting by external id.
@@ -488,6 +491,10 @@ async fn files_of_each_taken_type_become_searchable_documents() {
             again["chunks_reused"].as_i64()
         ),
         (Some("file-a"), Some(1))
+    );
+    assert_eq!(
+        (&again["id"], again["status"].as_str()),
+        (&first["id"], Some("ready"))
     );
 }
 
