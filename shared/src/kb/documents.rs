@@ -321,6 +321,14 @@ async fn emit(tx: &mut PgConnection, ids: &[Uuid], kind: EventType) -> AppResult
 /// `document.ready` deliveries to queue.
 pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<(u64, Vec<Uuid>)> {
     let mut tx = db.begin().await?;
+    // Locked first (in id order, as upserts lock one row), so the check below runs on a snapshot
+    // taken after any upsert of these documents committed: it sees the new version's chunks.
+    sqlx::query!(
+        "select id from kb_documents where id = any($1) order by id for update",
+        documents
+    )
+    .fetch_all(&mut *tx)
+    .await?;
     let ready: Vec<Uuid> = sqlx::query_scalar!("update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
          where d.id = any($1) and d.status = 'pending'
            and not exists (select 1 from kb_chunks c where c.document_id = d.id and c.embedding is null)
