@@ -252,3 +252,42 @@ async fn bad_modes_and_filters_are_refused_naming_the_field() {
     f.sort();
     assert_eq!(f, ["filter.a", "query"]);
 }
+
+#[tokio::test]
+async fn keyword_search_stems_in_the_documents_language() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-language", LOCAL_MODEL).await;
+    let _worker = start_worker(&app, &[]);
+    let docs = corpus(
+        &app,
+        &k,
+        &index,
+        &[
+            (
+                "Die Verbindungen zum Server werden getrennt.",
+                json!({"language": "de"}),
+            ),
+            ("All connections to the server are closed.", json!({})),
+        ],
+    )
+    .await;
+    let keyword = |query: &str, filter: Value| {
+        search_with(
+            &app,
+            &k,
+            &index,
+            json!({"query": query, "mode": "keyword", "filter": filter}),
+        )
+    };
+    // German stemming when the filter pins the language; English (the default) otherwise.
+    let de = keyword("Verbindung", json!({"language": "de"})).await;
+    assert_eq!(de.len(), 1, "{de:?}");
+    assert_eq!(de[0]["document_id"], docs[0]["id"]);
+    let en = keyword("connection", json!({})).await;
+    assert_eq!(en.len(), 1, "{en:?}");
+    assert_eq!(en[0]["document_id"], docs[1]["id"]);
+    // The German document's words as written match an English-parsed query too.
+    let exact = keyword("Verbindungen", json!({})).await;
+    assert_eq!(exact.len(), 1, "{exact:?}");
+    assert_eq!(exact[0]["document_id"], docs[0]["id"]);
+}
