@@ -57,6 +57,10 @@ pub fn required_scope(method: &str, route: &str) -> Option<Scope> {
         ("POST", "/v1/indexes")
         | ("DELETE", "/v1/indexes/{index_id}")
         | ("POST", "/v1/indexes/{index_id}/documents")
+        | ("POST", "/v1/indexes/{index_id}/documents/batch")
+        | ("POST", "/v1/indexes/{index_id}/documents/file")
+        | ("PUT", "/v1/indexes/{index_id}/documents/by-external-id/{external_id}")
+        | ("DELETE", "/v1/indexes/{index_id}/documents/by-external-id/{external_id}")
         | ("DELETE", "/v1/indexes/{index_id}/documents/{doc_id}") => Scope::KbWrite,
         _ => return None,
     })

@@ -71,7 +71,7 @@ proptest! {
     /// every visible character (overlap may repeat some).
     #[test]
     fn chunks_cover_the_document_within_their_size(doc in document(), max_tokens in 32usize..512) {
-        let chunks = chunk(&doc, None, max_tokens);
+        let chunks = chunk(&doc, shipmate_types::ContentType::Markdown, None, max_tokens);
         let limit = 200.min(max_tokens - 2).max(16) * 4;
         for c in &chunks {
             prop_assert!(!c.trim().is_empty());

@@ -467,6 +467,57 @@ test('documents.list pages through the documents, newest first', needsApi, async
   });
 });
 
+test('documents.upsert creates then replaces by external id, reusing unchanged chunks', needsApi, async () => {
+  await withIndex('dups', async ({ sm }, index) => {
+    const first = await sm.documents.upsert(index.id, 'faq/refunds', { content: 'Refunds take 14 days. Code RF-14.', metadata: { v: 1 } });
+    assert.equal(first.external_id, 'faq/refunds');
+    assert.equal(first.chunks_reused, 0);
+    await waitReady(sm, index.id, first.id);
+    const again = await sm.documents.upsert(index.id, 'faq/refunds', { content: 'Refunds take 14 days. Code RF-14.', metadata: { v: 2 } });
+    assert.equal(again.id, first.id);
+    assert.equal(again.chunks_reused, again.chunks_created);
+    assert.equal(again.status, 'ready');
+    const { results } = await sm.search(index.id, { query: 'RF-14', mode: 'keyword', filter: { v: [2, 3] } });
+    assert.equal(results.length, 1);
+    assert.equal(results[0].chunk_index, 0);
+    assert.deepEqual(results[0].metadata, { v: 2 });
+    assert.deepEqual(await sm.documents.deleteByExternalId(index.id, 'faq/refunds'), { id: first.id, deleted: true });
+    const gone = await rejects(sm.documents.deleteByExternalId(index.id, 'faq/refunds'));
+    assert.equal(gone.status, 404);
+    const bad = await rejects(sm.search(index.id, { query: 'x', mode: 'fuzzy' }));
+    assert.equal(bad.status, 422);
+  });
+});
+
+test('documents.uploadBatch stores documents in order, all or none', needsApi, async () => {
+  await withIndex('dbatch', async ({ sm }, index) => {
+    const { data } = await sm.documents.uploadBatch(index.id, [
+      { content: 'First.', external_id: 'a' },
+      { content: '<h1>Second</h1><script>x()</script>', content_type: 'text/html' },
+    ]);
+    assert.deepEqual(data.map((d) => d.external_id), ['a', null]);
+    const bad = await rejects(sm.documents.uploadBatch(index.id, [{ content: 'Fine.' }, { content: '' }]));
+    assert.equal(bad.status, 422);
+    assert.deepEqual(bad.errors.map((e) => e.field), ['documents[1].content']);
+    assert.equal((await sm.documents.list(index.id)).total, 2);
+  });
+});
+
+test('documents.uploadFile uploads a file as multipart form data', needsApi, async () => {
+  await withIndex('dfile', async ({ sm }, index) => {
+    const file = new Blob(['<h1>Guide</h1><p>The file names FL-77.</p>'], { type: 'text/html' });
+    const doc = await sm.documents.uploadFile(index.id, file, { filename: 'guide.html', metadata: { source: 'sdk' }, external_id: 'guide' });
+    assert.equal(doc.external_id, 'guide');
+    assert.deepEqual(doc.metadata, { source: 'sdk' });
+    await waitReady(sm, index.id, doc.id);
+    const { results } = await sm.search(index.id, { query: 'FL-77', mode: 'hybrid' });
+    assert.equal(results[0].document_id, doc.id);
+    assert.match(results[0].chunk_content, /^# Guide/);
+    const png = await rejects(sm.documents.uploadFile(index.id, new Blob([new Uint8Array([1, 2])]), { filename: 'logo.png' }));
+    assert.equal(png.status, 415);
+  });
+});
+
 test('documents.get shows the document becoming ready', needsApi, async () => {
   await withIndex('dget', async ({ sm }, index) => {
     const up = await sm.documents.upload(index.id, { content: 'Our office is open Monday to Friday.', metadata: { lang: 'en' } });

@@ -176,6 +176,16 @@ string_enum! {
 }
 
 string_enum! {
+    /// How a document's content is read: HTML keeps its visible text, headings as Markdown headings.
+    ContentType { Markdown = "text/markdown", Plain = "text/plain", Html = "text/html" }
+}
+
+string_enum! {
+    /// Search by meaning (`vector`), by words (`keyword`, PostgreSQL full text), or both fused (`hybrid`).
+    SearchMode { Vector = "vector", Keyword = "keyword", Hybrid = "hybrid" }
+}
+
+string_enum! {
     DeliveryStatus { Pending = "pending", Delivered = "delivered", Failed = "failed" }
 }
 

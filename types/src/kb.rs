@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::DocumentStatus;
+use crate::{ContentType, DocumentStatus, SearchMode};
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -56,22 +56,72 @@ pub struct Document {
     pub error: Option<String>,
     #[schema(value_type = std::collections::HashMap<String, Value>)]
     pub metadata: Value,
+    /// The caller's own id for the document (unique in the index), or null.
+    pub external_id: Option<String>,
+    /// Only in the answer of `PUT .../documents/by-external-id/:externalId`: how many chunks kept
+    /// their vectors because their text did not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "sqlx", sqlx(default))]
+    pub chunks_reused: Option<i32>,
     pub created_at: DateTime<Utc>,
 }
 
-/// `POST /v1/indexes/:id/documents`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+/// `POST /v1/indexes/:id/documents`, and each item of a batch.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct NewDocument {
-    /// Text or Markdown, at most 102,400 bytes.
+    /// The text, at most 102,400 bytes (after HTML is reduced to its visible text).
     #[schema(min_length = 1)]
     pub content: String,
-    /// Returned with every search result (at most 16 KB).
+    /// Returned with every search result, and matched by search filters (at most 16 KB). A
+    /// `language` (or `lang`) key naming a language, e.g. `"de"` or `"german"`, sets how keyword
+    /// search stems the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+    /// The caller's own id for the document, 1 to 256 characters, unique in the index.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 256)]
+    pub external_id: Option<String>,
+    /// `text/markdown` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<ContentType>,
+}
+
+/// `PUT /v1/indexes/:id/documents/by-external-id/:externalId`: the document's new version.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DocumentVersion {
+    #[schema(min_length = 1)]
+    pub content: String,
+    /// Replaces the old metadata whole (`{}` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<ContentType>,
+}
+
+/// `POST /v1/indexes/:id/documents/batch`: 1 to 100 documents, stored all or none.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DocumentBatch {
+    #[schema(min_items = 1, max_items = 100)]
+    pub documents: Vec<NewDocument>,
+}
+
+/// `POST /v1/indexes/:id/documents/file` (multipart/form-data).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct DocumentFile {
+    /// `.md`, `.markdown`, `.txt`, `.html`, `.htm` or `.pdf`, at most 10 MB; the text taken from it
+    /// at most 102,400 bytes.
+    #[schema(value_type = String, format = Binary)]
+    pub file: String,
+    /// A JSON object, as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 256)]
+    pub external_id: Option<String>,
 }
 
 /// `POST /v1/indexes/:id/search`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct SearchQuery {
     #[schema(min_length = 1, max_length = 2000)]
     pub query: String,
@@ -79,6 +129,14 @@ pub struct SearchQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1, maximum = 20)]
     pub top_k: Option<i64>,
+    /// `vector` when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<SearchMode>,
+    /// Only chunks of documents whose metadata has, for every key, that value (or one of the
+    /// listed values). Values are strings, numbers, booleans or null, or lists of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<std::collections::HashMap<String, Value>>)]
+    pub filter: Option<Map<String, Value>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -86,7 +144,10 @@ pub struct SearchQuery {
 pub struct SearchResult {
     pub document_id: Uuid,
     pub chunk_content: String,
-    /// Cosine similarity: higher is closer.
+    /// The chunk's place in its document, from 0.
+    pub chunk_index: i32,
+    /// Higher is closer. `vector`: cosine similarity; `keyword`: PostgreSQL's `ts_rank_cd`;
+    /// `hybrid`: the reciprocal rank fusion score (sum of 1 / (60 + rank) over both lists).
     pub score: f64,
     #[schema(value_type = std::collections::HashMap<String, Value>)]
     pub metadata: Value,

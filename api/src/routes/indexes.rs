@@ -6,12 +6,9 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use serde_json::Value;
-use shipmate_shared::kb::documents::{self, Document, NewDocument};
+use shipmate_shared::kb::documents::{self, Document};
 use shipmate_shared::kb::indexes::{self, Index, IndexRef, NewIndex};
-use shipmate_shared::kb::search::{self, SearchQuery};
-use shipmate_shared::kb::{chunking, MAX_DOCUMENT_BYTES};
-use shipmate_shared::queue::{EmbedJob, EMBED_STREAM};
+use shipmate_shared::kb::search::{self, Search, SearchMode, SearchQuery};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
 
@@ -24,10 +21,7 @@ pub fn router() -> Router<AppState> {
         .route("/v1/indexes/models", get(models))
         .route("/v1/indexes", post(create).get(list))
         .route("/v1/indexes/{index_id}", delete(remove))
-        .route(
-            "/v1/indexes/{index_id}/documents",
-            post(upload).get(list_documents),
-        )
+        .route("/v1/indexes/{index_id}/documents", get(list_documents))
         .route(
             "/v1/indexes/{index_id}/documents/{doc_id}",
             get(show_document).delete(remove_document),
@@ -84,59 +78,12 @@ pub async fn remove(
     Ok(Json(Deleted::new(id)))
 }
 
-async fn index_of(state: &AppState, project_id: uuid::Uuid, index_id: &str) -> AppResult<IndexRef> {
+pub(super) async fn index_of(
+    state: &AppState,
+    project_id: uuid::Uuid,
+    index_id: &str,
+) -> AppResult<IndexRef> {
     indexes::find(&state.db, project_id, parse_id(index_id, "index")?).await
-}
-
-/// Uploads a document: chunks it (so `chunks_created` is real), stores it `pending`, and queues
-/// its embedding. It is searchable once `status` is `ready`.
-#[utoipa::path(post, path = "/v1/indexes/{index_id}/documents", tag = "knowledge base", security(("api_key" = [])),
-    request_body = NewDocument,
-    responses((status = 201, body = Document), (status = 404, description = "no such index"), (status = 413, description = "content over 100 KB"), (status = 422, description = "invalid fields")))]
-pub async fn upload(
-    State(state): State<AppState>,
-    ProjectKey { project, .. }: ProjectKey,
-    Path(index_id): Path<String>,
-    JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Document>)> {
-    let index = index_of(&state, project.id, &index_id).await?;
-    if let Some(Value::String(s)) = input.raw("content") {
-        if s.len() > MAX_DOCUMENT_BYTES {
-            return Err(AppError::payload_too_large(format!(
-                "content is {} bytes; the limit is {MAX_DOCUMENT_BYTES}",
-                s.len()
-            )));
-        }
-    }
-    let NewDocument { content, metadata } = input.parse()?;
-    let embedder = state.models.embedder(&index.embedding_model)?;
-    let chunks = tokio::task::spawn_blocking(move || {
-        chunking::chunk(&content, embedder.tokenizer(), embedder.max_tokens())
-    })
-    .await
-    .map_err(|e| AppError::Internal(e.into()))?;
-    let doc = documents::create(
-        &state.db,
-        &index,
-        Value::Object(metadata.unwrap_or_default()),
-        chunks,
-    )
-    .await?;
-    // The document is durable in Postgres; if Redis is down the workers' sweep still finds it.
-    if let Err(e) = state
-        .queue
-        .push(
-            EMBED_STREAM,
-            &EmbedJob {
-                document_id: doc.id,
-                project_id: project.id,
-            },
-        )
-        .await
-    {
-        tracing::warn!(error = %e, document_id = %doc.id, "could not queue the embedding job; the workers' sweep will pick it up");
-    }
-    Ok((StatusCode::CREATED, Json(doc)))
 }
 
 /// A page of the index's documents, newest first.
@@ -209,10 +156,13 @@ pub async fn remove_document(
     Ok(Json(Deleted::new(id)))
 }
 
-/// Embeds the query with the index's model and returns the `top_k` closest ready chunks.
+/// The `top_k` best ready chunks for the query: by meaning (`vector`, the default: the query is
+/// embedded with the index's model), by words (`keyword`: PostgreSQL full text, no embedding), or
+/// both fused by reciprocal rank (`hybrid`). `filter` narrows to documents whose metadata matches.
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/search", tag = "knowledge base", security(("api_key" = [])),
     request_body = SearchQuery,
-    responses((status = 200, body = SearchResults), (status = 404, description = "no such index"), (status = 422, description = "invalid query or top_k")))]
+    responses((status = 200, body = SearchResults), (status = 404, description = "no such index"),
+        (status = 422, description = "invalid query, top_k, mode or filter (a filter value that is an object names its key: `filter.<key>`)")))]
 pub async fn search_index(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
@@ -220,13 +170,39 @@ pub async fn search_index(
     JsonBody(input): JsonBody,
 ) -> AppResult<Json<SearchResults>> {
     let index = index_of(&state, project.id, &index_id).await?;
-    let SearchQuery { query, top_k } = input.parse()?;
-    let top_k = top_k.unwrap_or(5);
-    // The exact-or-graph check runs while the model embeds the query.
-    let (vector, small) = tokio::join!(
-        state.embed_query(project.id, &index.embedding_model, &query),
-        search::is_small(&state.db, &index)
-    );
-    let results = search::search(&state.db, &index, &vector?, top_k, small?).await?;
+    let Search {
+        query,
+        top_k,
+        mode,
+        filter,
+    } = input.parse()?;
+    let limit = search::candidates(mode, top_k);
+    let results = match mode {
+        SearchMode::Keyword => search::keyword(&state.db, &index, &query, limit, &filter).await?,
+        SearchMode::Vector | SearchMode::Hybrid => {
+            // The exact-or-graph check (and, for hybrid, the keyword list) run while the model
+            // embeds the query.
+            let (vector, small, words) = tokio::join!(
+                state.embed_query(project.id, &index.embedding_model, &query),
+                search::is_small(&state.db, &index, &filter),
+                async {
+                    match mode {
+                        SearchMode::Hybrid => {
+                            search::keyword(&state.db, &index, &query, limit, &filter)
+                                .await
+                                .map(Some)
+                        }
+                        _ => Ok(None),
+                    }
+                }
+            );
+            let nearest =
+                search::vector(&state.db, &index, &vector?, limit, small?, &filter).await?;
+            match words? {
+                Some(words) => search::fuse(vec![nearest, words], top_k),
+                None => nearest,
+            }
+        }
+    };
     Ok(Json(SearchResults { results }))
 }

@@ -11,6 +11,8 @@ pub mod feedback;
 pub mod feedback_loop;
 pub mod identity;
 pub mod indexes;
+pub mod ingest;
+mod ingest_file;
 pub mod markdown;
 pub mod members;
 pub mod meta;
@@ -68,6 +70,7 @@ pub fn api() -> Router<AppState> {
         .merge(changelog::router())
         .merge(markdown::router())
         .merge(indexes::router())
+        .merge(ingest::router())
         .merge(analytics::router())
         .merge(webhooks::router())
         .merge(email::router())
@@ -108,8 +111,10 @@ pub async fn method_not_allowed() -> AppError {
         testimonials::moderate, testimonials::remove,
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
         markdown::preview,
-        indexes::models, indexes::create, indexes::list, indexes::remove, indexes::upload, indexes::list_documents,
+        indexes::models, indexes::create, indexes::list, indexes::remove, indexes::list_documents,
         indexes::show_document, indexes::remove_document, indexes::search_index,
+        ingest::upload, ingest::upload_batch, ingest::upload_file, ingest::upsert_document,
+        ingest::remove_by_external_id,
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
         analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
         webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
@@ -123,6 +128,7 @@ pub async fn method_not_allowed() -> AppError {
         shipmate_types::FeedbackType, shipmate_types::FeedbackStatus, shipmate_types::FeedbackSort,
         shipmate_types::FeedbackModeration,
         shipmate_types::analytics::Period,
+        shipmate_types::SearchMode, shipmate_types::ContentType,
     )),
     modifiers(&Security, &Problems, &OperationIds)
 )]

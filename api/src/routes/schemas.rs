@@ -18,6 +18,7 @@ pub type ApiKeyList = List<ApiKey>;
 pub type ModelList = List<ModelInfo>;
 pub type IndexList = List<Index>;
 pub type DocumentPage = Page<Document>;
+pub type DocumentList = List<Document>;
 pub type SessionList = List<SessionInfo>;
 pub type MemberList = List<Member>;
 pub type InviteList = List<Invite>;

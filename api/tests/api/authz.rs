@@ -335,6 +335,30 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             Some(json!({"query": "contract"})),
         ),
         (
+            Method::POST,
+            format!("/v1/indexes/{iid}/search"),
+            KeyResource,
+            Some(json!({"query": "contract", "mode": "keyword", "filter": {"a": [1, "b"]}})),
+        ),
+        (
+            Method::PUT,
+            format!("/v1/indexes/{iid}/documents/by-external-id/ext-1"),
+            KeyResource,
+            Some(json!({"content": "Replaced text."})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/indexes/{iid}/documents/batch"),
+            KeyResource,
+            Some(json!({"documents": [{"content": "Batch text."}]})),
+        ),
+        (
+            Method::POST,
+            format!("/v1/indexes/{iid}/documents/file"),
+            KeyResource,
+            Some(json!({"$file": {"name": "notes.md", "content": "# Notes"}})),
+        ),
+        (
             Method::GET,
             format!("/v1/projects/{pid}/members"),
             Role("viewer"),
@@ -526,6 +550,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             Method::DELETE,
             format!("/v1/projects/{pid}/members/{leaver_id}"),
             Role("admin"),
+            None,
+        ),
+        (
+            Method::DELETE,
+            format!("/v1/indexes/{iid}/documents/by-external-id/ext-1"),
+            KeyResource,
             None,
         ),
         (

@@ -106,7 +106,10 @@ impl Fixture {
                     )
                     .unwrap()
                 });
-                let res = app.send(method.clone(), &path, auth, body).await;
+                let res = match body.as_ref().and_then(|b| b.get("$file")) {
+                    Some(file) => send_file(app, &path, auth, file).await,
+                    None => app.send(method.clone(), &path, auth, body).await,
+                };
                 let status = res.status();
                 let text = res.text().await.unwrap_or_default();
                 // A deletion or a merge removes its resource: later allowed callers find it gone.
@@ -134,6 +137,25 @@ impl Fixture {
             "authorization matrix: {endpoints} endpoints x 8 callers = {checked} requests checked"
         );
     }
+}
+
+/// A row's body `{"$file": {"name", "content"}}` is sent as a multipart file upload (POST).
+async fn send_file(app: &TestApp, path: &str, auth: Auth<'_>, file: &Value) -> reqwest::Response {
+    let part =
+        reqwest::multipart::Part::bytes(file["content"].as_str().unwrap().as_bytes().to_vec())
+            .file_name(file["name"].as_str().unwrap().to_owned());
+    let req = app
+        .client
+        .post(app.url(path))
+        .multipart(reqwest::multipart::Form::new().part("file", part));
+    match auth {
+        Auth::None => req,
+        Auth::Session(t) => req.bearer_auth(t),
+        Auth::Key(k) => req.header("X-Project-Key", k),
+    }
+    .send()
+    .await
+    .expect("request")
 }
 
 /// A setup request that must succeed.

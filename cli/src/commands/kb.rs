@@ -89,6 +89,7 @@ pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let query = SearchQuery {
         query: args.query,
         top_k: Some(i64::from(args.top_k)),
+        ..Default::default()
     };
     let answer = ctx
         .client

@@ -66,11 +66,27 @@ export type Metadata = NonNullable<Schemas['NewDocument']['metadata']>;
 export type DocumentInput = Schemas['NewDocument'];
 export type DocumentStatus = Schemas['DocumentStatus'];
 export type Document = Schemas['Document'];
+/** Options of `documents.uploadFile`. */
+export interface FileUploadOptions {
+    /** The file name sent; its extension (`.md`, `.txt`, `.html`, `.pdf`) says how to read it. Defaults to the `File`'s name. */
+    filename?: string;
+    metadata?: Metadata;
+    /** Creates or replaces the document with this external id, as `documents.upsert` does. */
+    external_id?: string;
+}
 /** The query of `documents.list`: 20 a page by default, at most 100. */
 export interface DocumentListQuery extends PageQuery {
     /** @deprecated The name before `perPage`, still honoured. */
     per_page?: number;
 }
+/** A new version of a document, for `documents.upsert`. */
+export type DocumentVersionInput = Schemas['DocumentVersion'];
+/** How content is read: `text/markdown` (default), `text/plain` or `text/html` (visible text only). */
+export type ContentType = Schemas['ContentType'];
+/** `vector` (default), `keyword` (full text) or `hybrid` (both fused by reciprocal rank). */
+export type SearchMode = Schemas['SearchMode'];
+/** Metadata key to a value, or to a list of values any of which may match. */
+export type SearchFilter = NonNullable<Schemas['SearchQuery']['filter']>;
 export type SearchInput = Schemas['SearchQuery'];
 export type SearchResult = Schemas['SearchResult'];
 export type SearchResponse = Schemas['SearchResults'];
@@ -221,6 +237,20 @@ export declare class Shipmate {
         get: (indexId: string, docId: string) => Promise<Document>;
         /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
         delete: (indexId: string, docId: string) => Promise<Deleted>;
+        /**
+         * `PUT /v1/indexes/:indexId/documents/by-external-id/:externalId`: creates the document, or
+         * replaces its content and metadata; `chunks_reused` says how many chunks kept their vectors.
+         */
+        upsert: (indexId: string, externalId: string, input: DocumentVersionInput) => Promise<Document>;
+        /** `DELETE /v1/indexes/:indexId/documents/by-external-id/:externalId`. */
+        deleteByExternalId: (indexId: string, externalId: string) => Promise<Deleted>;
+        /** `POST /v1/indexes/:indexId/documents/batch`: 1 to 100 documents, stored all or none, answered in order. */
+        uploadBatch: (indexId: string, documents: DocumentInput[]) => Promise<List<Document>>;
+        /**
+         * `POST /v1/indexes/:indexId/documents/file`: a Markdown, text, HTML or PDF file (up to 10 MB)
+         * as multipart form data.
+         */
+        uploadFile: (indexId: string, file: Blob, options?: FileUploadOptions) => Promise<Document>;
     };
     /** Analytics events (page views are `page_view`). */
     readonly analytics: {
@@ -229,7 +259,10 @@ export declare class Shipmate {
         /** `POST /v1/analytics/events` with up to 100 events at once. */
         trackBatch: (events: AnalyticsEvent[]) => Promise<TrackResponse>;
     };
-    /** `POST /v1/indexes/:indexId/search`: the `top_k` most similar ready chunks. */
+    /**
+     * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,
+     * `keyword`, `hybrid`), narrowed by a metadata `filter`.
+     */
     search(indexId: string, input: SearchInput): Promise<SearchResponse>;
     /**
      * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network

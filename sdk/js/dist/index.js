@@ -150,6 +150,29 @@ export class Shipmate {
             get: (indexId, docId) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
             /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
             delete: (indexId, docId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+            /**
+             * `PUT /v1/indexes/:indexId/documents/by-external-id/:externalId`: creates the document, or
+             * replaces its content and metadata; `chunks_reused` says how many chunks kept their vectors.
+             */
+            upsert: (indexId, externalId, input) => this.request('PUT', `/v1/indexes/${seg(indexId)}/documents/by-external-id/${seg(externalId)}`, input),
+            /** `DELETE /v1/indexes/:indexId/documents/by-external-id/:externalId`. */
+            deleteByExternalId: (indexId, externalId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/by-external-id/${seg(externalId)}`),
+            /** `POST /v1/indexes/:indexId/documents/batch`: 1 to 100 documents, stored all or none, answered in order. */
+            uploadBatch: (indexId, documents) => this.request('POST', `/v1/indexes/${seg(indexId)}/documents/batch`, { documents }),
+            /**
+             * `POST /v1/indexes/:indexId/documents/file`: a Markdown, text, HTML or PDF file (up to 10 MB)
+             * as multipart form data.
+             */
+            uploadFile: (indexId, file, options = {}) => {
+                const form = new FormData();
+                const name = options.filename ?? file.name ?? 'document.txt';
+                form.set('file', file, name);
+                if (options.metadata !== undefined)
+                    form.set('metadata', JSON.stringify(options.metadata));
+                if (options.external_id !== undefined)
+                    form.set('external_id', options.external_id);
+                return this.request('POST', `/v1/indexes/${seg(indexId)}/documents/file`, form);
+            },
         };
         /** Analytics events (page views are `page_view`). */
         this.analytics = {
@@ -202,7 +225,10 @@ export class Shipmate {
     comment(feedbackId, body) {
         return this.comments.add(feedbackId, body);
     }
-    /** `POST /v1/indexes/:indexId/search`: the `top_k` most similar ready chunks. */
+    /**
+     * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,
+     * `keyword`, `hybrid`), narrowed by a metadata `filter`.
+     */
     search(indexId, input) {
         return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);
     }
@@ -229,8 +255,10 @@ export class Shipmate {
         else if (credential === 'session') {
             throw new TypeError(`Shipmate: ${method} ${path} is made as a person; pass options.sessionToken`);
         }
-        const payload = body === undefined ? undefined : JSON.stringify(body);
-        if (payload !== undefined)
+        // Form data (file uploads) goes as it is: fetch sets the multipart boundary.
+        const form = typeof FormData !== 'undefined' && body instanceof FormData;
+        const payload = body === undefined ? undefined : form ? body : JSON.stringify(body);
+        if (payload !== undefined && !form)
             headers['Content-Type'] = 'application/json';
         for (let attempt = 0;; attempt++) {
             const last = attempt >= this.retries;

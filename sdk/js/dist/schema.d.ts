@@ -857,6 +857,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/indexes/{index_id}/documents/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Uploads 1 to 100 documents in one transaction, answered in order. Nothing is stored unless
+         *     every document is valid: a 422 lists each bad field as `documents[i].field`.
+         */
+        post: operations["knowledge_base_upload_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/indexes/{index_id}/documents/by-external-id/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Creates or replaces the document with this external id. Chunks whose text did not change keep
+         *     their vectors (`chunks_reused`); if all did, the document is `ready` at once. Otherwise the old
+         *     version stays searchable until the new one is embedded, then they swap atomically.
+         */
+        put: operations["knowledge_base_upsert_document"];
+        post?: never;
+        /** Deletes the document with this external id, and its chunks. */
+        delete: operations["knowledge_base_remove_by_external_id"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/indexes/{index_id}/documents/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Uploads a file (multipart, field `file`, up to 10 MB): Markdown, text, HTML or PDF, by its
+         *     name's extension. Optional fields: `metadata` (a JSON object, as text) and `external_id`, with
+         *     which the upload creates or replaces that document as `PUT .../by-external-id` does.
+         */
+        post: operations["knowledge_base_upload_file"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/indexes/{index_id}/documents/{doc_id}": {
         parameters: {
             query?: never;
@@ -884,7 +947,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Embeds the query with the index's model and returns the `top_k` closest ready chunks. */
+        /**
+         * The `top_k` best ready chunks for the query: by meaning (`vector`, the default: the query is
+         *     embedded with the index's model), by words (`keyword`: PostgreSQL full text, no embedding), or
+         *     both fused by reciprocal rank (`hybrid`). `filter` narrows to documents whose metadata matches.
+         */
         post: operations["knowledge_base_search_index"];
         delete?: never;
         options?: never;
@@ -1514,6 +1581,11 @@ export interface components {
         CommentAuthor: {
             name: string;
         };
+        /**
+         * @description How a document's content is read: HTML keeps its visible text, headings as Markdown headings.
+         * @enum {string}
+         */
+        ContentType: "text/markdown" | "text/plain" | "text/html";
         CountryRow: {
             country: string;
             /** Format: int64 */
@@ -1572,10 +1644,18 @@ export interface components {
         Document: {
             /** Format: int32 */
             chunks_created: number;
+            /**
+             * Format: int32
+             * @description Only in the answer of `PUT .../documents/by-external-id/:externalId`: how many chunks kept
+             *     their vectors because their text did not change.
+             */
+            chunks_reused?: number | null;
             /** Format: date-time */
             created_at: string;
             /** @description Why embedding failed; only when `failed`. */
             error?: string | null;
+            /** @description The caller's own id for the document (unique in the index), or null. */
+            external_id?: string | null;
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -1585,8 +1665,33 @@ export interface components {
             };
             status: components["schemas"]["DocumentStatus"];
         };
+        /** @description `POST /v1/indexes/:id/documents/batch`: 1 to 100 documents, stored all or none. */
+        DocumentBatch: {
+            documents: components["schemas"]["NewDocument"][];
+        };
+        /** @description `POST /v1/indexes/:id/documents/file` (multipart/form-data). */
+        DocumentFile: {
+            external_id?: string | null;
+            /**
+             * Format: binary
+             * @description `.md`, `.markdown`, `.txt`, `.html`, `.htm` or `.pdf`, at most 10 MB; the text taken from it
+             *     at most 102,400 bytes.
+             */
+            file: string;
+            /** @description A JSON object, as text. */
+            metadata?: string | null;
+        };
         /** @enum {string} */
         DocumentStatus: "pending" | "ready" | "failed";
+        /** @description `PUT /v1/indexes/:id/documents/by-external-id/:externalId`: the document's new version. */
+        DocumentVersion: {
+            content: string;
+            content_type?: null | components["schemas"]["ContentType"];
+            /** @description Replaces the old metadata whole (`{}` when absent). */
+            metadata?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** @description An address, for a password reset or a subscription. */
         EmailAddress: {
             /** Format: email */
@@ -1882,6 +1987,33 @@ export interface components {
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
+        List_Document: {
+            data: {
+                /** Format: int32 */
+                chunks_created: number;
+                /**
+                 * Format: int32
+                 * @description Only in the answer of `PUT .../documents/by-external-id/:externalId`: how many chunks kept
+                 *     their vectors because their text did not change.
+                 */
+                chunks_reused?: number | null;
+                /** Format: date-time */
+                created_at: string;
+                /** @description Why embedding failed; only when `failed`. */
+                error?: string | null;
+                /** @description The caller's own id for the document (unique in the index), or null. */
+                external_id?: string | null;
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                index_id: string;
+                metadata: {
+                    [key: string]: unknown;
+                };
+                status: components["schemas"]["DocumentStatus"];
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
         List_EventType: {
             data: ("feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "ping")[];
         };
@@ -2082,11 +2214,18 @@ export interface components {
         NewComment: {
             body: string;
         };
-        /** @description `POST /v1/indexes/:id/documents`. */
+        /** @description `POST /v1/indexes/:id/documents`, and each item of a batch. */
         NewDocument: {
-            /** @description Text or Markdown, at most 102,400 bytes. */
+            /** @description The text, at most 102,400 bytes (after HTML is reduced to its visible text). */
             content: string;
-            /** @description Returned with every search result (at most 16 KB). */
+            content_type?: null | components["schemas"]["ContentType"];
+            /** @description The caller's own id for the document, 1 to 256 characters, unique in the index. */
+            external_id?: string | null;
+            /**
+             * @description Returned with every search result, and matched by search filters (at most 16 KB). A
+             *     `language` (or `lang`) key naming a language, e.g. `"de"` or `"german"`, sets how keyword
+             *     search stems the text.
+             */
             metadata?: {
                 [key: string]: unknown;
             } | null;
@@ -2197,10 +2336,18 @@ export interface components {
             data: {
                 /** Format: int32 */
                 chunks_created: number;
+                /**
+                 * Format: int32
+                 * @description Only in the answer of `PUT .../documents/by-external-id/:externalId`: how many chunks kept
+                 *     their vectors because their text did not change.
+                 */
+                chunks_reused?: number | null;
                 /** Format: date-time */
                 created_at: string;
                 /** @description Why embedding failed; only when `failed`. */
                 error?: string | null;
+                /** @description The caller's own id for the document (unique in the index), or null. */
+                external_id?: string | null;
                 /** Format: uuid */
                 id: string;
                 /** Format: uuid */
@@ -2432,8 +2579,21 @@ export interface components {
          * @enum {string}
          */
         Scope: "analytics:write" | "feedback:write" | "testimonials:read" | "testimonials:write" | "changelog:read" | "kb:read" | "kb:write";
+        /**
+         * @description Search by meaning (`vector`), by words (`keyword`, PostgreSQL full text), or both fused (`hybrid`).
+         * @enum {string}
+         */
+        SearchMode: "vector" | "keyword" | "hybrid";
         /** @description `POST /v1/indexes/:id/search`. */
         SearchQuery: {
+            /**
+             * @description Only chunks of documents whose metadata has, for every key, that value (or one of the
+             *     listed values). Values are strings, numbers, booleans or null, or lists of them.
+             */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            mode?: null | components["schemas"]["SearchMode"];
             query: string;
             /**
              * Format: int64
@@ -2443,6 +2603,11 @@ export interface components {
         };
         SearchResult: {
             chunk_content: string;
+            /**
+             * Format: int32
+             * @description The chunk's place in its document, from 0.
+             */
+            chunk_index: number;
             /** Format: uuid */
             document_id: string;
             metadata: {
@@ -2450,7 +2615,8 @@ export interface components {
             };
             /**
              * Format: double
-             * @description Cosine similarity: higher is closer.
+             * @description Higher is closer. `vector`: cosine similarity; `keyword`: PostgreSQL's `ts_rank_cd`;
+             *     `hybrid`: the reciprocal rank fusion score (sum of 1 / (60 + rank) over both lists).
              */
             score: number;
         };
@@ -9554,7 +9720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description conflict */
+            /** @description a document with this `external_id` is already in the index */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9582,6 +9748,521 @@ export interface operations {
                 };
             };
             /** @description invalid fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_upload_batch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentBatch"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Document"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an `external_id` is already in the index */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a document's content over 100 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields, each named by its path (`documents[3].content`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_upsert_document: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+                /** @description the caller's id for the document, 1 to 256 characters */
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentVersion"];
+            };
+        };
+        responses: {
+            /** @description replaced */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description content over 100 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields or external id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_remove_by_external_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+                external_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index or document */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_upload_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["DocumentFile"];
+            };
+        };
+        responses: {
+            /** @description replaced (with `external_id`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a file over 10 MB, or its text over 100 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a file of a type not taken (only .md, .markdown, .txt, .html, .htm, .pdf) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `no_text`: a PDF without extractable text; or invalid fields */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9947,7 +10628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description invalid query or top_k */
+            /** @description invalid query, top_k, mode or filter (a filter value that is an object names its key: `filter.<key>`) */
             422: {
                 headers: {
                     [name: string]: unknown;

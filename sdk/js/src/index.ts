@@ -86,12 +86,29 @@ export type DocumentInput = Schemas['NewDocument'];
 export type DocumentStatus = Schemas['DocumentStatus'];
 export type Document = Schemas['Document'];
 
+/** Options of `documents.uploadFile`. */
+export interface FileUploadOptions {
+  /** The file name sent; its extension (`.md`, `.txt`, `.html`, `.pdf`) says how to read it. Defaults to the `File`'s name. */
+  filename?: string;
+  metadata?: Metadata;
+  /** Creates or replaces the document with this external id, as `documents.upsert` does. */
+  external_id?: string;
+}
+
 /** The query of `documents.list`: 20 a page by default, at most 100. */
 export interface DocumentListQuery extends PageQuery {
   /** @deprecated The name before `perPage`, still honoured. */
   per_page?: number;
 }
 
+/** A new version of a document, for `documents.upsert`. */
+export type DocumentVersionInput = Schemas['DocumentVersion'];
+/** How content is read: `text/markdown` (default), `text/plain` or `text/html` (visible text only). */
+export type ContentType = Schemas['ContentType'];
+/** `vector` (default), `keyword` (full text) or `hybrid` (both fused by reciprocal rank). */
+export type SearchMode = Schemas['SearchMode'];
+/** Metadata key to a value, or to a list of values any of which may match. */
+export type SearchFilter = NonNullable<Schemas['SearchQuery']['filter']>;
 export type SearchInput = Schemas['SearchQuery'];
 export type SearchResult = Schemas['SearchResult'];
 export type SearchResponse = Schemas['SearchResults'];
@@ -167,7 +184,7 @@ export interface ShipmateOptions {
   fetch?: typeof fetch;
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 type Query = Record<string, string | number | undefined>;
 /** What a call sends: the API key, the session token (required), or neither (public; the session if set). */
 type Credential = 'key' | 'session' | 'public';
@@ -361,6 +378,30 @@ export class Shipmate {
     /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
     delete: (indexId: string, docId: string): Promise<Deleted> =>
       this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+    /**
+     * `PUT /v1/indexes/:indexId/documents/by-external-id/:externalId`: creates the document, or
+     * replaces its content and metadata; `chunks_reused` says how many chunks kept their vectors.
+     */
+    upsert: (indexId: string, externalId: string, input: DocumentVersionInput): Promise<Document> =>
+      this.request('PUT', `/v1/indexes/${seg(indexId)}/documents/by-external-id/${seg(externalId)}`, input),
+    /** `DELETE /v1/indexes/:indexId/documents/by-external-id/:externalId`. */
+    deleteByExternalId: (indexId: string, externalId: string): Promise<Deleted> =>
+      this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/by-external-id/${seg(externalId)}`),
+    /** `POST /v1/indexes/:indexId/documents/batch`: 1 to 100 documents, stored all or none, answered in order. */
+    uploadBatch: (indexId: string, documents: DocumentInput[]): Promise<List<Document>> =>
+      this.request('POST', `/v1/indexes/${seg(indexId)}/documents/batch`, { documents }),
+    /**
+     * `POST /v1/indexes/:indexId/documents/file`: a Markdown, text, HTML or PDF file (up to 10 MB)
+     * as multipart form data.
+     */
+    uploadFile: (indexId: string, file: Blob, options: FileUploadOptions = {}): Promise<Document> => {
+      const form = new FormData();
+      const name = options.filename ?? (file as Blob & { name?: string }).name ?? 'document.txt';
+      form.set('file', file, name);
+      if (options.metadata !== undefined) form.set('metadata', JSON.stringify(options.metadata));
+      if (options.external_id !== undefined) form.set('external_id', options.external_id);
+      return this.request('POST', `/v1/indexes/${seg(indexId)}/documents/file`, form);
+    },
   };
 
   /** Analytics events (page views are `page_view`). */
@@ -376,7 +417,10 @@ export class Shipmate {
       this.request('POST', '/v1/analytics/events', { events }),
   };
 
-  /** `POST /v1/indexes/:indexId/search`: the `top_k` most similar ready chunks. */
+  /**
+   * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,
+   * `keyword`, `hybrid`), narrowed by a metadata `filter`.
+   */
   search(indexId: string, input: SearchInput): Promise<SearchResponse> {
     return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);
   }
@@ -399,8 +443,10 @@ export class Shipmate {
     else if (credential === 'session') {
       throw new TypeError(`Shipmate: ${method} ${path} is made as a person; pass options.sessionToken`);
     }
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    if (payload !== undefined) headers['Content-Type'] = 'application/json';
+    // Form data (file uploads) goes as it is: fetch sets the multipart boundary.
+    const form = typeof FormData !== 'undefined' && body instanceof FormData;
+    const payload = body === undefined ? undefined : form ? (body as FormData) : JSON.stringify(body);
+    if (payload !== undefined && !form) headers['Content-Type'] = 'application/json';
 
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.retries;

@@ -1,5 +1,7 @@
 //! Splitting documents into chunks sized in model tokens, with overlap, Markdown-aware.
 
+use rayon::prelude::*;
+use shipmate_types::ContentType;
 use text_splitter::{ChunkConfig, MarkdownSplitter, TextSplitter};
 use tokenizers::Tokenizer;
 
@@ -8,17 +10,44 @@ const TARGET_TOKENS: usize = 200;
 const OVERLAP_TOKENS: usize = 32;
 /// Without a local tokenizer (vendor models), about four characters make a token.
 const CHARS_PER_TOKEN: usize = 4;
+/// No chunk holds more tokens than this, whatever the model reads (the API contract's bound).
+pub const MAX_CHUNK_TOKENS: usize = 512;
 
-/// Splits `content` for a model that reads at most `max_tokens` (special tokens included).
+/// Splits many texts at once on rayon's pool (a batch upload's documents), each as [`chunk`]
+/// would, in order.
+pub fn chunk_all(
+    texts: &[(String, ContentType)],
+    tokenizer: Option<&Tokenizer>,
+    max_tokens: usize,
+) -> Vec<Vec<String>> {
+    texts
+        .par_iter()
+        .map(|(text, kind)| chunk(text, *kind, tokenizer, max_tokens))
+        .collect()
+}
+
+/// Splits `content` for a model that reads at most `max_tokens` (special tokens included), and
+/// never into chunks over [`MAX_CHUNK_TOKENS`]. Plain text is split by sentences and paragraphs;
+/// Markdown (and HTML, already turned into Markdown) along its structure too.
 ///
 /// Chunks are sized by characters first (about four to a token), then each is measured once in
 /// the model's tokens and split again only if it does not fit. Sizing every candidate in tokens
 /// (text-splitter's tokenizer sizer) re-encodes the text many times and cost ~50 ms per 10 KB
 /// upload; this costs one encode per chunk.
-pub fn chunk(content: &str, tokenizer: Option<&Tokenizer>, max_tokens: usize) -> Vec<String> {
+pub fn chunk(
+    content: &str,
+    kind: ContentType,
+    tokenizer: Option<&Tokenizer>,
+    max_tokens: usize,
+) -> Vec<String> {
+    let max_tokens = max_tokens.min(MAX_CHUNK_TOKENS);
     let size = TARGET_TOKENS.min(max_tokens.saturating_sub(2)).max(16);
     let overlap = OVERLAP_TOKENS.min(size / 4);
-    let markdown = looks_like_markdown(content);
+    let markdown = match kind {
+        ContentType::Plain => false,
+        ContentType::Html => true,
+        ContentType::Markdown => looks_like_markdown(content),
+    };
     let rough = split(
         content,
         config(size * CHARS_PER_TOKEN, overlap * CHARS_PER_TOKEN),
@@ -97,14 +126,14 @@ mod tests {
             .map(|i| format!("Sentence number {i} talks about things."))
             .collect::<Vec<_>>()
             .join(" ");
-        let chunks = chunk(&text, None, 256);
+        let chunks = chunk(&text, ContentType::Plain, None, 256);
         assert!(chunks.len() > 5);
         assert!(chunks.iter().all(|c| c.len() <= 800));
         assert_eq!(
-            chunk("Just one line.", None, 256),
+            chunk("Just one line.", ContentType::Markdown, None, 256),
             vec!["Just one line.".to_string()]
         );
-        assert!(chunk("   ", None, 256).is_empty());
+        assert!(chunk("   ", ContentType::Markdown, None, 256).is_empty());
     }
 
     #[test]

@@ -1,58 +1,156 @@
 //! Documents and their chunks: stored `pending` at upload, made `ready` by the embedding workers.
 
+use serde_json::{Map, Value};
 use sqlx::types::Json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::indexes::IndexRef;
+use crate::error::on_constraint;
 use crate::outbound::events::{emit_many, EventType};
+use crate::validate::Input;
 use crate::{AppError, AppResult};
 
-pub use shipmate_types::kb::{Document, NewDocument};
+pub use shipmate_types::kb::{Document, DocumentVersion, NewDocument};
+pub use shipmate_types::{ContentType, DocumentStatus};
 
 /// The content's byte limit is checked first by the caller (413, not 422).
 impl crate::validate::FromInput for NewDocument {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+    fn read(input: &mut Input) -> Option<Self> {
         let content = input.string("content", 1, super::MAX_DOCUMENT_BYTES);
         let metadata = input.opt_object("metadata", 16_384);
+        let external_id = external_id(input, "external_id");
+        let content_type = input.opt_enum("content_type");
         Some(NewDocument {
             content: content?,
             metadata,
+            external_id,
+            content_type,
         })
     }
 }
-pub use shipmate_types::DocumentStatus;
 
-const COLUMNS: &str = "id, index_id, chunks_created, status, error, metadata, created_at";
+impl crate::validate::FromInput for DocumentVersion {
+    fn read(input: &mut Input) -> Option<Self> {
+        let content = input.string("content", 1, super::MAX_DOCUMENT_BYTES);
+        let metadata = input.opt_object("metadata", 16_384);
+        let content_type = input.opt_enum("content_type");
+        Some(DocumentVersion {
+            content: content?,
+            metadata,
+            content_type,
+        })
+    }
+}
 
-/// Stores the document and its chunks as `pending` in one transaction.
-pub async fn create(
-    db: &PgPool,
-    index: &IndexRef,
-    metadata: serde_json::Value,
-    chunks: Vec<String>,
-) -> AppResult<Document> {
-    let id = Uuid::now_v7();
+/// Longest external id, in characters.
+pub const MAX_EXTERNAL_ID: usize = 256;
+
+/// An optional external id: a string of 1 to 256 characters (an empty one is refused, not taken
+/// as absent: it would name no document).
+fn external_id(input: &mut Input, field: &str) -> Option<String> {
+    match input.raw(field)? {
+        Value::String(s) => match check_external_id(s) {
+            Ok(id) => Some(id),
+            Err(message) => {
+                input.error(field, message);
+                None
+            }
+        },
+        _ => {
+            input.error(field, "must be a string");
+            None
+        }
+    }
+}
+
+/// An external id as given in a path or body: trimmed, 1 to 256 characters.
+pub fn check_external_id(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    match s.chars().count() {
+        0 => Err("must not be empty".into()),
+        n if n > MAX_EXTERNAL_ID => Err(format!("must be at most {MAX_EXTERNAL_ID} characters")),
+        _ if s.contains('\0') => Err("must not contain the NUL character".into()),
+        _ => Ok(s.to_owned()),
+    }
+}
+
+const COLUMNS: &str =
+    "id, index_id, chunks_created, status, error, metadata, external_id, created_at";
+
+/// A document ready to store: its chunks, and what it carries.
+#[derive(Debug, Clone, Default)]
+pub struct Draft {
+    pub metadata: Map<String, Value>,
+    pub external_id: Option<String>,
+    pub chunks: Vec<String>,
+}
+
+/// Stores each document and its chunks as `pending`, all in one transaction: a batch is stored
+/// whole or not at all. An external id already in the index is a 409.
+pub async fn create(db: &PgPool, index: &IndexRef, drafts: Vec<Draft>) -> AppResult<Vec<Document>> {
     let mut tx = db.begin().await?;
-    let doc = sqlx::query_as::<_, Document>(&format!(
-        "insert into kb_documents (id, index_id, project_id, metadata, status, chunks_created)
-         values ($1, $2, $3, $4, 'pending', $5) returning {COLUMNS}"
-    ))
-    .bind(id)
-    .bind(index.id)
-    .bind(index.project_id)
-    .bind(Json(metadata))
-    .bind(chunks.len() as i32)
-    .fetch_one(&mut *tx)
-    .await?;
-    let ids: Vec<Uuid> = chunks.iter().map(|_| Uuid::now_v7()).collect();
-    let ordinals: Vec<i32> = (0..chunks.len() as i32).collect();
-    sqlx::query!("insert into kb_chunks (id, document_id, index_id, ordinal, content, dims)
-         select u.id, $2, $3, u.ordinal, u.content, $4 from unnest($1::uuid[], $5::int[], $6::text[]) as u(id, ordinal, content)", &ids, id, index.id, index.dimensions as i16, &ordinals, &chunks)
-    .execute(&mut *tx)
-    .await?;
+    let mut docs = Vec::with_capacity(drafts.len());
+    for draft in drafts {
+        let id = Uuid::now_v7();
+        let doc = sqlx::query_as::<_, Document>(&format!(
+            "insert into kb_documents (id, index_id, project_id, metadata, external_id, status, chunks_created)
+             values ($1, $2, $3, $4, $5, 'pending', $6) returning {COLUMNS}"
+        ))
+        .bind(id)
+        .bind(index.id)
+        .bind(index.project_id)
+        .bind(Json(&draft.metadata))
+        .bind(&draft.external_id)
+        .bind(draft.chunks.len() as i32)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(on_constraint(
+            "kb_documents_external_id_key",
+            "conflict",
+            "a document with this external_id is already in the index; PUT .../documents/by-external-id/:externalId replaces it",
+        ))?;
+        insert_chunks(&mut tx, index, id, 0, &draft).await?;
+        docs.push(doc);
+    }
     tx.commit().await?;
-    Ok(doc)
+    Ok(docs)
+}
+
+/// Writes a draft's chunks as generation `generation` of document `id`. A chunk whose text some
+/// chunk of the document already has (by hash) takes that vector instead of waiting for a new
+/// one. Answers how many did.
+pub(super) async fn insert_chunks(
+    conn: &mut PgConnection,
+    index: &IndexRef,
+    id: Uuid,
+    generation: i32,
+    draft: &Draft,
+) -> AppResult<usize> {
+    let ids: Vec<Uuid> = draft.chunks.iter().map(|_| Uuid::now_v7()).collect();
+    let ordinals: Vec<i32> = (0..draft.chunks.len() as i32).collect();
+    let config = super::language::of_metadata(&draft.metadata);
+    let reused = sqlx::query_scalar!(
+        r#"insert into kb_chunks (id, document_id, index_id, generation, ordinal, content, dims, metadata, ts_config, embedding)
+         select u.id, $2, $3, $4, u.ordinal, u.content, $5, $6, $7::text::regconfig,
+                (select o.embedding from kb_chunks o
+                 where o.document_id = $2 and o.content_hash = md5(u.content) and o.embedding is not null
+                 limit 1)
+         from unnest($1::uuid[], $8::int[], $9::text[]) as u(id, ordinal, content)
+         returning embedding is not null as "reused!""#,
+        &ids,
+        id,
+        index.id,
+        generation,
+        index.dimensions as i16,
+        Json(&draft.metadata) as _,
+        config,
+        &ordinals,
+        &draft.chunks
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(reused.into_iter().filter(|r| *r).count())
 }
 
 /// A page of documents, newest first, and the total.
@@ -103,6 +201,22 @@ pub async fn delete(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<()> {
         return Err(AppError::not_found("document"));
     }
     Ok(())
+}
+
+/// Deletes the document with this external id, answering its id.
+pub async fn delete_by_external_id(
+    db: &PgPool,
+    index_id: Uuid,
+    external_id: &str,
+) -> AppResult<Uuid> {
+    sqlx::query_scalar!(
+        "delete from kb_documents where index_id = $1 and external_id = $2 returning id",
+        index_id,
+        external_id
+    )
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("document"))
 }
 
 /// Claims pending documents for `lease_secs`: up to `limit` of them and about `chunk_budget` chunks
@@ -202,25 +316,48 @@ async fn emit(tx: &mut PgConnection, ids: &[Uuid], kind: EventType) -> AppResult
     emit_many(tx, kind, items).await
 }
 
-/// Marks `ready` every listed document whose chunks all have vectors. Answers how many, and the
+/// Marks `ready` every listed document whose chunks all have vectors, swapping in a replaced
+/// document's new chunks for its old ones in the same transaction. Answers how many, and the
 /// `document.ready` deliveries to queue.
 pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<(u64, Vec<Uuid>)> {
     let mut tx = db.begin().await?;
+    // Locked first (in id order, as upserts lock one row), so the check below runs on a snapshot
+    // taken after any upsert of these documents committed: it sees the new version's chunks.
+    sqlx::query!(
+        "select id from kb_documents where id = any($1) order by id for update",
+        documents
+    )
+    .fetch_all(&mut *tx)
+    .await?;
     let ready: Vec<Uuid> = sqlx::query_scalar!("update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
          where d.id = any($1) and d.status = 'pending'
            and not exists (select 1 from kb_chunks c where c.document_id = d.id and c.embedding is null)
          returning d.id", documents)
     .fetch_all(&mut *tx)
     .await?;
-    sqlx::query!(
-        "update kb_chunks set ready = true where document_id = any($1)",
-        &ready
-    )
-    .execute(&mut *tx)
-    .await?;
+    go_live(&mut tx, &ready).await?;
     let deliveries = emit(&mut tx, &ready, EventType::DocumentReady).await?;
     tx.commit().await?;
     Ok((ready.len() as u64, deliveries))
+}
+
+/// Makes these documents' latest chunks the searchable ones: older generations go, in the
+/// caller's transaction, so a search sees the old version or the new, never a mix.
+pub(super) async fn go_live(tx: &mut PgConnection, documents: &[Uuid]) -> AppResult<()> {
+    sqlx::query!(
+        "delete from kb_chunks c using kb_documents d
+         where d.id = any($1) and c.document_id = d.id and c.generation < d.generation",
+        documents
+    )
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query!(
+        "update kb_chunks set ready = true where document_id = any($1) and not ready",
+        documents
+    )
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
 }
 
 /// Lets go of claimed documents that were not worked on (another document of the claim failed):

@@ -34,7 +34,8 @@ pub struct IndexRef {
 
 const SELECT: &str = "select i.id, i.project_id, i.name, i.embedding_model, i.dimensions, i.external_id, i.created_at,
     (select count(*) from kb_documents d where d.index_id = i.id) as document_count,
-    (select count(*) from kb_chunks c where c.index_id = i.id) as chunk_count
+    (select count(*) from kb_chunks c join kb_documents d on d.id = c.document_id
+     where c.index_id = i.id and c.generation = d.generation) as chunk_count
     from kb_indexes i";
 
 /// Creates an index. The project's first index locks the project to its model; later ones must

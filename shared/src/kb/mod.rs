@@ -1,14 +1,25 @@
 //! Knowledge base: indexes of documents, chunked and embedded, searched by cosine similarity.
 
 pub mod chunking;
+pub mod content;
 pub mod documents;
 pub mod embed;
+pub mod filter;
 pub mod indexes;
+pub mod language;
 pub mod local;
 pub mod models;
 pub mod pool;
 pub mod providers;
 pub mod search;
+pub mod upsert;
 
-/// Largest document content accepted, in bytes (the spec's 100 KB).
+/// Largest document content accepted, in bytes (the spec's 100 KB); for files and HTML, of the
+/// text taken from them.
 pub const MAX_DOCUMENT_BYTES: usize = 102_400;
+
+/// Largest file the upload takes, in bytes (10 MB).
+pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
+
+/// Most documents in one batch upload.
+pub const MAX_BATCH: usize = 100;

@@ -1,43 +1,80 @@
-//! Nearest chunks by cosine similarity, through the partial HNSW index of the index's size.
+//! Search: nearest chunks by cosine similarity (`vector`), PostgreSQL full-text rank (`keyword`),
+//! or both fused by reciprocal rank (`hybrid`), each narrowed by a metadata filter.
 
+use std::collections::HashMap;
+
+use sqlx::types::Json;
 use sqlx::PgPool;
 
+use super::filter::Filter;
 use super::indexes::IndexRef;
 use crate::AppResult;
 
 pub use shipmate_types::kb::{SearchQuery, SearchResult, SearchResults};
+pub use shipmate_types::SearchMode;
 
-impl crate::validate::FromInput for SearchQuery {
+/// A checked search request.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub query: String,
+    pub top_k: i64,
+    pub mode: SearchMode,
+    pub filter: Filter,
+}
+
+impl crate::validate::FromInput for Search {
     fn read(input: &mut crate::validate::Input) -> Option<Self> {
         let query = input.string("query", 1, 2_000);
-        let top_k = input.opt_int("top_k", 1, 20);
-        Some(SearchQuery {
+        let top_k = input.opt_int("top_k", 1, 20).unwrap_or(5);
+        let mode = if input.has("mode") {
+            input.enum_value::<SearchMode>("mode")
+        } else {
+            Some(SearchMode::Vector)
+        };
+        let filter = Filter::read(input, "filter");
+        Some(Search {
             query: query?,
             top_k,
+            mode: mode?,
+            filter,
         })
     }
 }
 
-/// Below this many ready chunks an exact scan is faster than the graph and has perfect recall.
+/// Below this many ready chunks (that pass the filter) an exact scan is faster than the graph and
+/// has perfect recall.
 const EXACT_BELOW: i64 = 10_000;
 
-/// Whether the index is small enough for an exact scan (checked beside the query embedding).
-pub async fn is_small(db: &PgPool, index: &IndexRef) -> AppResult<bool> {
-    Ok(sqlx::query_scalar(&format!(
-        "select count(*) < {EXACT_BELOW} from (select 1 from kb_chunks where index_id = $1 and ready limit {EXACT_BELOW}) s"
-    ))
-    .bind(index.id)
-    .fetch_one(db)
-    .await?)
+/// Reciprocal rank fusion's constant: a result's fused score is the sum of 1 / (K + rank).
+const RRF_K: f64 = 60.0;
+
+/// How many candidates each list gives a hybrid search to fuse.
+const HYBRID_CANDIDATES: i64 = 50;
+
+const COLUMNS: &str = "c.document_id, c.content as chunk_content, c.ordinal as chunk_index";
+
+/// Whether the chunks the search may return are few enough for an exact scan (checked beside the
+/// query embedding). A selective filter thus scans exactly the rows the GIN index finds.
+pub async fn is_small(db: &PgPool, index: &IndexRef, filter: &Filter) -> AppResult<bool> {
+    let (cond, binds) = filter.sql(2);
+    let sql = format!(
+        "select count(*) < {EXACT_BELOW} from (select 1 from kb_chunks c where c.index_id = $1 and c.ready{cond} limit {EXACT_BELOW}) s"
+    );
+    let mut q = sqlx::query_scalar(&sql).bind(index.id);
+    for b in binds {
+        q = q.bind(Json(b));
+    }
+    Ok(q.fetch_one(db).await?)
 }
 
-/// The `top_k` ready chunks closest to `query`: an exact scan when `small`, else the graph.
-pub async fn search(
+/// The `limit` ready chunks closest to `query`: an exact scan when `small`, else the graph.
+pub async fn vector(
     db: &PgPool,
     index: &IndexRef,
     query: &[f32],
-    top_k: i64,
+    limit: i64,
     small: bool,
+    filter: &Filter,
 ) -> AppResult<Vec<SearchResult>> {
     let vector = pgvector::Vector::from(query.to_vec());
     let dims = index.dimensions;
@@ -49,23 +86,122 @@ pub async fn search(
     } else {
         format!("c.embedding::vector({dims}) <=> $1::vector({dims})")
     };
+    let (cond, binds) = filter.sql(4);
     let mut tx = db.begin().await?;
-    // pgvector 0.8: keep scanning the graph until enough rows pass the index filter; a wider
-    // candidate list than the default 40 buys recall@10 >= 0.95 for a few milliseconds.
+    // pgvector 0.8: keep scanning the graph until enough rows pass the index and metadata
+    // filters (so a filter keeping few chunks still fills `top_k`); a wider candidate list than
+    // the default 40 buys recall@10 >= 0.95 for a few milliseconds.
     sqlx::query("select set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', '200', true)")
     .execute(&mut *tx)
     .await?;
-    let results = sqlx::query_as::<_, SearchResult>(&format!(
-        "select c.document_id, c.content as chunk_content, (1 - ({distance}))::float8 as score, d.metadata
-         from kb_chunks c join kb_documents d on d.id = c.document_id
-         where c.index_id = $2 and c.ready and c.dims = {dims}
+    let sql = format!(
+        "select {COLUMNS}, (1 - ({distance}))::float8 as score, c.metadata
+         from kb_chunks c
+         where c.index_id = $2 and c.ready and c.dims = {dims}{cond}
          order by {distance} limit $3"
-    ))
-    .bind(&vector)
-    .bind(index.id)
-    .bind(top_k)
-    .fetch_all(&mut *tx)
-    .await?;
+    );
+    let mut q = sqlx::query_as::<_, SearchResult>(&sql)
+        .bind(&vector)
+        .bind(index.id)
+        .bind(limit);
+    for b in binds {
+        q = q.bind(Json(b));
+    }
+    let results = q.fetch_all(&mut *tx).await?;
     tx.commit().await?;
     Ok(results)
+}
+
+/// The `limit` ready chunks ranked highest by `ts_rank_cd` for `query`, in web-search syntax
+/// (`"exact phrase"`, `or`, `-word`). The query is read in the filter's language when it pins one,
+/// else in English (see [`super::language`]).
+pub async fn keyword(
+    db: &PgPool,
+    index: &IndexRef,
+    query: &str,
+    limit: i64,
+    filter: &Filter,
+) -> AppResult<Vec<SearchResult>> {
+    let config = filter
+        .language()
+        .and_then(super::language::config)
+        .unwrap_or(super::language::DEFAULT);
+    let (cond, binds) = filter.sql(5);
+    let sql = format!(
+        "select {COLUMNS}, ts_rank_cd(c.tsv, q)::float8 as score, c.metadata
+         from kb_chunks c, websearch_to_tsquery($1::regconfig, $4) q
+         where c.index_id = $2 and c.ready and c.tsv @@ q{cond}
+         order by score desc, c.id limit $3"
+    );
+    let mut q = sqlx::query_as::<_, SearchResult>(&sql)
+        .bind(config)
+        .bind(index.id)
+        .bind(limit)
+        .bind(query);
+    for b in binds {
+        q = q.bind(Json(b));
+    }
+    Ok(q.fetch_all(db).await?)
+}
+
+/// How many candidates a mode asks each list for.
+pub fn candidates(mode: SearchMode, top_k: i64) -> i64 {
+    match mode {
+        SearchMode::Hybrid => HYBRID_CANDIDATES.max(top_k),
+        _ => top_k,
+    }
+}
+
+/// Reciprocal rank fusion of ranked lists: each chunk scores the sum of 1 / (60 + rank) over the
+/// lists it is in (rank from 1); the best `top_k`, ties in the order first seen.
+pub fn fuse(lists: Vec<Vec<SearchResult>>, top_k: i64) -> Vec<SearchResult> {
+    let mut fused: Vec<SearchResult> = Vec::new();
+    let mut at: HashMap<(uuid::Uuid, i32), usize> = HashMap::new();
+    for list in lists {
+        for (rank, mut r) in list.into_iter().enumerate() {
+            let add = 1.0 / (RRF_K + rank as f64 + 1.0);
+            match at.get(&(r.document_id, r.chunk_index)) {
+                Some(&i) => fused[i].score += add,
+                None => {
+                    at.insert((r.document_id, r.chunk_index), fused.len());
+                    r.score = add;
+                    fused.push(r);
+                }
+            }
+        }
+    }
+    // A stable sort keeps first-seen order among equal scores.
+    fused.sort_by(|a, b| b.score.total_cmp(&a.score));
+    fused.truncate(usize::try_from(top_k).unwrap_or(0));
+    fused
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn result(doc: u128, chunk: i32) -> SearchResult {
+        SearchResult {
+            document_id: uuid::Uuid::from_u128(doc),
+            chunk_content: format!("{doc}/{chunk}"),
+            chunk_index: chunk,
+            score: 0.5,
+            metadata: json!({}),
+        }
+    }
+
+    #[test]
+    fn fusion_adds_reciprocal_ranks_and_favours_chunks_in_both_lists() {
+        let vector = vec![result(1, 0), result(2, 0), result(3, 1)];
+        let keyword = vec![result(3, 1), result(4, 0)];
+        let fused = fuse(vec![vector, keyword], 3);
+        assert_eq!(fused.len(), 3);
+        assert_eq!(fused[0].chunk_content, "3/1");
+        assert!((fused[0].score - (1.0 / 63.0 + 1.0 / 61.0)).abs() < 1e-12);
+        assert_eq!(fused[1].chunk_content, "1/0");
+        assert!((fused[1].score - 1.0 / 61.0).abs() < 1e-12);
+        // Rank 2 in either list: the one seen first (the vector list's) comes first.
+        assert_eq!(fused[2].chunk_content, "2/0");
+    }
 }

@@ -11,6 +11,8 @@ mod delivery;
 mod email;
 mod fakes;
 mod kb_api;
+mod kb_ingest;
+mod kb_search_modes;
 mod loop_delivery;
 mod privacy;
 mod providers;

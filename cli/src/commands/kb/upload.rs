@@ -124,6 +124,7 @@ async fn upload_one(
     let new = NewDocument {
         content,
         metadata: Some(metadata),
+        ..Default::default()
     };
     let answer = client.post(endpoint, Auth::InProject(pid), &new).await?;
     let doc: Document = answer.decode()?;

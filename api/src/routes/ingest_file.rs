@@ -1,0 +1,164 @@
+//! Reading a file upload's multipart form into a document: the file's kind by its name, its text
+//! (PDFs extracted), and the optional `metadata` and `external_id` fields.
+
+use axum::extract::multipart::{Field, MultipartError};
+use axum::extract::Multipart;
+use axum::http::StatusCode;
+use serde_json::Value;
+use shipmate_shared::error::FieldError;
+use shipmate_shared::kb::content::{self, FileKind, PdfError};
+use shipmate_shared::kb::{MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
+use shipmate_shared::{AppError, AppResult};
+use shipmate_types::ContentType;
+
+use super::ingest::{path_external_id, too_large, Item};
+
+/// The form's fields as sent.
+#[derive(Default)]
+struct Form {
+    file: Option<(String, Option<String>, Vec<u8>)>,
+    metadata: Option<String>,
+    external_id: Option<String>,
+}
+
+/// Reads the form and the file's text. Fields other than `file`, `metadata` and `external_id`
+/// are ignored, as unknown JSON fields are.
+pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
+    let mut form = Form::default();
+    while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
+        match field.name() {
+            Some("file") => {
+                let name = field.file_name().unwrap_or_default().to_owned();
+                let mime = field.content_type().map(str::to_owned);
+                form.file = Some((name, mime, bytes(field).await?));
+            }
+            Some("metadata") => form.metadata = Some(field.text().await.map_err(bad_form)?),
+            Some("external_id") => form.external_id = Some(field.text().await.map_err(bad_form)?),
+            _ => {}
+        }
+    }
+    let metadata = match form.metadata.as_deref().map(str::trim) {
+        None | Some("") => Default::default(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) if text.len() <= 16_384 => m,
+            _ => {
+                return Err(AppError::invalid(
+                    "validation_failed",
+                    "metadata",
+                    "must be a JSON object of at most 16,384 bytes",
+                ))
+            }
+        },
+    };
+    let external_id = form
+        .external_id
+        .as_deref()
+        .map(path_external_id)
+        .transpose()?;
+    let Some((name, mime, bytes)) = form.file else {
+        return Err(AppError::invalid(
+            "validation_failed",
+            "file",
+            "is required",
+        ));
+    };
+    let (text, kind) = text_of(&name, mime.as_deref(), bytes).await?;
+    Ok(Item {
+        text,
+        kind,
+        metadata,
+        external_id,
+        path: String::new(),
+    })
+}
+
+/// The field's bytes, refusing more than 10 MB.
+async fn bytes(mut field: Field<'_>) -> AppResult<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(bad_form)? {
+        if out.len() + chunk.len() > MAX_FILE_BYTES {
+            return Err(file_too_large());
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// 422 `no_text`: nothing to index in the PDF.
+fn no_text(e: PdfError) -> AppError {
+    let detail = match e {
+        PdfError::NoText => "the PDF has no extractable text (scanned pages or images only?): run it through OCR, or upload its text".to_owned(),
+        PdfError::Unreadable(why) => format!("no text could be read from the PDF: {why}"),
+    };
+    AppError::Client {
+        status: StatusCode::UNPROCESSABLE_ENTITY,
+        code: "no_text",
+        errors: vec![FieldError {
+            field: "file".into(),
+            message: detail.clone(),
+        }],
+        detail,
+    }
+}
+
+fn file_too_large() -> AppError {
+    AppError::payload_too_large(format!("the file is over {MAX_FILE_BYTES} bytes (10 MB)"))
+}
+
+fn bad_form(e: MultipartError) -> AppError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        file_too_large()
+    } else {
+        AppError::client(
+            StatusCode::BAD_REQUEST,
+            "malformed_multipart",
+            format!("could not read the multipart form: {e}"),
+        )
+    }
+}
+
+/// The file's kind by its name's extension, else by the part's declared type.
+fn kind_of(name: &str, mime: Option<&str>) -> Option<FileKind> {
+    content::file_kind(name).or_else(|| {
+        let mime = mime?.split(';').next()?.trim().to_ascii_lowercase();
+        Some(match mime.as_str() {
+            "application/pdf" => FileKind::Pdf,
+            m => FileKind::Text(ContentType::parse(m)?),
+        })
+    })
+}
+
+/// The file's text and how to read it: UTF-8 text as it is, PDF text extracted.
+async fn text_of(
+    name: &str,
+    mime: Option<&str>,
+    bytes: Vec<u8>,
+) -> AppResult<(String, ContentType)> {
+    let kind = kind_of(name, mime).ok_or_else(|| {
+        AppError::client(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            format!("`{name}` is not a file type the knowledge base takes: send .md, .markdown, .txt, .html, .htm or .pdf"),
+        )
+    })?;
+    let (text, kind) = match kind {
+        FileKind::Text(kind) => {
+            let text = String::from_utf8(bytes).map_err(|_| {
+                AppError::invalid("validation_failed", "file", "must be UTF-8 text")
+            })?;
+            (text.trim_start_matches('\u{feff}').to_owned(), kind)
+        }
+        FileKind::Pdf => {
+            let text = tokio::task::spawn_blocking(move || content::pdf_text(&bytes))
+                .await
+                .map_err(|e| AppError::Internal(e.into()))?
+                .map_err(no_text)?;
+            (text, ContentType::Plain)
+        }
+    };
+    // HTML's limit applies to its visible text, checked once it is converted.
+    if kind != ContentType::Html && text.len() > MAX_DOCUMENT_BYTES {
+        return Err(too_large("file ", text.len()));
+    }
+    Ok((text, kind))
+}

@@ -1,0 +1,145 @@
+//! Search filters on document metadata: `{"key": value | [values]}`. A chunk matches when, for
+//! every key, its document's metadata holds that value (or one of the listed values) at that key.
+
+use serde_json::{Map, Value};
+
+use crate::validate::Input;
+
+/// At most this many keys, and this many values for one key: a filter is a condition, not a list
+/// of documents.
+const MAX_KEYS: usize = 16;
+const MAX_VALUES: usize = 100;
+
+/// A checked filter: for each key, the values it may equal (one of them).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter(Vec<(String, Vec<Value>)>);
+
+impl Filter {
+    /// Reads the optional object at `field`, recording one problem per bad key (`filter.<key>`):
+    /// values must be strings, numbers, booleans or null, or non-empty lists of them.
+    pub fn read(input: &mut Input, field: &str) -> Filter {
+        let object = match input.raw(field) {
+            None => return Filter::default(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => {
+                input.error(field, "must be an object of metadata keys to values");
+                return Filter::default();
+            }
+        };
+        if object.len() > MAX_KEYS {
+            input.error(field, format!("must have at most {MAX_KEYS} keys"));
+            return Filter::default();
+        }
+        let mut keys = Vec::with_capacity(object.len());
+        for (key, value) in object {
+            let path = format!("{field}.{key}");
+            let values = match value {
+                Value::Array(items) => items,
+                v => vec![v],
+            };
+            if values.is_empty() {
+                input.error(&path, "must list at least one value");
+            } else if values.len() > MAX_VALUES {
+                input.error(&path, format!("must list at most {MAX_VALUES} values"));
+            } else if values.iter().any(|v| v.is_object() || v.is_array()) {
+                input.error(
+                    &path,
+                    "must be a string, number, boolean or null, or a list of them (objects and nested lists are not allowed)",
+                );
+            } else {
+                keys.push((key, values));
+            }
+        }
+        Filter(keys)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The SQL condition on `c.metadata` (empty without keys), its parameters numbered from
+    /// `first`, and the JSON objects to bind to them in order. Each value is one containment test
+    /// (`metadata @> {"key": value}`), which the GIN index on `metadata` answers.
+    pub fn sql(&self, first: usize) -> (String, Vec<Value>) {
+        let mut binds = Vec::new();
+        let mut clauses = Vec::with_capacity(self.0.len());
+        for (key, values) in &self.0 {
+            let tests: Vec<String> = values
+                .iter()
+                .map(|v| {
+                    binds.push(Value::Object(Map::from_iter([(key.clone(), v.clone())])));
+                    format!("c.metadata @> ${}", first + binds.len() - 1)
+                })
+                .collect();
+            clauses.push(format!("({})", tests.join(" or ")));
+        }
+        let sql = clauses
+            .iter()
+            .map(|c| format!(" and {c}"))
+            .collect::<String>();
+        (sql, binds)
+    }
+
+    /// The language the filter pins (`language` or `lang` with one string value), if any.
+    pub fn language(&self) -> Option<&str> {
+        self.0
+            .iter()
+            .filter(|(k, _)| super::language::KEYS.contains(&k.as_str()))
+            .find_map(|(_, values)| match values.as_slice() {
+                [Value::String(s)] => Some(s.as_str()),
+                _ => None,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(v: Value) -> Result<Filter, crate::AppError> {
+        let mut input = Input::new(json!({ "filter": v })).expect("an object");
+        let f = Filter::read(&mut input, "filter");
+        input.finish().map(|_| f)
+    }
+
+    #[test]
+    fn values_and_lists_become_containment_tests() {
+        let f = read(json!({"tenant": "acme", "tier": [1, 2]})).expect("valid");
+        let (sql, binds) = f.sql(4);
+        assert_eq!(
+            sql,
+            " and (c.metadata @> $4) and (c.metadata @> $5 or c.metadata @> $6)"
+        );
+        assert_eq!(
+            binds,
+            vec![
+                json!({"tenant": "acme"}),
+                json!({"tier": 1}),
+                json!({"tier": 2})
+            ]
+        );
+        assert_eq!(Filter::default().sql(1), (String::new(), vec![]));
+    }
+
+    #[test]
+    fn objects_nested_lists_and_empty_lists_are_refused_by_key() {
+        let err = read(json!({"a": {"b": 1}, "c": [[1]], "d": [], "e": "ok"})).unwrap_err();
+        let text = format!("{err}");
+        for field in ["filter.a", "filter.c", "filter.d"] {
+            assert!(text.contains(field), "{text}");
+        }
+        assert!(!text.contains("filter.e"), "{text}");
+        assert!(read(json!("tenant")).is_err());
+    }
+
+    #[test]
+    fn a_single_language_value_is_the_query_language() {
+        let f = read(json!({"lang": "de", "tenant": ["a", "b"]})).expect("valid");
+        assert_eq!(f.language(), Some("de"));
+        assert_eq!(
+            read(json!({"language": ["de", "fr"]})).unwrap().language(),
+            None
+        );
+    }
+}

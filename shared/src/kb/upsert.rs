@@ -1,0 +1,89 @@
+//! Replacing a document by its external id: the new version's chunks are written beside the live
+//! ones, unchanged text keeps its vectors, and the swap is one transaction.
+
+use sqlx::types::Json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::documents::{go_live, insert_chunks, Document, Draft};
+use super::indexes::IndexRef;
+use crate::AppResult;
+
+/// A stored version: the document, and whether the upsert created it (201) or replaced it (200).
+pub struct Upserted {
+    pub document: Document,
+    pub created: bool,
+}
+
+/// Creates the document named `external_id`, or replaces its chunks and metadata. Chunks whose
+/// text it already has keep their vectors (`chunks_reused`); when all do, the new version is live
+/// and `ready` at once, with no embedding to wait for. Otherwise the document is `pending` and the
+/// old version stays searchable until the workers' `finish` swaps the new one in.
+pub async fn upsert(
+    db: &PgPool,
+    index: &IndexRef,
+    external_id: &str,
+    draft: Draft,
+) -> AppResult<Upserted> {
+    let mut tx = db.begin().await?;
+    // The row lock orders concurrent upserts of one document; the insert's `on conflict` settles
+    // two first uploads racing (the loser then finds and locks the winner's row).
+    let (id, generation, created) = loop {
+        let found = sqlx::query!(
+            "select id, generation from kb_documents where index_id = $1 and external_id = $2 for update",
+            index.id,
+            external_id
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = found {
+            break (row.id, row.generation + 1, false);
+        }
+        let inserted = sqlx::query_scalar!(
+            "insert into kb_documents (id, index_id, project_id, metadata, external_id, status, chunks_created)
+             values ($1, $2, $3, '{}', $4, 'pending', 0)
+             on conflict (index_id, external_id) where external_id is not null do nothing
+             returning id",
+            Uuid::now_v7(),
+            index.id,
+            index.project_id,
+            external_id
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(id) = inserted {
+            break (id, 0, true);
+        }
+    };
+    let reused = insert_chunks(&mut tx, index, id, generation, &draft).await?;
+    // A version still being embedded is superseded: its chunks go (their vectors were offered for
+    // reuse above); the live version's stay until the swap.
+    sqlx::query!(
+        "delete from kb_chunks where document_id = $1 and generation < $2 and not ready",
+        id,
+        generation
+    )
+    .execute(&mut *tx)
+    .await?;
+    let ready = reused == draft.chunks.len();
+    let mut document = sqlx::query_as::<_, Document>(
+        "update kb_documents set metadata = $2, chunks_created = $3, generation = $4,
+            status = case when $5 then 'ready' else 'pending' end,
+            error = null, lease_until = null, attempts = 0, updated_at = now()
+         where id = $1
+         returning id, index_id, chunks_created, status, error, metadata, external_id, created_at",
+    )
+    .bind(id)
+    .bind(Json(&draft.metadata))
+    .bind(draft.chunks.len() as i32)
+    .bind(generation)
+    .bind(ready)
+    .fetch_one(&mut *tx)
+    .await?;
+    if ready {
+        go_live(&mut tx, &[id]).await?;
+    }
+    tx.commit().await?;
+    document.chunks_reused = Some(reused as i32);
+    Ok(Upserted { document, created })
+}

@@ -1,0 +1,567 @@
+//! Ingestion for real corpora: upsert and delete by external id, batches, content types and
+//! files, with the real local model and a worker.
+
+use reqwest::multipart::{Form, Part};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+use crate::kb_search_modes::search_with;
+use crate::support::*;
+
+fn paragraphs(tag: &str, n: usize) -> String {
+    (0..n)
+        .map(|i| format!("## Section {i}\n\nSection {i} of the {tag} guide explains step {i} of setting up the service in detail, with care.\n\n"))
+        .collect()
+}
+
+async fn put(
+    app: &TestApp,
+    key: &str,
+    index: &Value,
+    ext: &str,
+    body: Value,
+) -> (StatusCode, Value) {
+    let path = format!("/v1/indexes/{}/documents/by-external-id/{ext}", id(index));
+    app.call(Method::PUT, &path, Auth::Key(key), Some(body))
+        .await
+}
+
+#[tokio::test]
+async fn upserting_by_external_id_replaces_the_document_and_reuses_unchanged_chunks() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-upsert", LOCAL_MODEL).await;
+    let worker = start_worker(&app, &[]);
+    let v1 = paragraphs("install", 40);
+    let (status, first) = put(
+        &app,
+        &k,
+        &index,
+        "guide-1",
+        json!({"content": v1, "metadata": {"v": 1}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{first}");
+    assert_eq!(
+        (
+            first["external_id"].as_str(),
+            first["chunks_reused"].as_i64()
+        ),
+        (Some("guide-1"), Some(0))
+    );
+    let n = first["chunks_created"].as_i64().unwrap();
+    assert!(n > 3, "{first}");
+    assert_eq!(wait_done(&app, &k, &index, &first).await["status"], "ready");
+    drop(worker);
+
+    // The same text again: every chunk keeps its vector, the document is ready at once (no
+    // worker runs now: nothing was embedded), and the new metadata replaced the old.
+    let (status, same) = put(
+        &app,
+        &k,
+        &index,
+        "guide-1",
+        json!({"content": v1, "metadata": {"v": 2}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{same}");
+    assert_eq!(same["id"], first["id"]);
+    assert_eq!(
+        (same["chunks_reused"].as_i64(), same["status"].as_str()),
+        (Some(n), Some("ready"))
+    );
+    assert_eq!(same["metadata"], json!({"v": 2}));
+    let found = search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "install guide", "filter": {"v": 2}, "mode": "keyword"}),
+    )
+    .await;
+    assert!(!found.is_empty());
+    let old_meta = search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "install guide", "filter": {"v": 1}, "mode": "keyword"}),
+    )
+    .await;
+    assert!(old_meta.is_empty(), "{old_meta:?}");
+
+    // Change the last section only: the rest is reused; until the new chunk has its vector the
+    // old version is what search sees, whole.
+    let v2 = v1.replace(
+        "Section 39 of the install guide",
+        "Section 39 now covers the flamingo QZ-9 backup",
+    );
+    let (status, changed) = put(&app, &k, &index, "guide-1", json!({"content": v2})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(changed["status"], "pending");
+    let reused = changed["chunks_reused"].as_i64().unwrap();
+    assert!(reused >= n - 2 && reused < n, "{reused} of {n}");
+    let during = search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "install guide", "mode": "keyword", "top_k": 20}),
+    )
+    .await;
+    assert!(
+        during.iter().all(|r| r["metadata"] == json!({"v": 2})),
+        "old chunks, old metadata: {during:?}"
+    );
+    assert!(search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "QZ-9", "mode": "keyword"})
+    )
+    .await
+    .is_empty());
+    let _worker = start_worker(&app, &[]);
+    let done = wait_done(&app, &k, &index, &changed).await;
+    assert_eq!(done["status"], "ready");
+    let now = search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "QZ-9", "mode": "keyword"}),
+    )
+    .await;
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0]["metadata"], json!({}));
+    let (_, listed) = app
+        .call(Method::GET, "/v1/indexes", Auth::Key(&k), None)
+        .await;
+    assert_eq!(
+        listed["data"][0]["chunk_count"], changed["chunks_created"],
+        "old chunks are gone"
+    );
+    assert_eq!(listed["data"][0]["document_count"], 1);
+
+    // Deleting by external id.
+    let path = format!(
+        "/v1/indexes/{}/documents/by-external-id/guide-1",
+        id(&index)
+    );
+    let (status, del) = app.call(Method::DELETE, &path, Auth::Key(&k), None).await;
+    assert_eq!(
+        (status, del),
+        (StatusCode::OK, json!({"id": first["id"], "deleted": true}))
+    );
+    app.refused(
+        (Method::DELETE, &path),
+        Auth::Key(&k),
+        None,
+        (StatusCode::NOT_FOUND, "not_found"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn external_ids_are_checked_and_unique_in_an_index() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-extid", LOCAL_MODEL).await;
+    let docs = format!("/v1/indexes/{}/documents", id(&index));
+    let long = "x".repeat(257);
+    let (status, p) = put(&app, &k, &index, &long, json!({"content": "Text."})).await;
+    assert_eq!(
+        (status, p["errors"][0]["field"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("external_id"))
+    );
+    for bad in [json!(long), json!(""), json!(5)] {
+        app.refused(
+            (Method::POST, &docs),
+            Auth::Key(&k),
+            Some(json!({"content": "Text.", "external_id": bad})),
+            (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+        )
+        .await;
+    }
+    let ok = "y".repeat(256);
+    let (status, doc) = app
+        .call(
+            Method::POST,
+            &docs,
+            Auth::Key(&k),
+            Some(json!({"content": "Text.", "external_id": ok})),
+        )
+        .await;
+    assert_eq!(
+        (status, doc["external_id"].as_str()),
+        (StatusCode::CREATED, Some(ok.as_str()))
+    );
+    app.refused(
+        (Method::POST, &docs),
+        Auth::Key(&k),
+        Some(json!({"content": "Again.", "external_id": ok})),
+        (StatusCode::CONFLICT, "conflict"),
+    )
+    .await;
+    let (_, plain) = app
+        .call(
+            Method::POST,
+            &docs,
+            Auth::Key(&k),
+            Some(json!({"content": "No id."})),
+        )
+        .await;
+    assert_eq!(plain["external_id"], Value::Null);
+    let (status, _) = put(&app, &k, &index, &ok, json!({"content": "Replaced."})).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_batch_is_stored_whole_in_order_or_not_at_all() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-batch", LOCAL_MODEL).await;
+    let batch = format!("/v1/indexes/{}/documents/batch", id(&index));
+    let docs = format!("/v1/indexes/{}/documents", id(&index));
+    let (status, p) = app
+        .call(
+            Method::POST,
+            &batch,
+            Auth::Key(&k),
+            Some(json!({"documents": [
+                {"content": "Fine."},
+                {"content": ""},
+                {"content": "Fine too.", "metadata": [1], "external_id": "a"},
+                {"content": "Dup.", "external_id": "a", "content_type": "application/pdf"},
+                "not an object",
+            ]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{p}");
+    let mut fields: Vec<&str> = p["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "documents[1].content",
+            "documents[2].metadata",
+            "documents[3].content_type",
+            "documents[4]"
+        ]
+    );
+    let (_, listed) = app.call(Method::GET, &docs, Auth::Key(&k), None).await;
+    assert_eq!(listed["total"], 0, "nothing stored");
+    let many: Vec<Value> = (0..101)
+        .map(|i| json!({"content": format!("Doc {i}.")}))
+        .collect();
+    app.refused(
+        (Method::POST, &batch),
+        Auth::Key(&k),
+        Some(json!({"documents": many})),
+        (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+    )
+    .await;
+    app.refused(
+        (Method::POST, &batch),
+        Auth::Key(&k),
+        Some(json!({"documents": []})),
+        (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+    )
+    .await;
+
+    let items: Vec<Value> = (0..100)
+        .map(|i| json!({"content": format!("# Doc {i}\n\n{}", paragraphs("batch", 1 + i % 3)), "external_id": format!("b-{i}"), "metadata": {"i": i}}))
+        .collect();
+    let (status, stored) = app
+        .call(
+            Method::POST,
+            &batch,
+            Auth::Key(&k),
+            Some(json!({"documents": items})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{stored}");
+    let data = stored["data"].as_array().unwrap();
+    assert_eq!(data.len(), 100);
+    for (i, d) in data.iter().enumerate() {
+        assert_eq!(
+            (d["external_id"].as_str(), d["metadata"]["i"].as_u64()),
+            (Some(format!("b-{i}").as_str()), Some(i as u64))
+        );
+        assert_eq!(d["status"], "pending");
+    }
+    // One external id already taken: the whole batch is refused, nothing more is stored.
+    let (status, _) = app.call(Method::POST, &batch, Auth::Key(&k), Some(json!({"documents": [{"content": "New."}, {"content": "Old.", "external_id": "b-7"}]}))).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    let (_, listed) = app.call(Method::GET, &docs, Auth::Key(&k), None).await;
+    assert_eq!(listed["total"], 100);
+    let _worker = start_worker(&app, &[]);
+    assert_eq!(
+        wait_done(&app, &k, &index, &data[99]).await["status"],
+        "ready"
+    );
+}
+
+const PAGE: &str = r#"<!doctype html><html><head><title>Ignored title</title>
+<style>.secret { color: red }</style><script>var token = "SCRIPTWORD";</script></head>
+<body><nav>Home</nav><h1>Webhooks</h1><p>Webhooks deliver   events to your server.</p>
+<h2>Retries</h2><p>Failed deliveries are retried with the code WH-5001.</p>
+<script>console.log("SCRIPTWORD")</script></body></html>"#;
+
+#[tokio::test]
+async fn html_keeps_visible_text_and_headings_and_drops_scripts_and_styles() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-html", LOCAL_MODEL).await;
+    let _worker = start_worker(&app, &[]);
+    let docs = format!("/v1/indexes/{}/documents", id(&index));
+    let (status, doc) = app
+        .call(
+            Method::POST,
+            &docs,
+            Auth::Key(&k),
+            Some(json!({"content": PAGE, "content_type": "text/html"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{doc}");
+    assert_eq!(wait_done(&app, &k, &index, &doc).await["status"], "ready");
+    let hits = search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "WH-5001", "mode": "keyword"}),
+    )
+    .await;
+    let text = hits[0]["chunk_content"].as_str().unwrap();
+    assert!(
+        text.contains("# Webhooks") && text.contains("## Retries"),
+        "{text}"
+    );
+    assert!(text.contains("Webhooks deliver events"), "{text}");
+    for gone in ["SCRIPTWORD", "secret", "Ignored title", "<p>"] {
+        assert!(!text.contains(gone), "{gone} in {text}");
+    }
+    assert!(search_with(
+        &app,
+        &k,
+        &index,
+        json!({"query": "SCRIPTWORD", "mode": "keyword"})
+    )
+    .await
+    .is_empty());
+    app.refused(
+        (Method::POST, &docs),
+        Auth::Key(&k),
+        Some(json!({"content": "<script>only()</script>", "content_type": "text/html"})),
+        (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+    )
+    .await;
+}
+
+/// A one-page PDF showing `text` (none when empty), written with lopdf.
+fn pdf(text: &str) -> Vec<u8> {
+    use lopdf::content::{Content, Operation};
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.5");
+    let pages_id = doc.new_object_id();
+    let font_id = doc.add_object(
+        dictionary! {"Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica"},
+    );
+    let resources_id = doc.add_object(dictionary! {"Font" => dictionary! {"F1" => font_id}});
+    let operations = if text.is_empty() {
+        vec![
+            Operation::new("re", vec![10.into(), 10.into(), 100.into(), 100.into()]),
+            Operation::new("f", vec![]),
+        ]
+    } else {
+        vec![
+            Operation::new("BT", vec![]),
+            Operation::new("Tf", vec!["F1".into(), 12.into()]),
+            Operation::new("Td", vec![72.into(), 700.into()]),
+            Operation::new("Tj", vec![Object::string_literal(text)]),
+            Operation::new("ET", vec![]),
+        ]
+    };
+    let content = Content { operations };
+    let content_id = doc.add_object(Stream::new(dictionary! {}, content.encode().unwrap()));
+    let page_id = doc
+        .add_object(dictionary! {"Type" => "Page", "Parent" => pages_id, "Contents" => content_id});
+    doc.objects.insert(pages_id, Object::Dictionary(dictionary! {
+        "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1, "Resources" => resources_id,
+        "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()],
+    }));
+    let catalog_id = doc.add_object(dictionary! {"Type" => "Catalog", "Pages" => pages_id});
+    doc.trailer.set("Root", catalog_id);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
+async fn send_file(
+    app: &TestApp,
+    key: &str,
+    index: &Value,
+    name: &str,
+    bytes: Vec<u8>,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut form = Form::new().part("file", Part::bytes(bytes).file_name(name.to_owned()));
+    for (k, v) in fields {
+        form = form.text(k.to_string(), v.to_string());
+    }
+    app.client
+        .post(app.url(&format!("/v1/indexes/{}/documents/file", id(index))))
+        .header("X-Project-Key", key)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn files_of_each_taken_type_become_searchable_documents() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-files", LOCAL_MODEL).await;
+    let _worker = start_worker(&app, &[]);
+    let files: [(&str, Vec<u8>, &str); 4] = [
+        (
+            "notes.md",
+            b"# Notes\n\nThe markdown file names MD-1001.".to_vec(),
+            "MD-1001",
+        ),
+        (
+            "readme.TXT",
+            b"The text file names TX-2002.".to_vec(),
+            "TX-2002",
+        ),
+        ("page.html", PAGE.as_bytes().to_vec(), "WH-5001"),
+        (
+            "manual.pdf",
+            pdf("The PDF manual names PD-3003 on its first page."),
+            "PD-3003",
+        ),
+    ];
+    for (name, bytes, code) in files {
+        let res = send_file(
+            &app,
+            &k,
+            &index,
+            name,
+            bytes,
+            &[("metadata", r#"{"source": "upload"}"#)],
+        )
+        .await;
+        assert_eq!(res.status(), StatusCode::CREATED, "{name}");
+        let doc: Value = res.json().await.unwrap();
+        assert_eq!(doc["metadata"], json!({"source": "upload"}));
+        assert_eq!(
+            wait_done(&app, &k, &index, &doc).await["status"],
+            "ready",
+            "{name}"
+        );
+        let hits = search_with(&app, &k, &index, json!({"query": code, "mode": "keyword"})).await;
+        assert_eq!(hits.len(), 1, "{name}: {hits:?}");
+        assert_eq!(hits[0]["document_id"], doc["id"]);
+    }
+    // With an external id, a file upload creates, then replaces.
+    let first = send_file(
+        &app,
+        &k,
+        &index,
+        "a.txt",
+        b"Version one.".to_vec(),
+        &[("external_id", "file-a")],
+    )
+    .await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    assert_eq!(wait_done(&app, &k, &index, &first).await["status"], "ready");
+    let again = send_file(
+        &app,
+        &k,
+        &index,
+        "a.txt",
+        b"Version one.".to_vec(),
+        &[("external_id", "file-a")],
+    )
+    .await;
+    assert_eq!(again.status(), StatusCode::OK);
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(
+        (
+            again["external_id"].as_str(),
+            again["chunks_reused"].as_i64()
+        ),
+        (Some("file-a"), Some(1))
+    );
+    assert_eq!(
+        (&again["id"], again["status"].as_str()),
+        (&first["id"], Some("ready"))
+    );
+}
+
+#[tokio::test]
+async fn unsupported_files_and_pdfs_without_text_are_refused() {
+    let app = spawn_app().await;
+    let (_, k, index) = project_with_index(&app, "kb-badfiles", LOCAL_MODEL).await;
+    for name in ["logo.png", "setup.exe", "noextension"] {
+        let res = send_file(&app, &k, &index, name, vec![0x89, 0x50, 0x4e, 0x47], &[]).await;
+        assert_problem(
+            res,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+        )
+        .await;
+    }
+    let res = send_file(&app, &k, &index, "scan.pdf", pdf(""), &[]).await;
+    let p = assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "no_text").await;
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no extractable text"),
+        "{p}"
+    );
+    let res = send_file(
+        &app,
+        &k,
+        &index,
+        "big.txt",
+        "word ".repeat(30_000).into_bytes(),
+        &[],
+    )
+    .await;
+    assert_problem(res, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
+    let res = send_file(
+        &app,
+        &k,
+        &index,
+        "huge.txt",
+        vec![b'a'; 10 * 1024 * 1024 + 1],
+        &[],
+    )
+    .await;
+    assert_problem(res, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
+    let res = send_file(
+        &app,
+        &k,
+        &index,
+        "a.md",
+        b"Text".to_vec(),
+        &[("metadata", "[1]")],
+    )
+    .await;
+    assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
+    let res = app
+        .send(
+            Method::POST,
+            &format!("/v1/indexes/{}/documents/file", id(&index)),
+            Auth::Key(&k),
+            Some(json!({"content": "x"})),
+        )
+        .await;
+    assert_problem(
+        res,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    )
+    .await;
+}
