@@ -53,6 +53,7 @@ pub fn required_scope(method: &str, route: &str) -> Option<Scope> {
         ("GET", "/v1/indexes")
         | ("GET", "/v1/indexes/{index_id}/documents")
         | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}")
+        | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}/chunks")
         | ("POST", "/v1/indexes/{index_id}/search") => Scope::KbRead,
         ("POST", "/v1/indexes")
         | ("DELETE", "/v1/indexes/{index_id}")

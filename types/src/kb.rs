@@ -153,6 +153,18 @@ pub struct SearchResult {
     pub metadata: Value,
 }
 
+/// One chunk of a document's newest version, in order (`GET .../documents/:id/chunks`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct Chunk {
+    /// The chunk's place in its document, from 0 (as search results give it).
+    pub chunk_index: i32,
+    pub content: String,
+    /// Whether it has its vector (unchanged chunks of an upsert keep theirs); a version is
+    /// searchable once all of its chunks have one.
+    pub ready: bool,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct SearchResults {
     pub results: Vec<SearchResult>,

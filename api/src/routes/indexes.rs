@@ -6,11 +6,12 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use shipmate_shared::kb::documents::{self, Document};
+use shipmate_shared::kb::documents::{self, Chunk, Document};
 use shipmate_shared::kb::indexes::{self, Index, IndexRef, NewIndex};
 use shipmate_shared::kb::search::{self, Search, SearchMode, SearchQuery};
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{AppError, AppResult};
+use shipmate_types::common::List;
 
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
 use crate::extract::{Body, JsonBody, ProjectKey};
@@ -25,6 +26,10 @@ pub fn router() -> Router<AppState> {
         .route(
             "/v1/indexes/{index_id}/documents/{doc_id}",
             get(show_document).delete(remove_document),
+        )
+        .route(
+            "/v1/indexes/{index_id}/documents/{doc_id}/chunks",
+            get(document_chunks),
         )
         .route("/v1/indexes/{index_id}/search", post(search_index))
 }
@@ -139,6 +144,21 @@ pub async fn show_document(
     let index = index_of(&state, project.id, &index_id).await?;
     Ok(Json(
         documents::get(&state.db, index.id, parse_id(&doc_id, "document")?).await?,
+    ))
+}
+
+/// The chunks of the document's newest version, in order, each with whether it has its vector.
+#[utoipa::path(get, path = "/v1/indexes/{index_id}/documents/{doc_id}/chunks", tag = "knowledge base", security(("api_key" = [])),
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::kb::Chunk>), (status = 404, description = "no such document")))]
+pub async fn document_chunks(
+    State(state): State<AppState>,
+    ProjectKey { project, .. }: ProjectKey,
+    Path((index_id, doc_id)): Path<(String, String)>,
+) -> AppResult<Json<List<Chunk>>> {
+    let index = index_of(&state, project.id, &index_id).await?;
+    let id = parse_id(&doc_id, "document")?;
+    Ok(Json(
+        documents::chunks(&state.db, index.id, id).await?.into(),
     ))
 }
 

@@ -329,6 +329,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             None,
         ),
         (
+            Method::GET,
+            format!("/v1/indexes/{iid}/documents/{did}/chunks"),
+            KeyResource,
+            None,
+        ),
+        (
             Method::POST,
             format!("/v1/indexes/{iid}/search"),
             KeyResource,

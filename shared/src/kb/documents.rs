@@ -11,7 +11,7 @@ use crate::outbound::events::{emit_many, EventType};
 use crate::validate::Input;
 use crate::{AppError, AppResult};
 
-pub use shipmate_types::kb::{Document, DocumentVersion, NewDocument};
+pub use shipmate_types::kb::{Chunk, Document, DocumentVersion, NewDocument};
 pub use shipmate_types::{ContentType, DocumentStatus};
 
 /// The content's byte limit is checked first by the caller (413, not 422).
@@ -186,6 +186,19 @@ pub async fn get(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<Document> {
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("document"))
+}
+
+/// The chunks of the document's newest version (the one an upsert is embedding, if any), in order.
+pub async fn chunks(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<Vec<Chunk>> {
+    let doc = get(db, index_id, id).await?;
+    Ok(sqlx::query_as!(
+        Chunk,
+        r#"select c.ordinal as chunk_index, c.content, c.embedding is not null as "ready!" from kb_chunks c join kb_documents d on d.id = c.document_id
+         where c.document_id = $1 and c.generation = d.generation order by c.ordinal"#,
+        doc.id
+    )
+    .fetch_all(db)
+    .await?)
 }
 
 /// Deletes the document and all its chunks; a queued embedding job for it then finds nothing to do.

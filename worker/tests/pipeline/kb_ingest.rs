@@ -99,6 +99,28 @@ async fn upserting_by_external_id_replaces_the_document_and_reuses_unchanged_chu
     assert_eq!(changed["status"], "pending");
     let reused = changed["chunks_reused"].as_i64().unwrap();
     assert!(reused >= n - 2 && reused < n, "{reused} of {n}");
+    // The document's chunks are the new version's, in order: reused ones already have a vector.
+    let chunks_path = format!(
+        "/v1/indexes/{}/documents/{}/chunks",
+        id(&index),
+        id(&changed)
+    );
+    let chunks = app.ok(Method::GET, &chunks_path, Auth::Key(&k), None).await;
+    let chunks = chunks["data"].as_array().unwrap();
+    assert_eq!(
+        chunks.len() as i64,
+        changed["chunks_created"].as_i64().unwrap()
+    );
+    let order: Vec<i64> = chunks
+        .iter()
+        .map(|c| c["chunk_index"].as_i64().unwrap())
+        .collect();
+    assert_eq!(order, (0..chunks.len() as i64).collect::<Vec<_>>());
+    let ready = chunks.iter().filter(|c| c["ready"] == true).count() as i64;
+    assert_eq!(ready, reused);
+    assert!(chunks
+        .iter()
+        .any(|c| c["ready"] == false && c["content"].as_str().unwrap().contains("flamingo QZ-9")));
     let during = search_with(
         &app,
         &k,
