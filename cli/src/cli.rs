@@ -1,4 +1,7 @@
-//! The command line: every command, flag and its `--help` text.
+//! The command line: every command, flag and its `--help` text (the knowledge base's in a module
+//! of its own).
+
+mod kb;
 
 use std::path::PathBuf;
 
@@ -8,6 +11,8 @@ use shipmate_types::analytics::Period;
 use shipmate_types::{
     ChangelogType, EventType, FeedbackModeration, FeedbackStatus, FeedbackType, Role, StringEnum,
 };
+
+pub use kb::{KbCommand, SearchArgs, UploadArgs};
 
 const ENVIRONMENT: &str = "\
 Environment:
@@ -60,10 +65,14 @@ pub enum Command {
     /// Manage knowledge base indexes.
     #[command(subcommand)]
     Indexes(IndexesCommand),
-    /// Upload documents to a knowledge base index.
+    /// Upload documents to a knowledge base index, search it, delete documents by external id.
     #[command(subcommand)]
+    Kb(KbCommand),
+    /// Earlier name of `kb upload`, kept for scripts.
+    #[command(subcommand, hide = true)]
     Docs(DocsCommand),
-    /// Search a knowledge base index in natural language.
+    /// Earlier name of `kb search`, kept for scripts.
+    #[command(hide = true)]
     Search(SearchArgs),
     /// Show analytics: overview and top pages.
     Stats(StatsArgs),
@@ -401,40 +410,8 @@ pub enum IndexesCommand {
 
 #[derive(Subcommand, Debug)]
 pub enum DocsCommand {
-    /// Upload files, or whole folders recursively (.md, .markdown, .txt, .rst, .html).
-    ///
-    /// Each file becomes one document with metadata {"path": "<path relative to the folder given>"}.
-    /// Files over 102,400 bytes are skipped. Exits 1 if any upload failed.
+    /// Same as `shipmate kb upload`.
     Upload(UploadArgs),
-}
-
-#[derive(Args, Debug)]
-pub struct UploadArgs {
-    #[command(flatten)]
-    pub project: ProjectArg,
-    /// Index id.
-    #[arg(long, value_name = "INDEX_ID")]
-    pub index: String,
-    /// Uploads in flight at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub concurrency: u16,
-    /// Files and folders to upload.
-    #[arg(required = true, value_name = "PATH")]
-    pub paths: Vec<PathBuf>,
-}
-
-#[derive(Args, Debug)]
-pub struct SearchArgs {
-    #[command(flatten)]
-    pub project: ProjectArg,
-    /// Index id.
-    #[arg(long, value_name = "INDEX_ID")]
-    pub index: String,
-    /// What to look for, in natural language.
-    pub query: String,
-    /// Number of results (1 to 20).
-    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=20))]
-    pub top_k: u8,
 }
 
 #[derive(Args, Debug)]

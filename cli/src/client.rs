@@ -173,6 +173,32 @@ impl Client {
         self.send::<()>(Method::DELETE, path, auth, &[], None).await
     }
 
+    /// A `PUT` of a JSON body (upserts).
+    pub async fn put<B: Serialize>(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        body: &B,
+    ) -> Result<Answer, ClientError> {
+        self.send(Method::PUT, path, auth, &[], Some(body)).await
+    }
+
+    /// A `POST` of a body already encoded (a multipart upload), answered in JSON.
+    pub async fn post_raw(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        content_type: &str,
+        body: Vec<u8>,
+    ) -> Result<Answer, ClientError> {
+        let req = self
+            .request(Method::POST, path, auth, &[])?
+            .header(reqwest::header::CONTENT_TYPE, content_type)
+            .body(body);
+        let bytes = self.execute(req, auth).await?;
+        self.json_answer(path, &bytes)
+    }
+
     /// Sends one request; a 2xx answer's JSON body (`null` when empty), else the problem.
     async fn send<B: Serialize>(
         &self,
@@ -182,6 +208,22 @@ impl Client {
         query: &[(&str, &str)],
         body: Option<&B>,
     ) -> Result<Answer, ClientError> {
+        let mut req = self.request(method, path, auth, query)?;
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let bytes = self.execute(req, auth).await?;
+        self.json_answer(path, &bytes)
+    }
+
+    /// A request to `path` carrying the credential `auth` names.
+    fn request(
+        &self,
+        method: Method,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+    ) -> Result<reqwest::RequestBuilder, ClientError> {
         let url = format!("{}{path}", self.base);
         let mut req = self.http.request(method, &url);
         if !query.is_empty() {
@@ -192,14 +234,19 @@ impl Client {
                 .as_deref()
                 .ok_or_else(|| ClientError::NotSignedIn(self.base.clone()))
         };
-        req = match auth {
+        Ok(match auth {
             Auth::None => req,
             Auth::Session => req.bearer_auth(session()?),
             Auth::InProject(project) => req.bearer_auth(session()?).header("X-Project-Id", project),
-        };
-        if let Some(b) = body {
-            req = req.json(b);
-        }
+        })
+    }
+
+    /// Sends `req`: a 2xx answer's body, else the problem.
+    async fn execute(
+        &self,
+        req: reqwest::RequestBuilder,
+        auth: Auth<'_>,
+    ) -> Result<Vec<u8>, ClientError> {
         let transport = |e: reqwest::Error| ClientError::Transport {
             url: self.base.clone(),
             reason: error_chain(&e),
@@ -215,10 +262,15 @@ impl Client {
                 session,
             )));
         }
+        Ok(bytes.to_vec())
+    }
+
+    fn json_answer(&self, path: &str, bytes: &[u8]) -> Result<Answer, ClientError> {
+        let url = format!("{}{path}", self.base);
         let json = if bytes.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&bytes).map_err(|e| ClientError::Decode {
+            serde_json::from_slice(bytes).map_err(|e| ClientError::Decode {
                 url: url.clone(),
                 reason: e.to_string(),
             })?

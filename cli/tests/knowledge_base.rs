@@ -45,9 +45,9 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
     dir.write(".hidden/secret.md", "hidden folders are skipped");
     let folder = dir.path().to_str().unwrap();
 
-    let run = cli
-        .run(&[
-            "docs",
+    let upload = |extra: &[&str]| {
+        let mut args = vec![
+            "kb",
             "upload",
             "--project",
             "kb-cli",
@@ -55,27 +55,101 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
             &index_id,
             "--concurrency",
             "2",
-            folder,
-        ])
+        ];
+        args.extend_from_slice(extra);
+        args.push(folder);
+        args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let args = upload(&[]);
+    let run = cli
+        .run(&args.iter().map(String::as_str).collect::<Vec<_>>())
         .await;
     let stderr = run.stderr.clone();
     let out = run.ok();
     assert!(out.starts_with("Uploaded 2 documents ("), "{out}");
-    assert!(out.contains("), 1 skipped, 0 failed"), "{out}");
+    assert!(out.contains("), 2 skipped, 0 failed"), "{out}");
     assert!(stderr.contains("warning: skipping big.md"), "{stderr}");
     assert!(
-        !stderr.contains("logo.png") && !stderr.contains("secret"),
+        stderr.contains("note: skipping logo.png: not a .md, .txt, .html or .pdf file"),
         "{stderr}"
     );
+    assert!(!stderr.contains("secret"), "{stderr}");
 
     let docs = wait_all_ready(&app, &k, &index_id, 2).await;
     let mut paths: Vec<_> = docs.keys().cloned().collect();
     paths.sort();
     assert_eq!(paths, ["kayak.md", "nested/garden.txt"]);
+    // A folder's files are upserted under their relative paths.
+    assert_eq!(
+        docs["nested/garden.txt"]["external_id"],
+        "nested/garden.txt"
+    );
+
+    // Uploading the folder again replaces each document in place, reusing every unchanged chunk,
+    // and the new metadata replaces the old.
+    let args = upload(&["--metadata", r#"{"lang": "en"}"#]);
+    let mut all = vec!["--json"];
+    all.extend(args.iter().map(String::as_str));
+    let again: Value = serde_json::from_str(&cli.ok(&all).await).unwrap();
+    assert_eq!(again["uploaded"], 2, "{again}");
+    assert_eq!(again["skipped"], 2, "{again}");
+    assert!(again["chunks"].as_u64().unwrap() >= 2, "{again}");
+    assert_eq!(again["chunks_reused"], again["chunks"], "{again}");
+    let same = wait_all_ready(&app, &k, &index_id, 2).await;
+    assert_eq!(same["kayak.md"]["id"], docs["kayak.md"]["id"]);
+    assert_eq!(same["kayak.md"]["metadata"]["lang"], "en");
+
+    // --external-id names one document: a folder is refused before anything is sent.
+    let args = upload(&["--external-id", "one"]);
+    let err = cli
+        .run(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        .await
+        .fails(1);
+    assert!(err.contains("--external-id names one document"), "{err}");
+
+    // Keyword mode finds an exact word; the metadata filter narrows by value.
+    let keyword = cli
+        .json(&[
+            "kb",
+            "search",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            "tomatoes",
+            "--mode",
+            "keyword",
+        ])
+        .await;
+    let results = keyword["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{keyword}");
+    assert_eq!(results[0]["metadata"]["path"], "nested/garden.txt");
+    assert_eq!(results[0]["chunk_index"], 0);
+    for (filter, expected) in [("lang=en", 2), ("lang=de", 0)] {
+        let found = cli
+            .json(&[
+                "kb",
+                "search",
+                "--project",
+                "kb-cli",
+                "--index",
+                &index_id,
+                "river",
+                "--filter",
+                filter,
+            ])
+            .await;
+        assert_eq!(
+            found["results"].as_array().unwrap().len(),
+            expected,
+            "{filter}: {found}"
+        );
+    }
 
     let query = "how do I paddle a kayak?";
     let found = cli
         .json(&[
+            "kb",
             "search",
             "--project",
             "kb-cli",
@@ -92,7 +166,15 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
     assert_eq!(results[0]["document_id"], docs["kayak.md"]["id"]);
 
     let out = cli
-        .ok(&["search", "--project", "kb-cli", "--index", &index_id, query])
+        .ok(&[
+            "kb",
+            "search",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            query,
+        ])
         .await;
     let score = format!("{:.4}", results[0]["score"].as_f64().unwrap());
     assert!(out.contains(&score), "score {score} with 4 decimals: {out}");
@@ -112,7 +194,7 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
     // A failed upload is reported, summed up and makes the exit code 1.
     let run = cli
         .run(&[
-            "docs",
+            "kb",
             "upload",
             "--project",
             "kb-cli",
@@ -123,7 +205,7 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
         .await;
     assert!(
         run.stdout
-            .contains("Uploaded 0 documents (0 chunks), 0 skipped, 1 failed"),
+            .contains("Uploaded 0 documents (0 chunks, 0 reused), 0 skipped, 1 failed"),
         "{run:#?}"
     );
     let err = run.fails(1);
@@ -147,6 +229,25 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
     };
     assert_eq!(summary["uploaded"], 1);
     assert_eq!(summary["documents"][0]["path"], "extra.rst");
+    assert_eq!(summary["documents"][0]["external_id"], "extra.rst");
+    assert_eq!(
+        summary["documents"][0]["document"]["external_id"],
+        "extra.rst"
+    );
+
+    let out = cli
+        .ok(&[
+            "kb",
+            "delete",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            "--external-id",
+            "extra.rst",
+        ])
+        .await;
+    assert!(out.contains("Deleted document extra.rst"), "{out}");
 
     let out = cli
         .ok(&["indexes", "delete", &index_id, "--project", "kb-cli"])

@@ -14,9 +14,13 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls the API. `key` adds X-Project-Key, `projectId` X-Project-Id. Resolves to the body; rejects with ApiError. */
-export async function api(method, path, { body, key, projectId } = {}) {
-  const headers = { Accept: 'application/json' };
+/**
+ * Calls the API. `key` adds X-Project-Key, `projectId` X-Project-Id; `form` sends a FormData
+ * (multipart, the browser sets its boundary) instead of a JSON `body`; `accept` asks for another
+ * representation (`text/csv`), whose text is the result. Resolves to the body; rejects with ApiError.
+ */
+export async function api(method, path, { body, form, key, projectId, accept } = {}) {
+  const headers = { Accept: accept || 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (key) headers['X-Project-Key'] = key;
   else if (projectId) headers['X-Project-Id'] = projectId;
@@ -25,7 +29,7 @@ export async function api(method, path, { body, key, projectId } = {}) {
     res = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: form || (body === undefined ? undefined : JSON.stringify(body)),
       credentials: 'same-origin',
       cache: 'no-store',
     });
@@ -33,6 +37,7 @@ export async function api(method, path, { body, key, projectId } = {}) {
     throw new ApiError(0, { title: 'Network error', detail: 'Could not reach the Shipmate server. Check your connection and try again.' }, key);
   }
   const text = await res.text();
+  if (accept && res.ok) return text;
   let data = null;
   if (text) {
     try { data = JSON.parse(text); } catch (e) { data = null; }

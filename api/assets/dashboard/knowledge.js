@@ -1,13 +1,15 @@
 // Shipmate dashboard: a project's knowledge base: the indexes (the first picks the project's
-// embedding model), and one index's page with an upload form, a search playground and its
-// documents, polled while they are being embedded. Calls go through the session with X-Project-Id.
+// embedding model), and one index's page with the upload forms (kb-upload.js), the search
+// playground (kb-search.js) and its documents, polled while they are being embedded; a document
+// opens on a page of its own (kb-document.js). Calls go through the session with X-Project-Id.
 
 import { $, cls, field, fmtNum, formErr, h, options, plural, shortId, timeEl } from './dom.js';
 import { api, keyApi, q } from './api.js';
-import { announce, busy, clearFormErrors, confirmDialog, later, pageHead, setFieldError, setLoading, setMain, setTitle, showError, showFormError, stopTimers } from './ui.js';
+import { announce, busy, clearFormErrors, confirmDialog, later, pageHead, setLoading, setMain, setTitle, showError, showFormError, stopTimers } from './ui.js';
 import { navigate, projectPath } from './router.js';
-
-const MAX_DOCUMENT_BYTES = 102400;
+import { searchCard } from './kb-search.js';
+import { uploadCard } from './kb-upload.js';
+import { screenDocument } from './kb-document.js';
 
 let modelList = null; // GET /v1/indexes/models: the same for every project, fetched once
 
@@ -144,94 +146,13 @@ async function screenIndex(ctx) {
         h('p', null, h('a', { href: projectPath(project, 'knowledge'), 'data-nav': '' }, 'Back to the knowledge base'))));
     return;
   }
+  if (ctx.sub2) { await screenDocument({ project, alive, index, docId: ctx.sub2 }); return; }
   setTitle(index.name, 'Knowledge base', project.name);
   const base = `/v1/indexes/${encodeURIComponent(index.id)}`;
   let page = 1;
   const docsBox = h('div', { id: 'documents' });
   const pager = h('div', { class: 'pager' });
-  const resultsBox = h('div', { id: 'search-results' });
-
-  // Upload
-  const content = h('textarea', { name: 'content', rows: '8' });
-  const metadata = h('textarea', { name: 'metadata', rows: '3', class: 'mono', placeholder: '{"source": "faq"}', spellcheck: 'false' });
-  const upBtn = h('button', { type: 'submit' }, 'Upload document');
-  const upForm = h('form', { id: 'upload-document', novalidate: '' },
-    field({ id: 'doc-content', label: 'Content', control: content, hint: 'Plain text or Markdown, up to 100 KB. It is split into chunks and embedded in the background.' }),
-    field({ id: 'doc-metadata', label: 'Metadata (JSON object, optional)', control: metadata, hint: 'Returned with every search result from this document.' }),
-    formErr(),
-    upBtn);
-  upForm.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    clearFormErrors(upForm);
-    const text = content.value;
-    if (!text.trim()) { setFieldError(upForm, 'content', 'is required').focus(); return; }
-    if (new TextEncoder().encode(text).length > MAX_DOCUMENT_BYTES) {
-      setFieldError(upForm, 'content', 'must be at most 100 KB (102,400 bytes)').focus();
-      return;
-    }
-    const body = { content: text };
-    if (metadata.value.trim()) {
-      let meta;
-      try { meta = JSON.parse(metadata.value); } catch (e) { meta = undefined; }
-      if (!meta || typeof meta !== 'object' || Array.isArray(meta)) {
-        setFieldError(upForm, 'metadata', 'must be a JSON object, for example {"source": "faq"}').focus();
-        return;
-      }
-      body.metadata = meta;
-    }
-    await busy(upBtn, async () => {
-      let doc;
-      try {
-        doc = await keyApi(project, 'POST', `${base}/documents`, { body });
-      } catch (e) {
-        showFormError(upForm, e);
-        return;
-      }
-      content.value = '';
-      metadata.value = '';
-      announce(`Document uploaded: ${plural(doc.chunks_created, 'chunk', 'chunks')}, embedding now.`);
-      page = 1;
-      await loadDocs();
-    });
-  });
-
-  // Search
-  const query = h('input', { type: 'search', name: 'query', autocomplete: 'off', maxlength: '2000' });
-  const topK = h('input', { type: 'number', name: 'top_k', min: '1', max: '20', step: '1', value: '5', inputmode: 'numeric' });
-  const searchBtn = h('button', { type: 'submit' }, 'Search');
-  const searchForm = h('form', { id: 'search-form', role: 'search', novalidate: '', 'aria-label': `Search ${index.name}` },
-    h('div', { class: 'field-row' },
-      field({ id: 'search-query', label: 'Query', control: query }),
-      field({ id: 'search-topk', label: 'Results (top_k)', control: topK, className: 'field-narrow' })),
-    formErr(),
-    searchBtn);
-  searchForm.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    clearFormErrors(searchForm);
-    const k = Number(topK.value || 5);
-    await busy(searchBtn, async () => {
-      let res;
-      try {
-        res = await keyApi(project, 'POST', `${base}/search`, { body: { query: query.value, top_k: Number.isFinite(k) ? k : 5 } });
-      } catch (e) {
-        showFormError(searchForm, e);
-        return;
-      }
-      if (!alive()) return;
-      const results = res.results || [];
-      announce(results.length ? `${plural(results.length, 'result', 'results')}.` : 'No results.');
-      if (!results.length) {
-        resultsBox.replaceChildren(h('p', { class: 'muted' }, 'No matching chunks. Documents are searchable once their status is ready.'));
-        return;
-      }
-      resultsBox.replaceChildren(h('ol', { class: 'results' }, results.map((r) => h('li', { class: 'result' },
-        h('div', { class: 'result-head' },
-          h('span', { class: 'score', 'data-score': '', title: 'Cosine similarity' }, typeof r.score === 'number' ? r.score.toFixed(3) : String(r.score)),
-          h('span', null, 'Document ', h('code', { title: r.document_id }, shortId(r.document_id))),
-          r.metadata && Object.keys(r.metadata).length ? h('span', { class: 'json' }, JSON.stringify(r.metadata)) : null),
-        h('p', { class: 'result-text' }, r.chunk_content)))));
-    });
-  });
+  const upload = uploadCard(project, index, async () => { page = 1; await loadDocs(); });
 
   const delBtn = h('button', { type: 'button', class: 'button-danger-quiet' }, 'Delete index');
   delBtn.addEventListener('click', async () => {
@@ -253,8 +174,8 @@ async function screenIndex(ctx) {
     h('p', { class: 'small' }, h('a', { href: projectPath(project, 'knowledge'), 'data-nav': '' }, '\u2190 All indexes')),
     pageHead(index.name, `${index.embedding_model} \u00b7 ${index.dimensions} dimensions${index.external_id ? ` \u00b7 external ID ${index.external_id}` : ''}`, project, delBtn),
     h('div', { class: 'grid-2' },
-      h('section', { class: 'card', 'aria-labelledby': 'upload-title' }, h('h2', { id: 'upload-title' }, 'Upload a document'), upForm),
-      h('section', { class: 'card', 'aria-labelledby': 'search-title' }, h('h2', { id: 'search-title' }, 'Search playground'), searchForm, resultsBox)),
+      upload,
+      searchCard(project, index, alive)),
     h('section', { class: 'card', 'aria-labelledby': 'docs-title' }, h('h2', { id: 'docs-title' }, 'Documents'), docsBox, pager),
   );
 
@@ -323,7 +244,8 @@ async function screenIndex(ctx) {
     });
     const meta = d.metadata && typeof d.metadata === 'object' && Object.keys(d.metadata).length ? JSON.stringify(d.metadata) : '\u2014';
     return h('tr', { 'data-doc': d.id },
-      h('td', null, h('code', { title: d.id }, shortId(d.id))),
+      h('td', null, h('a', { href: projectPath(project, 'knowledge', index.id, d.id), 'data-nav': '', title: d.id },
+        d.external_id ? d.external_id : h('code', null, shortId(d.id)))),
       h('td', null, h('span', { class: `badge status-${cls(d.status)}`, 'data-doc-status': '' }, d.status),
         d.status === 'failed' && d.error ? h('div', { class: 'small muted' }, d.error) : null),
       h('td', { class: 'num' }, fmtNum(d.chunks_created)),

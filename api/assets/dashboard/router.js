@@ -70,13 +70,14 @@ function parseRoute(pathname) {
   if (p === ROOT || p === '') return { name: 'projects' };
   const page = p.match(/^\/dashboard\/([a-z]+)$/);
   if (page && routes.pages[page[1]]) return { name: 'page', page: page[1] };
-  const m = p.match(/^\/dashboard\/p\/([^/]+)(?:\/([a-z]+))?(?:\/([^/]+))?$/);
+  const m = p.match(/^\/dashboard\/p\/([^/]+)(?:\/([a-z]+))?(?:\/([^/]+))?(?:\/([^/]+))?$/);
   if (m) {
     return {
       name: 'project',
       projectId: decodeURIComponent(m[1]),
       section: m[2] || '',
       sub: m[3] ? decodeURIComponent(m[3]) : null,
+      sub2: m[4] ? decodeURIComponent(m[4]) : null, // a thing inside `sub` (a document of an index)
     };
   }
   return { name: 'notfound' };
@@ -88,8 +89,8 @@ export function navigate(path, { replace = false } = {}) {
   render();
 }
 
-export function projectPath(project, section, sub) {
-  return `${ROOT}/p/${encodeURIComponent(project.id)}/${section}${sub ? `/${encodeURIComponent(sub)}` : ''}`;
+export function projectPath(project, section, ...subs) {
+  return `${ROOT}/p/${encodeURIComponent(project.id)}/${section}${subs.filter(Boolean).map((s) => `/${encodeURIComponent(s)}`).join('')}`;
 }
 
 /** Is the screen that started some async work still the one on display? */
@@ -137,7 +138,7 @@ async function render() {
   const section = routes.sections.find((s) => s.id === route.section);
   if (!section) { navigate(projectPath(project, routes.sections[0].id), { replace: true }); return; }
   renderNav(project, section.id);
-  await section.view({ project, alive, sub: route.sub });
+  await section.view({ project, alive, sub: route.sub, sub2: route.sub2 });
 }
 
 function publicPage(pathname) {

@@ -1,18 +1,19 @@
-//! Knowledge base: `shipmate indexes ...`, `shipmate docs upload`, `shipmate search`.
+//! Knowledge base: `shipmate indexes ...`, `shipmate kb upload|search|delete` (and the earlier
+//! names `docs upload`, `search`).
 //! These are API-key endpoints; the CLI calls them with the session naming the project
 //! (`X-Project-Id`), so members work here without the secret key owners and admins hold.
 
 mod upload;
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 use shipmate_types::common::List;
-use shipmate_types::kb::{Index, NewIndex, SearchQuery, SearchResults};
+use shipmate_types::kb::{Index, NewIndex};
 
 use super::{project_id, seg};
-use crate::cli::{DocsCommand, IndexesCommand, SearchArgs};
+use crate::cli::{DocsCommand, IndexesCommand, KbCommand, SearchArgs};
 use crate::client::Auth;
 use crate::ctx::Ctx;
-use crate::output::{align_right, one_line, or_dash, print_table, table};
+use crate::output::{align_right, one_line, or_dash, print_json, print_table, table};
 
 pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
     match command {
@@ -78,19 +79,52 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
     }
 }
 
+pub async fn run(ctx: &Ctx, command: KbCommand) -> anyhow::Result<()> {
+    match command {
+        KbCommand::Upload(args) => upload::run(ctx, args).await,
+        KbCommand::Search(args) => search(ctx, args).await,
+        KbCommand::Delete {
+            project,
+            index,
+            external_id,
+        } => {
+            let pid = project_id(&ctx.client, &project.project).await?;
+            let path = format!(
+                "/v1/indexes/{}/documents/by-external-id/{}",
+                seg(&index),
+                seg(&external_id)
+            );
+            let deleted = ctx.client.delete(&path, Auth::InProject(&pid)).await?;
+            ctx.done(&deleted, &format!("Deleted document {external_id}"))
+        }
+    }
+}
+
 pub async fn docs(ctx: &Ctx, command: DocsCommand) -> anyhow::Result<()> {
     match command {
         DocsCommand::Upload(args) => upload::run(ctx, args).await,
     }
 }
 
+/// One result as printed; the answer is read as JSON so fields newer than this CLI's types
+/// (`chunk_index`) show too.
+struct Hit {
+    score: f64,
+    document_id: String,
+    chunk_index: Option<i64>,
+    metadata: Map<String, Value>,
+    text: String,
+}
+
 pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &args.project.project).await?;
-    let query = SearchQuery {
-        query: args.query,
-        top_k: Some(i64::from(args.top_k)),
-        ..Default::default()
-    };
+    let mut query = json!({ "query": args.query, "top_k": args.top_k });
+    if let Some(mode) = &args.mode {
+        query["mode"] = json!(mode);
+    }
+    if !args.filters.is_empty() {
+        query["filter"] = Value::Object(filter_object(args.filters));
+    }
     let answer = ctx
         .client
         .post(
@@ -99,21 +133,73 @@ pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
             &query,
         )
         .await?;
-    ctx.show(&answer, |answer: SearchResults| {
-        let mut t = table(&["#", "SCORE", "DOCUMENT", "SOURCE", "TEXT"]);
-        for (rank, r) in answer.results.into_iter().enumerate() {
-            // Metadata is the uploader's own JSON; `docs upload` puts the file's path there.
-            let source = r.metadata.get("path").and_then(Value::as_str);
-            t.add_row(vec![
-                (rank + 1).to_string(),
-                format!("{:.4}", r.score),
-                r.document_id.to_string(),
-                or_dash(source),
-                one_line(&r.chunk_content, 80),
-            ]);
+    if ctx.json {
+        return print_json(&answer.json);
+    }
+    let hits: Vec<Hit> = answer.json["results"]
+        .as_array()
+        .map(|rs| rs.iter().map(hit).collect())
+        .unwrap_or_default();
+    let mut t = table(&["#", "SCORE", "DOCUMENT", "CHUNK", "SOURCE", "TEXT"]);
+    for (rank, h) in hits.into_iter().enumerate() {
+        // Metadata is the uploader's own JSON; `kb upload` puts the file's path there.
+        let source = h.metadata.get("path").and_then(Value::as_str);
+        t.add_row(vec![
+            (rank + 1).to_string(),
+            format!("{:.4}", h.score),
+            h.document_id,
+            or_dash(h.chunk_index),
+            or_dash(source),
+            one_line(&h.text, 80),
+        ]);
+    }
+    align_right(&mut t, &[0, 1, 3]);
+    print_table(&t, "No results.");
+    Ok(())
+}
+
+fn hit(r: &Value) -> Hit {
+    Hit {
+        score: r["score"].as_f64().unwrap_or(0.0),
+        document_id: r["document_id"].as_str().unwrap_or_default().to_owned(),
+        chunk_index: r["chunk_index"].as_i64(),
+        metadata: r["metadata"].as_object().cloned().unwrap_or_default(),
+        text: r["chunk_content"].as_str().unwrap_or_default().to_owned(),
+    }
+}
+
+/// `--filter` pairs as the API's filter object: a key given twice matches any of its values.
+fn filter_object(pairs: Vec<(String, Value)>) -> Map<String, Value> {
+    let mut filter = Map::new();
+    for (key, value) in pairs {
+        match filter.get_mut(&key) {
+            None => {
+                filter.insert(key, value);
+            }
+            Some(Value::Array(values)) => values.push(value),
+            Some(first) => *first = json!([first.take(), value]),
         }
-        align_right(&mut t, &[0, 1]);
-        print_table(&t, "No results.");
-        Ok(())
-    })
+    }
+    filter
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::filter_object;
+
+    #[test]
+    fn a_key_given_twice_matches_any_of_its_values() {
+        let pairs = vec![
+            ("lang".to_owned(), json!("en")),
+            ("tier".to_owned(), json!("pro")),
+            ("lang".to_owned(), json!("de")),
+            ("lang".to_owned(), json!("fr")),
+        ];
+        assert_eq!(
+            json!(filter_object(pairs)),
+            json!({"lang": ["en", "de", "fr"], "tier": "pro"})
+        );
+    }
 }

@@ -37,6 +37,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Testimonials(c) => testimonials::run(&ctx, c).await,
         Command::Changelog(c) => changelog::run(&ctx, c).await,
         Command::Indexes(c) => kb::indexes(&ctx, c).await,
+        Command::Kb(c) => kb::run(&ctx, c).await,
         Command::Docs(c) => kb::docs(&ctx, c).await,
         Command::Search(args) => kb::search(&ctx, args).await,
         Command::Stats(args) => analytics::stats(&ctx, args).await,

@@ -1,4 +1,6 @@
-//! `shipmate docs upload`: files and folders to documents, a few uploads in flight at once.
+//! `shipmate kb upload`: files and folders to documents, upserted by external id, a few uploads
+//! in flight at once. Markdown, text and HTML go as JSON to the upsert endpoint; PDFs as files
+//! (multipart) to the file endpoint, since only the server extracts their text.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -7,7 +9,6 @@ use anyhow::{anyhow, bail, Context};
 use futures::stream::{self, StreamExt};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Map, Value};
-use shipmate_types::kb::{Document, NewDocument};
 
 use crate::cli::UploadArgs;
 use crate::client::{Auth, Client};
@@ -15,26 +16,77 @@ use crate::commands::{project_id, seg};
 use crate::ctx::Ctx;
 use crate::output::{plural, print_json};
 
-/// The API's limit on a document's content (bytes).
-const MAX_BYTES: u64 = 102_400;
-/// Files picked up when walking a folder; a file named explicitly is uploaded whatever its name.
-const EXTENSIONS: &[&str] = &["md", "markdown", "txt", "rst", "html"];
+/// The API's limit on a document's text (bytes).
+const MAX_TEXT_BYTES: u64 = 102_400;
+/// The API's limit on an uploaded file (HTML and PDF: the limit holds on their extracted text).
+const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+const TAKEN: &str = ".md, .txt, .html or .pdf";
+
+/// What a file holds, from its extension.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Markdown,
+    Text,
+    Html,
+    Pdf,
+}
+
+impl Kind {
+    fn of(path: &Path) -> Option<Kind> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "md" | "markdown" => Kind::Markdown,
+            "txt" => Kind::Text,
+            "html" | "htm" => Kind::Html,
+            "pdf" => Kind::Pdf,
+            _ => return None,
+        })
+    }
+
+    fn content_type(self) -> &'static str {
+        match self {
+            Kind::Markdown => "text/markdown",
+            Kind::Text => "text/plain",
+            Kind::Html => "text/html",
+            Kind::Pdf => "application/pdf",
+        }
+    }
+
+    fn max_bytes(self) -> u64 {
+        match self {
+            Kind::Markdown | Kind::Text => MAX_TEXT_BYTES,
+            Kind::Html | Kind::Pdf => MAX_FILE_BYTES,
+        }
+    }
+}
 
 struct File {
     path: PathBuf,
-    /// Stored as the document's `metadata.path`.
+    kind: Kind,
+    /// Stored as the document's `metadata.path`, and its external id unless --external-id.
     rel: String,
 }
 
 struct Outcome {
     rel: String,
+    external_id: String,
     result: anyhow::Result<Uploaded>,
 }
 
 struct Uploaded {
     chunks: u64,
+    reused: u64,
     /// The document as the server answered, for `--json`.
     json: Value,
+}
+
+/// What every upload of one run shares.
+struct Target<'a> {
+    client: &'a Client,
+    pid: &'a str,
+    /// `/v1/indexes/<id>/documents`.
+    base: String,
+    metadata: Option<&'a Map<String, Value>>,
 }
 
 pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
@@ -44,27 +96,39 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
     for root in &args.paths {
         collect(root, &mut files, &mut skipped)?;
     }
+    if let Some(id) = &args.external_id {
+        if files.len() != 1 {
+            bail!("--external-id names one document, and {} files were found; without it each file's external id is its relative path", files.len());
+        }
+        if id.trim().is_empty() || id.chars().count() > 256 {
+            bail!("--external-id must be 1 to 256 characters");
+        }
+    }
     if files.is_empty() && skipped == 0 {
-        eprintln!(
-            "warning: no files to upload (folders are searched for .{} files)",
-            EXTENSIONS.join(", .")
-        );
+        eprintln!("warning: no files to upload (folders are searched for {TAKEN} files)");
     }
 
     let total = files.len();
     let bar = progress_bar(total as u64);
-    let endpoint = format!("/v1/indexes/{}/documents", seg(&args.index));
-    let (client, pid, endpoint, bar_ref) = (&ctx.client, pid.as_str(), endpoint.as_str(), &bar);
+    let target = Target {
+        client: &ctx.client,
+        pid: &pid,
+        base: format!("/v1/indexes/{}/documents", seg(&args.index)),
+        metadata: args.metadata.as_ref(),
+    };
+    let (target, bar_ref, chosen_id) = (&target, &bar, args.external_id.as_deref());
     let outcomes: Vec<Outcome> = stream::iter(files)
         .map(move |file| async move {
             bar_ref.set_message(file.rel.clone());
-            let result = upload_one(client, pid, endpoint, &file).await;
+            let external_id = chosen_id.unwrap_or(&file.rel).to_owned();
+            let result = upload_one(target, &file, &external_id).await;
             if let Err(e) = &result {
                 bar_ref.suspend(|| eprintln!("failed: {}: {e:#}", file.rel));
             }
             bar_ref.inc(1);
             Outcome {
                 rel: file.rel,
+                external_id,
                 result,
             }
         })
@@ -73,8 +137,7 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
         .await;
     bar.finish_and_clear();
 
-    let mut uploaded = 0u64;
-    let mut chunks = 0u64;
+    let (mut uploaded, mut chunks, mut reused) = (0u64, 0u64, 0u64);
     let mut documents = Vec::new();
     let mut errors = Vec::new();
     for o in outcomes {
@@ -82,7 +145,10 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
             Ok(doc) => {
                 uploaded += 1;
                 chunks += doc.chunks;
-                documents.push(json!({ "path": o.rel, "document": doc.json }));
+                reused += doc.reused;
+                documents.push(
+                    json!({ "path": o.rel, "external_id": o.external_id, "document": doc.json }),
+                );
             }
             Err(e) => errors.push(json!({ "path": o.rel, "error": format!("{e:#}") })),
         }
@@ -93,6 +159,7 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
         print_json(&json!({
             "uploaded": uploaded,
             "chunks": chunks,
+            "chunks_reused": reused,
             "skipped": skipped,
             "failed": failed,
             "documents": documents,
@@ -100,7 +167,7 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
         }))?;
     } else {
         println!(
-            "Uploaded {} ({}), {skipped} skipped, {failed} failed",
+            "Uploaded {} ({}, {reused} reused), {skipped} skipped, {failed} failed",
             plural(uploaded, "document", "documents"),
             plural(chunks, "chunk", "chunks"),
         );
@@ -112,30 +179,119 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
 }
 
 async fn upload_one(
-    client: &Client,
-    pid: &str,
-    endpoint: &str,
+    target: &Target<'_>,
     file: &File,
+    external_id: &str,
 ) -> anyhow::Result<Uploaded> {
-    let content = tokio::fs::read_to_string(&file.path)
-        .await
-        .map_err(|e| anyhow!("cannot read it as UTF-8 text: {e}"))?;
-    let metadata = Map::from_iter([("path".to_owned(), Value::String(file.rel.clone()))]);
-    let new = NewDocument {
-        content,
-        metadata: Some(metadata),
-        ..Default::default()
+    let mut metadata = Map::from_iter([("path".to_owned(), Value::String(file.rel.clone()))]);
+    if let Some(extra) = target.metadata {
+        metadata.extend(extra.clone());
+    }
+    let auth = Auth::InProject(target.pid);
+    let answer = if file.kind == Kind::Pdf {
+        let bytes = tokio::fs::read(&file.path)
+            .await
+            .map_err(|e| anyhow!("cannot read it: {e}"))?;
+        let name = file
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let form = Multipart::new()
+            .text("external_id", external_id)
+            .text("metadata", &Value::Object(metadata).to_string())
+            .file("file", &name, file.kind.content_type(), &bytes);
+        let (content_type, body) = form.finish();
+        target
+            .client
+            .post_raw(&format!("{}/file", target.base), auth, &content_type, body)
+            .await?
+    } else {
+        let content = tokio::fs::read_to_string(&file.path)
+            .await
+            .map_err(|e| anyhow!("cannot read it as UTF-8 text: {e}"))?;
+        let body = json!({
+            "content": content,
+            "content_type": file.kind.content_type(),
+            "metadata": metadata,
+        });
+        let path = format!("{}/by-external-id/{}", target.base, seg(external_id));
+        target.client.put(&path, auth, &body).await?
     };
-    let answer = client.post(endpoint, Auth::InProject(pid), &new).await?;
-    let doc: Document = answer.decode()?;
+    let count = |k: &str| answer.json[k].as_u64().unwrap_or(0);
     Ok(Uploaded {
-        chunks: u64::try_from(doc.chunks_created).unwrap_or(0),
+        chunks: count("chunks_created"),
+        reused: count("chunks_reused"),
         json: answer.json,
     })
 }
 
-/// Adds `root` (a file, or a folder walked recursively) to `out`; oversized and empty files are
-/// skipped with a warning.
+/// A `multipart/form-data` body (RFC 7578), written out here: the CLI sends one file per request
+/// and reqwest's multipart feature would add a dependency for these few lines.
+struct Multipart {
+    boundary: String,
+    body: Vec<u8>,
+}
+
+impl Multipart {
+    fn new() -> Self {
+        Multipart {
+            boundary: format!("shipmate-{:032x}", rand::random::<u128>()),
+            body: Vec::new(),
+        }
+    }
+
+    fn part(mut self, disposition: &str, content_type: Option<&str>, data: &[u8]) -> Self {
+        let mut head = format!(
+            "--{}\r\nContent-Disposition: form-data; {disposition}\r\n",
+            self.boundary
+        );
+        if let Some(ct) = content_type {
+            head.push_str(&format!("Content-Type: {ct}\r\n"));
+        }
+        head.push_str("\r\n");
+        self.body.extend_from_slice(head.as_bytes());
+        self.body.extend_from_slice(data);
+        self.body.extend_from_slice(b"\r\n");
+        self
+    }
+
+    fn text(self, name: &str, value: &str) -> Self {
+        self.part(&format!("name=\"{name}\""), None, value.as_bytes())
+    }
+
+    fn file(self, name: &str, filename: &str, content_type: &str, data: &[u8]) -> Self {
+        // Quotes and line breaks cannot be escaped in a filename parameter; they are replaced.
+        let filename: String = filename
+            .chars()
+            .map(|c| {
+                if matches!(c, '"' | '\r' | '\n' | '\\') {
+                    '_'
+                } else {
+                    c
+                }
+            })
+            .collect();
+        self.part(
+            &format!("name=\"{name}\"; filename=\"{filename}\""),
+            Some(content_type),
+            data,
+        )
+    }
+
+    /// The `Content-Type` header and the body.
+    fn finish(mut self) -> (String, Vec<u8>) {
+        self.body
+            .extend_from_slice(format!("--{}--\r\n", self.boundary).as_bytes());
+        (
+            format!("multipart/form-data; boundary={}", self.boundary),
+            self.body,
+        )
+    }
+}
+
+/// Adds `root` (a file, or a folder walked recursively) to `out`; oversized, empty and (in
+/// folders) unsupported files are skipped with a note.
 fn collect(root: &Path, out: &mut Vec<File>, skipped: &mut u64) -> anyhow::Result<()> {
     let meta =
         std::fs::metadata(root).with_context(|| format!("cannot read {}", root.display()))?;
@@ -151,7 +307,9 @@ fn collect(root: &Path, out: &mut Vec<File>, skipped: &mut u64) -> anyhow::Resul
         } else {
             slash_path(root.strip_prefix(".").unwrap_or(root))
         };
-        consider(root.to_path_buf(), rel, meta.len(), out, skipped);
+        // A file named explicitly is taken whatever its name: as plain text if not one of ours.
+        let kind = Kind::of(root).unwrap_or(Kind::Text);
+        consider(root.to_path_buf(), kind, rel, meta.len(), out, skipped);
         Ok(())
     }
 }
@@ -178,31 +336,39 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<File>, skipped: &mut u64) -> anyh
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
         };
-        if !meta.is_file() || !has_text_extension(&path) {
+        if !meta.is_file() {
             continue;
         }
         let rel = slash_path(path.strip_prefix(root).unwrap_or(&path));
-        consider(path, rel, meta.len(), out, skipped);
+        match Kind::of(&path) {
+            Some(kind) => consider(path, kind, rel, meta.len(), out, skipped),
+            None => {
+                eprintln!("note: skipping {rel}: not a {TAKEN} file");
+                *skipped += 1;
+            }
+        }
     }
     Ok(())
 }
 
-fn consider(path: PathBuf, rel: String, len: u64, out: &mut Vec<File>, skipped: &mut u64) {
-    if len > MAX_BYTES {
-        eprintln!("warning: skipping {rel}: {len} bytes is over the {MAX_BYTES}-byte limit");
+fn consider(
+    path: PathBuf,
+    kind: Kind,
+    rel: String,
+    len: u64,
+    out: &mut Vec<File>,
+    skipped: &mut u64,
+) {
+    let max = kind.max_bytes();
+    if len > max {
+        eprintln!("warning: skipping {rel}: {len} bytes is over the {max}-byte limit");
         *skipped += 1;
     } else if len == 0 {
         eprintln!("warning: skipping {rel}: the file is empty");
         *skipped += 1;
     } else {
-        out.push(File { path, rel });
+        out.push(File { path, kind, rel });
     }
-}
-
-fn has_text_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
 /// `guides/setup.md` whatever the platform's separator.
@@ -230,11 +396,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn folders_are_filtered_by_extension_and_paths_are_relative() {
-        assert!(has_text_extension(Path::new("a/b/Guide.MD")));
-        assert!(has_text_extension(Path::new("notes.rst")));
-        assert!(!has_text_extension(Path::new("logo.png")));
-        assert!(!has_text_extension(Path::new("Makefile")));
+    fn files_are_typed_by_extension_and_paths_are_relative() {
+        assert_eq!(Kind::of(Path::new("a/b/Guide.MD")), Some(Kind::Markdown));
+        assert_eq!(Kind::of(Path::new("page.htm")), Some(Kind::Html));
+        assert_eq!(Kind::of(Path::new("manual.pdf")), Some(Kind::Pdf));
+        assert_eq!(Kind::of(Path::new("logo.png")), None);
+        assert_eq!(Kind::of(Path::new("Makefile")), None);
         assert_eq!(slash_path(Path::new("guides/setup.md")), "guides/setup.md");
+    }
+
+    #[test]
+    fn a_multipart_body_has_each_part_between_boundaries() {
+        let (ct, body) = Multipart::new()
+            .text("external_id", "a.pdf")
+            .file("file", "a\"b.pdf", "application/pdf", b"%PDF")
+            .finish();
+        let boundary = ct.strip_prefix("multipart/form-data; boundary=").unwrap();
+        let text = String::from_utf8(body).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"external_id\"\r\n\r\na.pdf\r\n\
+                 --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a_b.pdf\"\r\n\
+                 Content-Type: application/pdf\r\n\r\n%PDF\r\n--{boundary}--\r\n"
+            )
+        );
     }
 }
