@@ -477,6 +477,9 @@ test('documents.upsert creates then replaces by external id, reusing unchanged c
     assert.equal(again.id, first.id);
     assert.equal(again.chunks_reused, again.chunks_created);
     assert.equal(again.status, 'ready');
+    const { data: chunks } = await sm.documents.chunks(index.id, first.id);
+    assert.deepEqual(chunks.map((c) => [c.chunk_index, c.ready]), [[0, true]]);
+    assert.match(chunks[0].content, /RF-14/);
     const { results } = await sm.search(index.id, { query: 'RF-14', mode: 'keyword', filter: { v: [2, 3] } });
     assert.equal(results.length, 1);
     assert.equal(results[0].chunk_index, 0);

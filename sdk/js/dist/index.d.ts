@@ -66,6 +66,7 @@ export type Metadata = NonNullable<Schemas['NewDocument']['metadata']>;
 export type DocumentInput = Schemas['NewDocument'];
 export type DocumentStatus = Schemas['DocumentStatus'];
 export type Document = Schemas['Document'];
+export type Chunk = Schemas['Chunk'];
 /** Options of `documents.uploadFile`. */
 export interface FileUploadOptions {
     /** The file name sent; its extension (`.md`, `.txt`, `.html`, `.pdf`) says how to read it. Defaults to the `File`'s name. */
@@ -235,6 +236,8 @@ export declare class Shipmate {
         list: (indexId: string, query?: DocumentListQuery) => Promise<Page<Document>>;
         /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
         get: (indexId: string, docId: string) => Promise<Document>;
+        /** `GET /v1/indexes/:indexId/documents/:docId/chunks`: the newest version's chunks, in order. */
+        chunks: (indexId: string, docId: string) => Promise<List<Chunk>>;
         /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
         delete: (indexId: string, docId: string) => Promise<Deleted>;
         /**

@@ -148,6 +148,8 @@ export class Shipmate {
             list: (indexId, query = {}) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents`, undefined, { page: query.page, per_page: query.perPage ?? query.per_page }),
             /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
             get: (indexId, docId) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+            /** `GET /v1/indexes/:indexId/documents/:docId/chunks`: the newest version's chunks, in order. */
+            chunks: (indexId, docId) => this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}/chunks`),
             /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
             delete: (indexId, docId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
             /**

@@ -85,6 +85,7 @@ export type Metadata = NonNullable<Schemas['NewDocument']['metadata']>;
 export type DocumentInput = Schemas['NewDocument'];
 export type DocumentStatus = Schemas['DocumentStatus'];
 export type Document = Schemas['Document'];
+export type Chunk = Schemas['Chunk'];
 
 /** Options of `documents.uploadFile`. */
 export interface FileUploadOptions {
@@ -375,6 +376,9 @@ export class Shipmate {
     /** `GET /v1/indexes/:indexId/documents/:docId`: shows `status`. */
     get: (indexId: string, docId: string): Promise<Document> =>
       this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),
+    /** `GET /v1/indexes/:indexId/documents/:docId/chunks`: the newest version's chunks, in order. */
+    chunks: (indexId: string, docId: string): Promise<List<Chunk>> =>
+      this.request('GET', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}/chunks`),
     /** `DELETE /v1/indexes/:indexId/documents/:docId`: the document and its chunks. */
     delete: (indexId: string, docId: string): Promise<Deleted> =>
       this.request('DELETE', `/v1/indexes/${seg(indexId)}/documents/${seg(docId)}`),

@@ -939,6 +939,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/indexes/{index_id}/documents/{doc_id}/chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The chunks of the document's newest version, in order, each with whether it has its vector. */
+        get: operations["knowledge_base_document_chunks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/indexes/{index_id}/search": {
         parameters: {
             query?: never;
@@ -1567,6 +1584,20 @@ export interface components {
         };
         /** @enum {string} */
         ChangelogType: "feature" | "improvement" | "fix" | "breaking";
+        /** @description One chunk of a document's newest version, in order (`GET .../documents/:id/chunks`). */
+        Chunk: {
+            /**
+             * Format: int32
+             * @description The chunk's place in its document, from 0 (as search results give it).
+             */
+            chunk_index: number;
+            content: string;
+            /**
+             * @description Whether it has its vector (unchanged chunks of an upsert keep theirs); a version is
+             *     searchable once all of its chunks have one.
+             */
+            ready: boolean;
+        };
         Comment: {
             author: components["schemas"]["CommentAuthor"];
             body: string;
@@ -1945,6 +1976,22 @@ export interface components {
                 /** Format: uuid */
                 project_id: string;
                 scopes: components["schemas"]["Scope"][];
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
+        List_Chunk: {
+            data: {
+                /**
+                 * Format: int32
+                 * @description The chunk's place in its document, from 0 (as search results give it).
+                 */
+                chunk_index: number;
+                content: string;
+                /**
+                 * @description Whether it has its vector (unchanged chunks of an upsert keep theirs); a version is
+                 *     searchable once all of its chunks have one.
+                 */
+                ready: boolean;
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
@@ -10431,6 +10478,127 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such document */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_document_chunks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+                doc_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Chunk"];
                 };
             };
             /** @description malformed JSON */
