@@ -209,8 +209,7 @@ async fn help_completions_and_usage_errors_need_no_server() {
         "testimonials",
         "changelog",
         "indexes",
-        "docs",
-        "search",
+        "kb",
         "stats",
         "completions",
     ] {
