@@ -77,6 +77,10 @@ pub struct CommonSettings {
     /// holding its own copy of the model in memory.
     #[arg(long, env = "SHIPMATE_EMBED_SESSIONS", default_value_t = crate::kb::local::DEFAULT_SESSIONS)]
     pub embed_sessions: usize,
+    /// Most calls in flight to one embedding provider per process (the worker's document
+    /// batches, the api's queries). A 429 or 503 halves the limit for a while (AIMD).
+    #[arg(long, env = "SHIPMATE_EMBED_PROVIDER_CONCURRENCY", default_value_t = 8)]
+    pub embed_provider_concurrency: usize,
     /// Database connections per process.
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,

@@ -238,15 +238,32 @@ pub async fn delete_by_external_id(
 /// a claim takes, hence how long a newly uploaded document waits and how much work a lease covers.
 pub async fn claim(
     db: &PgPool,
+    lane: &Lane,
     limit: i64,
     chunk_budget: i64,
     lease_secs: i64,
 ) -> AppResult<Vec<Uuid>> {
-    Ok(sqlx::query_scalar!("with ranked as (
-            select id, created_at, chunks_created,
-                   row_number() over (partition by project_id order by created_at) as turn
-            from kb_documents
-            where status = 'pending' and (lease_until is null or lease_until < now())
+    // Each project's oldest few documents only, found by a skip scan over the projects with work
+    // waiting: ranking every pending document took 31 ms at 20,000 waiting, per claim.
+    Ok(sqlx::query_scalar!("with recursive projects as (
+            (select project_id from kb_documents where status = 'pending' order by project_id limit 1)
+            union all
+            select (select d.project_id from kb_documents d
+                    where d.status = 'pending' and d.project_id > p.project_id
+                    order by d.project_id limit 1)
+            from projects p where p.project_id is not null
+         ), ranked as (
+            select c.id, c.created_at, c.chunks_created,
+                   row_number() over (partition by p.project_id order by c.created_at) as turn
+            from projects p cross join lateral (
+                select d.id, d.created_at, d.chunks_created
+                from kb_documents d join kb_indexes i on i.id = d.index_id
+                where d.project_id = p.project_id and d.status = 'pending'
+                  and (d.lease_until is null or d.lease_until < now())
+                  and (i.embedding_model = any($4)) = $5
+                order by d.created_at limit $1
+            ) c
+            where p.project_id is not null
          ), ordered as (
             select id, turn, created_at,
                    sum(chunks_created) over (order by turn, created_at rows unbounded preceding) - chunks_created as before
@@ -257,9 +274,16 @@ pub async fn claim(
          update kb_documents d set lease_until = now() + make_interval(secs => $2), attempts = attempts + 1
          from pick
          where d.id = pick.id and d.status = 'pending' and (d.lease_until is null or d.lease_until < now())
-         returning d.id", limit, lease_secs as f64, chunk_budget)
+         returning d.id", limit, lease_secs as f64, chunk_budget, &lane.remote_models, lane.remote)
     .fetch_all(db)
     .await?)
+}
+
+/// Which documents a claim takes: those whose index embeds with a remote provider (many calls in
+/// flight, each waiting on the network) or the rest (local models, bound by this machine's cores).
+pub struct Lane {
+    pub remote: bool,
+    pub remote_models: Vec<String>,
 }
 
 /// A chunk still to embed, with the model its index uses.

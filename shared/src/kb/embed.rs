@@ -21,6 +21,12 @@ pub trait Embedder: Send + Sync {
     /// Largest input in tokens; longer text is truncated by the model.
     fn max_tokens(&self) -> usize;
 
+    /// Inputs per call of a remote provider, whose calls the worker keeps several of in flight;
+    /// `None` for a local model, which batches by tokens on this machine's cores.
+    fn batch_size(&self) -> Option<usize> {
+        None
+    }
+
     /// One vector per text, in order.
     async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>>;
 

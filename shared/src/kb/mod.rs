@@ -1,5 +1,6 @@
 //! Knowledge base: indexes of documents, chunked and embedded, searched by cosine similarity.
 
+pub mod aimd;
 pub mod chunking;
 pub mod content;
 pub mod documents;

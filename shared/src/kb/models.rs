@@ -109,6 +109,15 @@ impl Registry {
         self.models.iter().map(|(m, _)| m.clone()).collect()
     }
 
+    /// Models served over the network rather than on this machine (or not at all here).
+    pub fn remote_models(&self) -> Vec<String> {
+        self.models
+            .iter()
+            .filter(|(_, b)| !matches!(b, Backend::Local(..)))
+            .map(|(m, _)| m.id.clone())
+            .collect()
+    }
+
     pub fn info(&self, id: &str) -> Option<&ModelInfo> {
         self.models.iter().find(|(m, _)| m.id == id).map(|(m, _)| m)
     }
@@ -147,12 +156,14 @@ impl Registry {
                 s.provider_a_key.clone().unwrap_or_default(),
                 id,
                 info.dimensions,
+                s.embed_provider_concurrency,
             )),
             Backend::ProviderB => Arc::new(ProviderB::new(
                 &s.provider_b_url,
                 s.provider_b_key.clone().unwrap_or_default(),
                 id,
                 info.dimensions,
+                s.embed_provider_concurrency,
             )),
             Backend::None => {
                 return Err(AppError::Unavailable(format!(

@@ -7,18 +7,29 @@ use anyhow::{anyhow, bail};
 use async_trait::async_trait;
 use serde_json::{json, Value};
 
+use super::aimd::Aimd;
 use super::embed::{Embedder, InputKind};
 use crate::config::Secret;
 
 const ATTEMPTS: u32 = 5;
 
-/// Sends the request built by `make`, retrying transient failures; returns the JSON answer.
-async fn post_json(make: impl Fn() -> reqwest::RequestBuilder) -> anyhow::Result<Value> {
+/// Sends the request built by `make` within the provider's limit on calls in flight, retrying
+/// transient failures; returns the answer.
+async fn post_json<T: serde::de::DeserializeOwned>(
+    limit: &Aimd,
+    make: impl Fn() -> reqwest::RequestBuilder,
+) -> anyhow::Result<T> {
     let mut delay = Duration::from_millis(200);
     for attempt in 1..=ATTEMPTS {
         let last = attempt == ATTEMPTS;
+        let permit = limit.acquire().await;
         match make().send().await {
-            Ok(res) if res.status().is_success() => return Ok(res.json().await?),
+            Ok(res) if res.status().is_success() => {
+                // Read before the verdict: the body is part of the call the provider serves.
+                let body = res.json().await;
+                permit.succeeded();
+                return body.map_err(|e| anyhow!("the provider's answer could not be read: {e}"));
+            }
             Ok(res) if res.status().as_u16() == 429 || res.status().is_server_error() => {
                 let status = res.status();
                 if last {
@@ -31,8 +42,14 @@ async fn post_json(make: impl Fn() -> reqwest::RequestBuilder) -> anyhow::Result
                     .and_then(|v| v.trim().parse::<f64>().ok())
                     .map(|s| Duration::from_secs_f64(s.clamp(0.0, 60.0)))
                     .unwrap_or(delay);
-                tracing::warn!(%status, attempt, wait_ms = wait.as_millis() as u64, "embedding provider busy; retrying");
-                tokio::time::sleep(wait).await;
+                tracing::warn!(%status, attempt, wait_ms = wait.as_millis() as u64, limit = limit.limit(), "embedding provider busy; retrying");
+                if status.as_u16() == 429 || status.as_u16() == 503 {
+                    // Rate limited or overloaded: every call of this process slows down.
+                    permit.overloaded(wait);
+                } else {
+                    drop(permit);
+                    tokio::time::sleep(wait).await;
+                }
             }
             Ok(res) => {
                 let status = res.status();
@@ -44,6 +61,7 @@ async fn post_json(make: impl Fn() -> reqwest::RequestBuilder) -> anyhow::Result
             }
             Err(e) if last => return Err(e.into()),
             Err(e) => {
+                drop(permit);
                 tracing::warn!(error = %e, attempt, "embedding provider unreachable; retrying");
                 tokio::time::sleep(delay).await;
             }
@@ -63,6 +81,7 @@ fn client() -> reqwest::Client {
 /// Provider A: `POST {base}/embeddings` with `{model, input, input_type}`, answering `{data: [{embedding, index}]}`.
 pub struct ProviderA {
     http: reqwest::Client,
+    limit: Aimd,
     base: String,
     key: Secret,
     model: String,
@@ -72,9 +91,10 @@ pub struct ProviderA {
 impl ProviderA {
     pub const BATCH: usize = 128;
 
-    pub fn new(base: &str, key: Secret, model: &str, dimensions: usize) -> Self {
+    pub fn new(base: &str, key: Secret, model: &str, dimensions: usize, in_flight: usize) -> Self {
         ProviderA {
             http: client(),
+            limit: Aimd::new(in_flight),
             base: base.trim_end_matches('/').to_owned(),
             key,
             model: model.to_owned(),
@@ -93,6 +113,10 @@ impl Embedder for ProviderA {
         8_000
     }
 
+    fn batch_size(&self) -> Option<usize> {
+        Some(Self::BATCH)
+    }
+
     async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
         let input_type = if kind == InputKind::Query {
             "query"
@@ -103,20 +127,15 @@ impl Embedder for ProviderA {
         for batch in texts.chunks(Self::BATCH) {
             let body = json!({ "model": self.model, "input": batch, "input_type": input_type, "encoding_format": "float" });
             let url = format!("{}/embeddings", self.base);
-            let answer = post_json(|| {
+            let answer: AnswerA = post_json(&self.limit, || {
                 self.http
                     .post(&url)
                     .bearer_auth(self.key.expose())
                     .json(&body)
             })
             .await?;
-            let mut data: Vec<(u64, Vec<f32>)> = answer["data"]
-                .as_array()
-                .ok_or_else(|| anyhow!("provider A: no data in the answer"))?
-                .iter()
-                .map(|d| (d["index"].as_u64().unwrap_or(0), floats(&d["embedding"])))
-                .collect();
-            data.sort_by_key(|(i, _)| *i);
+            let mut data = answer.data;
+            data.sort_by_key(|d| d.index);
             if data.len() != batch.len() {
                 bail!(
                     "provider A: {} embeddings for {} inputs",
@@ -124,7 +143,7 @@ impl Embedder for ProviderA {
                     batch.len()
                 );
             }
-            out.extend(data.into_iter().map(|(_, v)| v));
+            out.extend(data.into_iter().map(|d| d.embedding));
         }
         check_dims(&out, self.dimensions)?;
         Ok(out)
@@ -134,6 +153,7 @@ impl Embedder for ProviderA {
 /// Provider B: `POST {base}/models/{model}:batchEmbedContents` with retrieval task types.
 pub struct ProviderB {
     http: reqwest::Client,
+    limit: Aimd,
     base: String,
     key: Secret,
     model: String,
@@ -143,9 +163,10 @@ pub struct ProviderB {
 impl ProviderB {
     pub const BATCH: usize = 100;
 
-    pub fn new(base: &str, key: Secret, model: &str, dimensions: usize) -> Self {
+    pub fn new(base: &str, key: Secret, model: &str, dimensions: usize, in_flight: usize) -> Self {
         ProviderB {
             http: client(),
+            limit: Aimd::new(in_flight),
             base: base.trim_end_matches('/').to_owned(),
             key,
             model: model.to_owned(),
@@ -164,6 +185,10 @@ impl Embedder for ProviderB {
         2_000
     }
 
+    fn batch_size(&self) -> Option<usize> {
+        Some(Self::BATCH)
+    }
+
     async fn embed(&self, texts: Vec<String>, kind: InputKind) -> anyhow::Result<Vec<Vec<f32>>> {
         let task = if kind == InputKind::Query {
             "RETRIEVAL_QUERY"
@@ -179,16 +204,14 @@ impl Embedder for ProviderB {
                 .map(|t| json!({ "model": model, "content": { "parts": [{ "text": t }] }, "taskType": task, "outputDimensionality": self.dimensions }))
                 .collect();
             let body = json!({ "requests": requests });
-            let answer = post_json(|| {
+            let answer: AnswerB = post_json(&self.limit, || {
                 self.http
                     .post(&url)
                     .header("x-goog-api-key", self.key.expose())
                     .json(&body)
             })
             .await?;
-            let embeddings = answer["embeddings"]
-                .as_array()
-                .ok_or_else(|| anyhow!("provider B: no embeddings in the answer"))?;
+            let embeddings = answer.embeddings;
             if embeddings.len() != batch.len() {
                 bail!(
                     "provider B: {} embeddings for {} inputs",
@@ -196,22 +219,35 @@ impl Embedder for ProviderB {
                     batch.len()
                 );
             }
-            out.extend(embeddings.iter().map(|e| floats(&e["values"])));
+            out.extend(embeddings.into_iter().map(|e| e.values));
         }
         check_dims(&out, self.dimensions)?;
         Ok(out)
     }
 }
 
-fn floats(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_f64)
-                .map(|x| x as f32)
-                .collect()
-        })
-        .unwrap_or_default()
+// Typed answers: a batch carries 100k+ floats, read straight into vectors rather than through
+// `serde_json::Value`.
+#[derive(serde::Deserialize)]
+struct AnswerA {
+    data: Vec<ItemA>,
+}
+
+#[derive(serde::Deserialize)]
+struct ItemA {
+    #[serde(default)]
+    index: usize,
+    embedding: Vec<f32>,
+}
+
+#[derive(serde::Deserialize)]
+struct AnswerB {
+    embeddings: Vec<ItemB>,
+}
+
+#[derive(serde::Deserialize)]
+struct ItemB {
+    values: Vec<f32>,
 }
 
 fn check_dims(vectors: &[Vec<f32>], dims: usize) -> anyhow::Result<()> {

@@ -3,9 +3,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use shipmate_shared::kb::documents::{self, PendingChunk};
-use shipmate_shared::kb::embed::InputKind;
+use futures::StreamExt;
+
+use shipmate_shared::kb::documents::{self, Lane, PendingChunk};
+use shipmate_shared::kb::embed::{Embedder, InputKind};
 use shipmate_shared::kb::models::Registry;
 use sqlx::PgPool;
 use tokio::sync::watch;
@@ -25,14 +28,46 @@ pub struct Context {
 }
 
 /// Processes claimed documents until none is pending or the worker is told to stop (a claim in
-/// hand is finished first; the rest stay pending for the next worker).
+/// hand is finished first; the rest stay pending for the next worker). Documents of local models
+/// and of remote providers are claimed in two lanes side by side: a slow provider never holds up
+/// the local model, and the local model's small claims (freshness) never limit a provider's calls.
 pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
+    let remote_models = ctx.models.remote_models();
+    tokio::join!(
+        drain_lane(
+            ctx,
+            stop,
+            Lane {
+                remote: false,
+                remote_models: remote_models.clone()
+            }
+        ),
+        drain_lane(
+            ctx,
+            stop,
+            Lane {
+                remote: true,
+                remote_models
+            }
+        )
+    );
+}
+
+async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane) {
+    let s = &ctx.settings;
+    // A provider lane claims enough for every call it may keep in flight.
+    let scale = if lane.remote {
+        s.common.embed_provider_concurrency.max(1) as i64
+    } else {
+        1
+    };
     while !*stop.borrow() {
-        let lease = ctx.settings.embed_lease_secs as i64;
+        let lease = s.embed_lease_secs as i64;
         let docs = match documents::claim(
             &ctx.db,
-            ctx.settings.embed_claim,
-            ctx.settings.embed_claim_chunks,
+            &lane,
+            s.embed_claim * scale,
+            s.embed_claim_chunks * scale,
             lease,
         )
         .await
@@ -47,7 +82,7 @@ pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
         };
         // Instrumented rather than entered: an entered span held across awaits would also tag
         // whatever else the thread runs meanwhile (the analytics loop's logs).
-        let span = tracing::info_span!("embed", documents = docs.len());
+        let span = tracing::info_span!("embed", documents = docs.len(), remote = lane.remote);
         async {
             if let Err(failed) = process(ctx, &docs).await {
                 let error = format!("{:#}", failed.error);
@@ -113,7 +148,8 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             .or_default()
             .push(c);
     }
-    let mut written: Option<Written> = None;
+    let lease = ctx.settings.embed_lease_secs;
+    let mut renewed = Instant::now();
     for (model, mut chunks) in by_model {
         let embedder = ctx
             .models
@@ -121,20 +157,25 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             .map_err(|e| failed(&documents_of(&chunks))(anyhow::anyhow!("{e}")))?;
         // Sorting by length keeps each batch's padding small (every input is padded to the longest).
         chunks.sort_by_key(|c| c.content.len());
-        for batch in batches(&chunks, ctx.settings.embed_batch_tokens) {
-            let texts: Vec<String> = batch.iter().map(|c| c.content.clone()).collect();
-            let started = std::time::Instant::now();
-            // The previous batch is written while this one is inferred: the model never waits on Postgres.
-            let (vectors, stored) = tokio::join!(
-                embedder.embed(texts, InputKind::Document),
-                write(ctx, docs, written.take())
-            );
-            stored?;
-            let vectors = vectors.map_err(failed(&documents_of(batch)))?;
-            tracing::debug!(model = %model, size = batch.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
-            metrics::histogram!(EMBED_BATCH, "model" => model.clone())
-                .record(started.elapsed().as_secs_f64());
-            metrics::counter!(EMBEDDED_CHUNKS).increment(batch.len() as u64);
+        let (parts, in_flight) = match embedder.batch_size() {
+            // A provider's calls mostly wait on the network: several in flight (the provider's
+            // limit, which backs off on 429, decides how many are sent at once).
+            Some(size) => (
+                chunks.chunks(size).collect::<Vec<_>>(),
+                ctx.settings.common.embed_provider_concurrency.max(1),
+            ),
+            // A local model has the cores: one batch inferred while the previous one is written,
+            // so the model never waits on Postgres.
+            None => (batches(&chunks, ctx.settings.embed_batch_tokens), 2),
+        };
+        // Built before streaming: a closure in the stream would make the future not `Send`.
+        let calls: Vec<_> = parts
+            .into_iter()
+            .map(|batch| embed_and_store(ctx, embedder.clone(), model.clone(), batch))
+            .collect();
+        let mut done_batches = futures::stream::iter(calls).buffer_unordered(in_flight);
+        while let Some(batch) = done_batches.next().await {
+            let batch = batch?;
             let mut done = Vec::new();
             for c in batch {
                 if let Some(n) = left.get_mut(&c.document_id) {
@@ -144,55 +185,50 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
                     }
                 }
             }
-            written = Some(Written {
-                ids: batch.iter().map(|c| c.id).collect(),
-                documents: documents_of(batch),
-                vectors,
-                done,
-            });
+            let fail = |e: shipmate_shared::AppError| failed(&done)(e.into());
+            if !done.is_empty() {
+                let (ready, deliveries) = documents::finish(&ctx.db, &done).await.map_err(fail)?;
+                enqueue(&ctx.deliveries, &deliveries).await;
+                tracing::info!(ready, "documents embedded");
+            }
+            // The lease is renewed while the claim is worked on (a huge document, a slow provider),
+            // so it is not taken over meanwhile; a third of the lease apart, not every batch.
+            if renewed.elapsed() > Duration::from_secs(lease) / 3 {
+                documents::extend_lease(&ctx.db, docs, lease as i64)
+                    .await
+                    .map_err(all)?;
+                renewed = Instant::now();
+            }
         }
     }
-    write(ctx, docs, written).await?;
     // Documents without pending chunks (a retried claim whose vectors were all written) finish here.
     let (_, deliveries) = documents::finish(&ctx.db, docs).await.map_err(all)?;
     enqueue(&ctx.deliveries, &deliveries).await;
     Ok(())
 }
 
-/// One embedded batch on its way to Postgres, with its documents and those it completes.
-struct Written {
-    ids: Vec<Uuid>,
-    documents: Vec<Uuid>,
-    vectors: Vec<Vec<f32>>,
-    done: Vec<Uuid>,
-}
-
-/// Stores a batch's vectors and readies the documents it completes; the claim's lease is renewed
-/// with each batch, so a claim that takes long (a huge document, a slow provider) is not taken
-/// over while it is still being worked on.
-async fn write(ctx: &Context, claim: &[Uuid], batch: Option<Written>) -> Result<(), Failed> {
-    let Some(Written {
-        ids,
-        documents: involved,
-        vectors,
-        done,
-    }) = batch
-    else {
-        return Ok(());
-    };
-    let fail = |e: shipmate_shared::AppError| failed(&involved)(e.into());
+/// Embeds one batch and stores its vectors.
+async fn embed_and_store<'a>(
+    ctx: &Context,
+    embedder: Arc<dyn Embedder>,
+    model: String,
+    batch: &'a [PendingChunk],
+) -> Result<&'a [PendingChunk], Failed> {
+    let texts: Vec<String> = batch.iter().map(|c| c.content.clone()).collect();
+    let started = Instant::now();
+    let vectors = embedder
+        .embed(texts, InputKind::Document)
+        .await
+        .map_err(failed(&documents_of(batch)))?;
+    tracing::debug!(model = %model, size = batch.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
+    metrics::histogram!(EMBED_BATCH, "model" => model.clone())
+        .record(started.elapsed().as_secs_f64());
+    metrics::counter!(EMBEDDED_CHUNKS).increment(batch.len() as u64);
+    let ids: Vec<Uuid> = batch.iter().map(|c| c.id).collect();
     documents::store_embeddings(&ctx.db, &ids, vectors)
         .await
-        .map_err(fail)?;
-    if !done.is_empty() {
-        let (ready, deliveries) = documents::finish(&ctx.db, &done).await.map_err(fail)?;
-        enqueue(&ctx.deliveries, &deliveries).await;
-        tracing::info!(ready, "documents embedded");
-    }
-    documents::extend_lease(&ctx.db, claim, ctx.settings.embed_lease_secs as i64)
-        .await
-        .map_err(fail)?;
-    Ok(())
+        .map_err(|e| failed(&documents_of(batch))(e.into()))?;
+    Ok(batch)
 }
 
 /// Groups length-sorted chunks so each batch holds about `budget` tokens (padded size counts:

@@ -1,7 +1,8 @@
 //! Small fake embedding vendors: deterministic bag-of-words vectors, so similar texts are close.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -35,7 +36,32 @@ pub struct Counters {
     pub throttle_first: AtomicUsize,
     /// Refuse every call with 400.
     pub refuse: std::sync::atomic::AtomicBool,
-    pub last_input_type: std::sync::Mutex<Vec<String>>,
+    pub last_input_type: Mutex<Vec<String>>,
+    /// Milliseconds each provider A call takes.
+    pub delay_ms: AtomicU64,
+    /// Provider A answers 429 with `Retry-After: 1` to a call beyond this many in flight (0: no cap).
+    pub cap: AtomicUsize,
+    pub in_flight: AtomicUsize,
+    pub max_in_flight: AtomicUsize,
+    /// When each provider A call arrived, and whether it was throttled.
+    pub arrivals: Mutex<Vec<(Instant, bool)>>,
+}
+
+/// A provider A call in flight (counted until the answer is sent).
+struct InFlight<'a>(&'a Counters);
+
+impl<'a> InFlight<'a> {
+    fn enter(c: &'a Counters) -> (Self, usize) {
+        let now = c.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        c.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        (InFlight(c), now)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 pub struct FakeProvider {
@@ -92,6 +118,22 @@ async fn provider_a(
     if let Some(r) = gate(&c) {
         return r;
     }
+    let (_call, now) = InFlight::enter(&c);
+    let cap = c.cap.load(Ordering::SeqCst);
+    let throttled = cap > 0 && now > cap;
+    c.arrivals.lock().unwrap().push((Instant::now(), throttled));
+    if throttled {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [("retry-after", "1")],
+            "over the limit",
+        )
+            .into_response();
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(
+        c.delay_ms.load(Ordering::SeqCst),
+    ))
+    .await;
     if let Ok(mut t) = c.last_input_type.lock() {
         t.push(body["input_type"].as_str().unwrap_or_default().to_owned());
     }

@@ -15,6 +15,7 @@ mod kb_ingest;
 mod kb_search_modes;
 mod loop_delivery;
 mod privacy;
+mod provider_concurrency;
 mod providers;
 mod receivers;
 mod resilience;
