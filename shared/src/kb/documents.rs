@@ -177,7 +177,11 @@ pub async fn list(
     Ok((data, total))
 }
 
-pub async fn get(db: &PgPool, index_id: Uuid, id: Uuid) -> AppResult<Document> {
+pub async fn get<'e>(
+    db: impl sqlx::PgExecutor<'e>,
+    index_id: Uuid,
+    id: Uuid,
+) -> AppResult<Document> {
     sqlx::query_as::<_, Document>(&format!(
         "select {COLUMNS} from kb_documents where index_id = $1 and id = $2"
     ))

@@ -5,7 +5,7 @@ use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::documents::{go_live, insert_chunks, Document, Draft};
+use super::documents::{get, go_live, insert_chunks, Document, Draft};
 use super::indexes::IndexRef;
 use crate::AppResult;
 
@@ -37,6 +37,16 @@ pub async fn upsert(
         .fetch_optional(&mut *tx)
         .await?;
         if let Some(row) = found {
+            if unchanged(&mut tx, row.id, &draft).await? {
+                // The source re-sent what is live: nothing to write (a sync re-sending a whole
+                // corpus must not churn the index). The lock goes with the transaction.
+                let mut document = get(&mut *tx, index.id, row.id).await?;
+                document.chunks_reused = Some(draft.chunks.len() as i32);
+                return Ok(Upserted {
+                    document,
+                    created: false,
+                });
+            }
             break (row.id, row.generation + 1, false);
         }
         let inserted = sqlx::query_scalar!(
@@ -86,4 +96,24 @@ pub async fn upsert(
     tx.commit().await?;
     document.chunks_reused = Some(reused as i32);
     Ok(Upserted { document, created })
+}
+
+/// Whether the document is `ready` with exactly this metadata and these chunks, in order, and no
+/// other version on its way.
+async fn unchanged(conn: &mut sqlx::PgConnection, id: Uuid, draft: &Draft) -> AppResult<bool> {
+    Ok(sqlx::query_scalar!(
+        r#"select d.status = 'ready' and d.metadata = $2
+              and not exists (select 1 from kb_chunks c where c.document_id = d.id and not c.ready)
+              and (select coalesce(array_agg(c.content_hash order by c.ordinal), '{}') from kb_chunks c
+                   where c.document_id = d.id)
+                = (select coalesce(array_agg(md5(u.t) order by u.o), '{}')
+                   from unnest($3::text[]) with ordinality as u(t, o))
+              as "unchanged!"
+           from kb_documents d where d.id = $1"#,
+        id,
+        Json(&draft.metadata) as _,
+        &draft.chunks
+    )
+    .fetch_one(conn)
+    .await?)
 }

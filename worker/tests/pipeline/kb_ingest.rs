@@ -71,6 +71,39 @@ async fn upserting_by_external_id_replaces_the_document_and_reuses_unchanged_chu
         (Some(n), Some("ready"))
     );
     assert_eq!(same["metadata"], json!({"v": 2}));
+
+    // Exactly what is live, sent again (a sync re-sending its corpus): answered the same, and
+    // nothing is written, neither the document's row nor its chunks.
+    let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let written = || async {
+        sqlx::query_as::<_, (String, Vec<uuid::Uuid>)>(
+            "select d.xmin::text, array(select id from kb_chunks where document_id = d.id order by id)
+             from kb_documents d where d.id = $1::uuid",
+        )
+        .bind(id(&first))
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+    };
+    let before = written().await;
+    let (status, again) = put(
+        &app,
+        &k,
+        &index,
+        "guide-1",
+        json!({"content": v1, "metadata": {"v": 2}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(
+        (
+            again["id"].clone(),
+            again["chunks_reused"].as_i64(),
+            again["status"].as_str()
+        ),
+        (first["id"].clone(), Some(n), Some("ready"))
+    );
+    assert_eq!(written().await, before, "an unchanged upsert wrote nothing");
     let found = search_with(
         &app,
         &k,
