@@ -311,21 +311,6 @@ pub async fn pending_chunks(db: &PgPool, documents: &[Uuid]) -> AppResult<Vec<Pe
     .await?)
 }
 
-/// Writes vectors by chunk id: a repeated job rewrites the same rows, never adds any.
-pub async fn store_embeddings(db: &PgPool, ids: &[Uuid], vectors: Vec<Vec<f32>>) -> AppResult<()> {
-    let vectors: Vec<pgvector::Vector> = vectors.into_iter().map(Into::into).collect();
-    // Runtime-checked: the query macros know no `vector` type.
-    sqlx::query(
-        "update kb_chunks c set embedding = u.embedding
-         from unnest($1::uuid[], $2::vector[]) as u(id, embedding) where c.id = u.id",
-    )
-    .bind(ids)
-    .bind(&vectors)
-    .execute(db)
-    .await?;
-    Ok(())
-}
-
 /// A document with its project, for the events about it.
 #[derive(sqlx::FromRow)]
 struct Owned {
@@ -357,10 +342,27 @@ async fn emit(tx: &mut PgConnection, ids: &[Uuid], kind: EventType) -> AppResult
     emit_many(tx, kind, items).await
 }
 
-/// Marks `ready` every listed document whose chunks all have vectors, swapping in a replaced
-/// document's new chunks for its old ones in the same transaction. Answers how many, and the
-/// `document.ready` deliveries to queue.
-pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<(u64, Vec<Uuid>)> {
+/// Chunks' vectors, by chunk id (in the same order).
+#[derive(Default)]
+pub struct Vectors {
+    pub ids: Vec<Uuid>,
+    pub vectors: Vec<Vec<f32>>,
+}
+
+/// Writes these documents' chunk vectors, then marks `ready` every listed document whose chunks
+/// all have vectors, swapping in a replaced document's new chunks for its old ones, all in one
+/// transaction. Answers how many, and the `document.ready` deliveries to queue.
+///
+/// A vector and its chunk's `ready` flag are written by one update: `ready` is in a partial
+/// index's predicate, so no update of it is HOT, and a second update of the row would put the
+/// vector into the HNSW graph (and the text into the GIN indexes) a second time. The flag is safe
+/// to set with the vector: the documents are locked first, and an upsert that replaced one of
+/// them meanwhile has deleted these chunks, so nothing of a version still pending becomes live.
+pub async fn finish(
+    db: &PgPool,
+    documents: &[Uuid],
+    vectors: Vectors,
+) -> AppResult<(u64, Vec<Uuid>)> {
     let mut tx = db.begin().await?;
     // Locked first (in id order, as upserts lock one row), so the check below runs on a snapshot
     // taken after any upsert of these documents committed: it sees the new version's chunks.
@@ -370,6 +372,20 @@ pub async fn finish(db: &PgPool, documents: &[Uuid]) -> AppResult<(u64, Vec<Uuid
     )
     .fetch_all(&mut *tx)
     .await?;
+    if !vectors.ids.is_empty() {
+        let embeddings: Vec<pgvector::Vector> =
+            vectors.vectors.into_iter().map(Into::into).collect();
+        // Runtime-checked: the query macros know no `vector` type. A repeated job rewrites the
+        // same rows, never adds any.
+        sqlx::query(
+            "update kb_chunks c set embedding = u.embedding, ready = true
+             from unnest($1::uuid[], $2::vector[]) as u(id, embedding) where c.id = u.id",
+        )
+        .bind(&vectors.ids)
+        .bind(&embeddings)
+        .execute(&mut *tx)
+        .await?;
+    }
     let ready: Vec<Uuid> = sqlx::query_scalar!("update kb_documents d set status = 'ready', lease_until = null, error = null, updated_at = now()
          where d.id = any($1) and d.status = 'pending'
            and not exists (select 1 from kb_chunks c where c.document_id = d.id and c.embedding is null)

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 
-use shipmate_shared::kb::documents::{self, Lane, PendingChunk};
+use shipmate_shared::kb::documents::{self, Lane, PendingChunk, Vectors};
 use shipmate_shared::kb::embed::{Embedder, InputKind};
 use shipmate_shared::kb::models::Registry;
 use sqlx::PgPool;
@@ -63,10 +64,16 @@ async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane) {
     };
     while !*stop.borrow() {
         let lease = s.embed_lease_secs as i64;
+        // Documents of one chunk each must still fill every call of a provider lane.
+        let most_docs = if lane.remote {
+            s.embed_claim.max(s.embed_claim_chunks)
+        } else {
+            s.embed_claim
+        };
         let docs = match documents::claim(
             &ctx.db,
             &lane,
-            s.embed_claim * scale,
+            most_docs * scale,
             s.embed_claim_chunks * scale,
             lease,
         )
@@ -150,6 +157,9 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
     }
     let lease = ctx.settings.embed_lease_secs;
     let mut renewed = Instant::now();
+    // Vectors wait here until their document's last chunk is embedded: then they are written
+    // with the document's swap to `ready`, each row updated once.
+    let mut held: HashMap<Uuid, Vectors> = HashMap::new();
     for (model, mut chunks) in by_model {
         let embedder = ctx
             .models
@@ -171,28 +181,43 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
         // Built before streaming: a closure in the stream would make the future not `Send`.
         let calls: Vec<_> = parts
             .into_iter()
-            .map(|batch| embed_and_store(ctx, embedder.clone(), model.clone(), batch))
+            .map(|batch| embed(embedder.clone(), model.clone(), batch))
             .collect();
-        let mut done_batches = futures::stream::iter(calls).buffer_unordered(in_flight);
-        while let Some(batch) = done_batches.next().await {
-            let batch = batch?;
-            let mut done = Vec::new();
-            for c in batch {
-                if let Some(n) = left.get_mut(&c.document_id) {
-                    *n -= 1;
-                    if *n == 0 {
-                        done.push(c.document_id);
+        let mut embedded = futures::stream::iter(calls).buffer_unordered(in_flight);
+        // Writes run beside the next calls, as many at once as calls: Postgres inserting
+        // vectors into the graph is the ceiling, and one connection would use one core of it.
+        let mut writing = FuturesUnordered::new();
+        loop {
+            tokio::select! {
+                Some(batch) = embedded.next(), if writing.len() < in_flight => {
+                    let (batch, vectors) = batch?;
+                    let mut done = Vec::new();
+                    for (c, v) in batch.iter().zip(vectors) {
+                        let mine = held.entry(c.document_id).or_default();
+                        mine.ids.push(c.id);
+                        mine.vectors.push(v);
+                        if let Some(n) = left.get_mut(&c.document_id) {
+                            *n -= 1;
+                            if *n == 0 {
+                                done.push(c.document_id);
+                            }
+                        }
+                    }
+                    if !done.is_empty() {
+                        let mut vectors = Vectors::default();
+                        for d in &done {
+                            let mine = held.remove(d).unwrap_or_default();
+                            vectors.ids.extend(mine.ids);
+                            vectors.vectors.extend(mine.vectors);
+                        }
+                        writing.push(write(ctx, done, vectors));
                     }
                 }
+                Some(written) = writing.next() => written?,
+                else => break,
             }
-            let fail = |e: shipmate_shared::AppError| failed(&done)(e.into());
-            if !done.is_empty() {
-                let (ready, deliveries) = documents::finish(&ctx.db, &done).await.map_err(fail)?;
-                enqueue(&ctx.deliveries, &deliveries).await;
-                tracing::info!(ready, "documents embedded");
-            }
-            // The lease is renewed while the claim is worked on (a huge document, a slow provider),
-            // so it is not taken over meanwhile; a third of the lease apart, not every batch.
+            // The lease is renewed while the claim is worked on (a huge document, a slow
+            // provider), so it is not taken over meanwhile; a third of the lease apart.
             if renewed.elapsed() > Duration::from_secs(lease) / 3 {
                 documents::extend_lease(&ctx.db, docs, lease as i64)
                     .await
@@ -201,19 +226,21 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             }
         }
     }
-    // Documents without pending chunks (a retried claim whose vectors were all written) finish here.
-    let (_, deliveries) = documents::finish(&ctx.db, docs).await.map_err(all)?;
+    // Documents without pending chunks (reused vectors only, or a retry after a crash between
+    // their write and the end of the claim) finish here.
+    let (_, deliveries) = documents::finish(&ctx.db, docs, Vectors::default())
+        .await
+        .map_err(all)?;
     enqueue(&ctx.deliveries, &deliveries).await;
     Ok(())
 }
 
-/// Embeds one batch and stores its vectors.
-async fn embed_and_store<'a>(
-    ctx: &Context,
+/// Embeds one batch: its chunks and their vectors, in order.
+async fn embed(
     embedder: Arc<dyn Embedder>,
     model: String,
-    batch: &'a [PendingChunk],
-) -> Result<&'a [PendingChunk], Failed> {
+    batch: &[PendingChunk],
+) -> Result<(&[PendingChunk], Vec<Vec<f32>>), Failed> {
     let texts: Vec<String> = batch.iter().map(|c| c.content.clone()).collect();
     let started = Instant::now();
     let vectors = embedder
@@ -221,14 +248,19 @@ async fn embed_and_store<'a>(
         .await
         .map_err(failed(&documents_of(batch)))?;
     tracing::debug!(model = %model, size = batch.len(), ms = started.elapsed().as_millis() as u64, "embedded batch");
-    metrics::histogram!(EMBED_BATCH, "model" => model.clone())
-        .record(started.elapsed().as_secs_f64());
+    metrics::histogram!(EMBED_BATCH, "model" => model).record(started.elapsed().as_secs_f64());
     metrics::counter!(EMBEDDED_CHUNKS).increment(batch.len() as u64);
-    let ids: Vec<Uuid> = batch.iter().map(|c| c.id).collect();
-    documents::store_embeddings(&ctx.db, &ids, vectors)
+    Ok((batch, vectors))
+}
+
+/// Writes the vectors of documents whose chunks are all embedded and readies them.
+async fn write(ctx: &Context, done: Vec<Uuid>, vectors: Vectors) -> Result<(), Failed> {
+    let (ready, deliveries) = documents::finish(&ctx.db, &done, vectors)
         .await
-        .map_err(|e| failed(&documents_of(batch))(e.into()))?;
-    Ok(batch)
+        .map_err(|e| failed(&done)(e.into()))?;
+    enqueue(&ctx.deliveries, &deliveries).await;
+    tracing::info!(ready, "documents embedded");
+    Ok(())
 }
 
 /// Groups length-sorted chunks so each batch holds about `budget` tokens (padded size counts:
