@@ -21,8 +21,10 @@ pub struct WorkerSettings {
     /// Most documents claimed at a time (their chunks are batched together).
     #[arg(long, env = "SHIPMATE_EMBED_CLAIM", default_value_t = 64)]
     pub embed_claim: i64,
-    /// About how many chunks a claim takes: it bounds how long a document uploaded meanwhile waits
-    /// for the worker (each document becomes `ready` as soon as its own chunks are written).
+    /// About how many chunks a worker's claims of local-model documents hold at once (two claims of
+    /// half each; a provider lane takes this times the provider concurrency): it bounds how long a
+    /// document uploaded meanwhile waits for the worker (each document becomes `ready` as soon as
+    /// its own chunks are written).
     #[arg(long, env = "SHIPMATE_EMBED_CLAIM_CHUNKS", default_value_t = 128)]
     pub embed_claim_chunks: i64,
     /// Approximate tokens per inference batch (dynamic batching across documents).

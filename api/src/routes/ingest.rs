@@ -82,15 +82,20 @@ async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> AppResu
             .iter()
             .map(|i| (content::to_text(i.text.clone(), i.kind), i.kind))
             .collect();
+        let hashes: Vec<String> = items
+            .iter()
+            .map(|i| documents::content_hash(&i.text, i.kind))
+            .collect();
         let chunked = chunking::chunk_all(&texts, embedder.tokenizer(), embedder.max_tokens());
         let sizes: Vec<usize> = texts.iter().map(|(t, _)| t.len()).collect();
-        (items, chunked.into_iter().zip(sizes).collect::<Vec<_>>())
+        let measured = chunked.into_iter().zip(sizes).zip(hashes);
+        (items, measured.collect::<Vec<_>>())
     })
     .await
     .map_err(|e| AppError::Internal(e.into()))?;
     let mut errors = Vec::new();
     let mut out = Vec::with_capacity(items.len());
-    for (item, (chunks, size)) in items.into_iter().zip(chunked) {
+    for (item, ((chunks, size), content_hash)) in items.into_iter().zip(chunked) {
         if size > MAX_DOCUMENT_BYTES {
             return Err(too_large(&item.path, size));
         }
@@ -104,6 +109,7 @@ async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> AppResu
             metadata: item.metadata,
             external_id: item.external_id,
             chunks,
+            content_hash,
         });
     }
     if errors.is_empty() {
@@ -284,6 +290,12 @@ async fn store_version(
     item: Item,
 ) -> AppResult<(StatusCode, Json<Document>)> {
     let external_id = item.external_id.clone().unwrap_or_default();
+    let hash = documents::content_hash(&item.text, item.kind);
+    if let Some(document) =
+        upsert::live_if_unchanged(&state.db, index, &external_id, &hash, &item.metadata).await?
+    {
+        return Ok((StatusCode::OK, Json(document)));
+    }
     let draft = drafts(state, index, vec![item])
         .await?
         .pop()

@@ -84,6 +84,17 @@ pub struct Draft {
     pub metadata: Map<String, Value>,
     pub external_id: Option<String>,
     pub chunks: Vec<String>,
+    /// [`content_hash`] of what the chunks were made from.
+    pub content_hash: String,
+}
+
+/// A version's source, hashed: its content type and text as sent (before HTML or PDF is read).
+pub fn content_hash(text: &str, kind: shipmate_types::ContentType) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(format!("{kind:?}\n"));
+    h.update(text);
+    hex::encode(h.finalize())
 }
 
 /// Stores each document and its chunks as `pending`, all in one transaction: a batch is stored
@@ -94,8 +105,8 @@ pub async fn create(db: &PgPool, index: &IndexRef, drafts: Vec<Draft>) -> AppRes
     for draft in drafts {
         let id = Uuid::now_v7();
         let doc = sqlx::query_as::<_, Document>(&format!(
-            "insert into kb_documents (id, index_id, project_id, metadata, external_id, status, chunks_created)
-             values ($1, $2, $3, $4, $5, 'pending', $6) returning {COLUMNS}"
+            "insert into kb_documents (id, index_id, project_id, metadata, external_id, status, chunks_created, content_hash)
+             values ($1, $2, $3, $4, $5, 'pending', $6, $7) returning {COLUMNS}"
         ))
         .bind(id)
         .bind(index.id)
@@ -103,6 +114,7 @@ pub async fn create(db: &PgPool, index: &IndexRef, drafts: Vec<Draft>) -> AppRes
         .bind(Json(&draft.metadata))
         .bind(&draft.external_id)
         .bind(draft.chunks.len() as i32)
+        .bind(&draft.content_hash)
         .fetch_one(&mut *tx)
         .await
         .map_err(on_constraint(

@@ -78,7 +78,7 @@ pub async fn upsert(
     let ready = reused == draft.chunks.len();
     let mut document = sqlx::query_as::<_, Document>(
         "update kb_documents set metadata = $2, chunks_created = $3, generation = $4,
-            status = case when $5 then 'ready' else 'pending' end,
+            status = case when $5 then 'ready' else 'pending' end, content_hash = $6,
             error = null, lease_until = null, attempts = 0, updated_at = now()
          where id = $1
          returning id, index_id, chunks_created, status, error, metadata, external_id, created_at",
@@ -88,6 +88,7 @@ pub async fn upsert(
     .bind(draft.chunks.len() as i32)
     .bind(generation)
     .bind(ready)
+    .bind(&draft.content_hash)
     .fetch_one(&mut *tx)
     .await?;
     if ready {
@@ -96,6 +97,35 @@ pub async fn upsert(
     tx.commit().await?;
     document.chunks_reused = Some(reused as i32);
     Ok(Upserted { document, created })
+}
+
+/// The live document named `external_id` when it was made from exactly this source (by
+/// [`super::documents::content_hash`]) with exactly this metadata and nothing newer is on its way:
+/// a re-sync of an unchanged document is then answered without chunking it again, and written
+/// nowhere (`chunks_reused` is all of its chunks).
+pub async fn live_if_unchanged(
+    db: &PgPool,
+    index: &IndexRef,
+    external_id: &str,
+    content_hash: &str,
+    metadata: &serde_json::Map<String, serde_json::Value>,
+) -> AppResult<Option<Document>> {
+    let found = sqlx::query_scalar!(
+        "select d.id from kb_documents d
+         where d.index_id = $1 and d.external_id = $2 and d.content_hash = $3 and d.metadata = $4
+           and d.status = 'ready'
+           and not exists (select 1 from kb_chunks c where c.document_id = d.id and not c.ready)",
+        index.id,
+        external_id,
+        content_hash,
+        Json(metadata) as _
+    )
+    .fetch_optional(db)
+    .await?;
+    let Some(id) = found else { return Ok(None) };
+    let mut document = get(db, index.id, id).await?;
+    document.chunks_reused = Some(document.chunks_created);
+    Ok(Some(document))
 }
 
 /// Whether the document is `ready` with exactly this metadata and these chunks, in order, and no

@@ -34,27 +34,24 @@ pub struct Context {
 /// the local model, and the local model's small claims (freshness) never limit a provider's calls.
 pub async fn drain(ctx: &Context, stop: &watch::Receiver<bool>) {
     let remote_models = ctx.models.remote_models();
+    let lane = |remote| Lane {
+        remote,
+        remote_models: remote_models.clone(),
+    };
+    // Two local claims at once, each of half the chunk budget: while one ends (its last batch's
+    // parts finish unevenly, the next claim is fetched) the other keeps every session busy.
+    // Together they hold no more than one claim did, so a document uploaded meanwhile waits no
+    // longer for its turn.
     tokio::join!(
-        drain_lane(
-            ctx,
-            stop,
-            Lane {
-                remote: false,
-                remote_models: remote_models.clone()
-            }
-        ),
-        drain_lane(
-            ctx,
-            stop,
-            Lane {
-                remote: true,
-                remote_models
-            }
-        )
+        drain_lane(ctx, stop, lane(false), 2),
+        drain_lane(ctx, stop, lane(false), 2),
+        drain_lane(ctx, stop, lane(true), 1)
     );
 }
 
-async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane) {
+/// Claims and processes documents of one lane until none is left; `share` is how many such loops
+/// split the lane's chunk budget.
+async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane, share: i64) {
     let s = &ctx.settings;
     // A provider lane claims enough for every call it may keep in flight.
     let scale = if lane.remote {
@@ -74,7 +71,7 @@ async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane) {
             &ctx.db,
             &lane,
             most_docs * scale,
-            s.embed_claim_chunks * scale,
+            (s.embed_claim_chunks * scale / share).max(1),
             lease,
         )
         .await

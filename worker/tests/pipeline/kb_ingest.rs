@@ -104,6 +104,20 @@ async fn upserting_by_external_id_replaces_the_document_and_reuses_unchanged_chu
         (first["id"].clone(), Some(n), Some("ready"))
     );
     assert_eq!(written().await, before, "an unchanged upsert wrote nothing");
+    // Different bytes, the same chunks (a trailing newline): compared chunk by chunk, still no write.
+    let (status, again) = put(
+        &app,
+        &k,
+        &index,
+        "guide-1",
+        json!({"content": format!("{v1}\n\n"), "metadata": {"v": 2}}),
+    )
+    .await;
+    assert_eq!(
+        (status, again["chunks_reused"].as_i64()),
+        (StatusCode::OK, Some(n))
+    );
+    assert_eq!(written().await, before, "the same chunks wrote nothing");
     let found = search_with(
         &app,
         &k,
