@@ -55,6 +55,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    // The api's and worker's logs, with RUST_LOG (e.g. `warn`): a failed request says why.
+    if std::env::var_os("RUST_LOG").is_some() {
+        shipmate_api::telemetry::init();
+    }
     if args.provider_only {
         return provider::run(args.provider_docs).await;
     }

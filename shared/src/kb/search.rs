@@ -137,11 +137,24 @@ pub async fn keyword(
         .bind(config)
         .bind(index.id)
         .bind(limit)
-        .bind(query);
+        .bind(dashes_as_spaces(query));
     for b in binds {
         q = q.bind(Json(b));
     }
     Ok(q.fetch_all(db).await?)
+}
+
+/// Keeps `-` only where it negates a word (`-word`): PostgreSQL 15's `websearch_to_tsquery`
+/// fails with "tsquery stack too small" on runs of dashes (a Markdown table's `|-----|` row, a
+/// pasted rule), which real queries hold.
+fn dashes_as_spaces(query: &str) -> String {
+    let mut out = String::with_capacity(query.len());
+    let mut chars = query.chars().peekable();
+    while let Some(c) = chars.next() {
+        let negates = c == '-' && chars.peek().is_some_and(|n| n.is_alphanumeric());
+        out.push(if c == '-' && !negates { ' ' } else { c });
+    }
+    out
 }
 
 /// How many candidates a mode asks each list for.
@@ -179,6 +192,15 @@ pub fn fuse(lists: Vec<Vec<SearchResult>>, top_k: i64) -> Vec<SearchResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_dashes_before_a_word_stay() {
+        assert_eq!(dashes_as_spaces("----- | --- x"), "      |     x");
+        assert_eq!(
+            dashes_as_spaces("tokio -async --sync"),
+            "tokio -async  -sync"
+        );
+    }
     use serde_json::json;
 
     fn result(doc: u128, chunk: i32) -> SearchResult {

@@ -151,6 +151,16 @@ async fn keyword_search_finds_an_exact_code_that_vector_search_ranks_poorly() {
     )
     .await;
     assert_eq!(sku[0]["document_id"], docs[4]["id"], "{sku:?}");
+    // A query pasted from a Markdown table: runs of dashes made PostgreSQL's parser fail (a 500).
+    for mode in ["keyword", "hybrid"] {
+        search_with(
+            &app,
+            &k,
+            &index,
+            json!({"query": "| teapot | ------------------------------------------------ |", "mode": mode}),
+        )
+        .await;
+    }
 
     // Hybrid: the code's document is first (ranked 1st by keyword, somewhere by vector), and every
     // score is a reciprocal rank fusion score: at most 2 / 61, at least 1 / (60 + 50).
