@@ -13,7 +13,17 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 pub async fn connect(url: &str, max: u32) -> anyhow::Result<PgPool> {
     // Analytics days are UTC days: date arithmetic must not follow the server's own time zone.
     // No JIT: compiling an analytics read's expressions took 0.5 s of a 0.1 s read.
-    let opts = PgConnectOptions::from_str(url)?.options([("TimeZone", "UTC"), ("jit", "off")]);
+    // Vector searches (pgvector 0.8) keep scanning the graph until enough rows pass a metadata
+    // filter, so a filter keeping few chunks still fills `top_k`; relaxed order finds more of the
+    // true nearest under a filter than strict order (pgvector's advice), and a candidate list of
+    // 200 rather than 40 buys recall@10 >= 0.95 for a few milliseconds. Set per connection, a
+    // search is one statement, with no transaction around settings.
+    let opts = PgConnectOptions::from_str(url)?.options([
+        ("TimeZone", "UTC"),
+        ("jit", "off"),
+        ("hnsw.iterative_scan", "relaxed_order"),
+        ("hnsw.ef_search", "200"),
+    ]);
     let pool = PgPoolOptions::new()
         .max_connections(max)
         .acquire_timeout(Duration::from_secs(3))

@@ -61,6 +61,18 @@ impl Filter {
     /// `first`, and the JSON objects to bind to them in order. Each value is one containment test
     /// (`metadata @> {"key": value}`), which the GIN index on `metadata` answers.
     pub fn sql(&self, first: usize) -> (String, Vec<Value>) {
+        self.sql_on("c.metadata", first)
+    }
+
+    /// As [`Filter::sql`], checked on each row a vector graph scan returns rather than through
+    /// the GIN index: the planner takes containment for rare (it estimates 0.1 %) and would
+    /// otherwise read every matching row and sort them all by distance, 50 ms for a filter
+    /// keeping 10,000 chunks. The index cannot answer `coalesce(...)`, so the graph is the plan.
+    pub fn sql_per_row(&self, first: usize) -> (String, Vec<Value>) {
+        self.sql_on("coalesce(c.metadata, '{}')", first)
+    }
+
+    fn sql_on(&self, column: &str, first: usize) -> (String, Vec<Value>) {
         let mut binds = Vec::new();
         let mut clauses = Vec::with_capacity(self.0.len());
         for (key, values) in &self.0 {
@@ -68,7 +80,7 @@ impl Filter {
                 .iter()
                 .map(|v| {
                     binds.push(Value::Object(Map::from_iter([(key.clone(), v.clone())])));
-                    format!("c.metadata @> ${}", first + binds.len() - 1)
+                    format!("{column} @> ${}", first + binds.len() - 1)
                 })
                 .collect();
             clauses.push(format!("({})", tests.join(" or ")));
