@@ -1,5 +1,6 @@
 //! `shipmate-api`: the HTTP API, public pages and the browser script.
 
+pub mod csv;
 pub mod extract;
 pub mod limits;
 pub mod metrics;

@@ -76,6 +76,9 @@ pub enum Command {
     Search(SearchArgs),
     /// Show analytics: overview and top pages.
     Stats(StatsArgs),
+    /// Analytics beyond `stats`: who is on the site now.
+    #[command(subcommand)]
+    Analytics(AnalyticsCommand),
     /// Print shell completions (e.g. `shipmate completions bash > ~/.local/share/bash-completion/completions/shipmate`).
     Completions(CompletionsArgs),
 }
@@ -421,6 +424,37 @@ pub struct StatsArgs {
     /// Time window.
     #[arg(long, default_value_t = Period::default(), value_parser = one_of::<Period>())]
     pub period: Period,
+    /// Print one read of the period as the server's CSV instead (`pages` when no read is named).
+    #[arg(long, value_name = "READ", num_args = 0..=1, default_missing_value = "pages",
+        value_parser = PossibleValuesParser::new(PERIOD_READS))]
+    pub csv: Option<String>,
+}
+
+/// The analytics reads that take a period, as `--csv` names them.
+const PERIOD_READS: [&str; 8] = [
+    "overview",
+    "pages",
+    "referrers",
+    "countries",
+    "devices",
+    "events",
+    "timeseries",
+    "utm",
+];
+
+#[derive(Subcommand, Debug)]
+pub enum AnalyticsCommand {
+    /// Visitors of the last 5 minutes, page views of the last 30 and the top pages now.
+    Realtime(RealtimeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct RealtimeArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// Print the pages as the server's CSV.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Args, Debug)]

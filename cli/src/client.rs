@@ -134,6 +134,21 @@ impl Client {
         self.send::<()>(Method::GET, path, auth, query, None).await
     }
 
+    /// A `GET` of another representation than JSON (`Accept`), answered as text: a read's CSV.
+    pub async fn get_text(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        query: &[(&str, &str)],
+        accept: &str,
+    ) -> Result<String, ClientError> {
+        let req = self
+            .request(Method::GET, path, auth, query)?
+            .header(reqwest::header::ACCEPT, accept);
+        let bytes = self.execute(req, auth).await?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
     /// A `GET` whose answer is only read, never printed as is.
     pub async fn get_as<T: DeserializeOwned>(
         &self,

@@ -89,4 +89,44 @@ async fn stats_show_the_overview_and_top_pages() {
         both["pages"]["data"][0],
         json!({"page": "/pricing", "views": 2, "visitors": 1})
     );
+
+    // One read of the period as the server's CSV: the pages unless another is named.
+    let csv = cli
+        .ok(&["stats", "--project", "st-cli", "--period", "7d", "--csv"])
+        .await;
+    assert_eq!(csv, "page,views,visitors\r\n/pricing,2,1\r\n/docs,1,1\r\n");
+    let csv = cli
+        .ok(&["stats", "--project", "st-cli", "--csv", "overview"])
+        .await;
+    assert_eq!(
+        csv,
+        "period,page_views,unique_visitors,top_page,top_referrer\r\n30d,3,1,/pricing,news.ycombinator.com\r\n"
+    );
+
+    // Now: the same events, all of the last minutes.
+    let out = cli
+        .ok(&["analytics", "realtime", "--project", "st-cli"])
+        .await;
+    for expected in [
+        "Visitors (last 5 minutes)",
+        "Page views (last 30 minutes)",
+        "PAGE",
+        "/pricing",
+        "/docs",
+    ] {
+        assert!(out.contains(expected), "{expected} missing: {out}");
+    }
+    let now = cli
+        .json(&["analytics", "realtime", "--project", "st-cli"])
+        .await;
+    assert_eq!(
+        now,
+        json!({"visitors": 1, "page_views": 3, "pages": [
+            {"page": "/docs", "visitors": 1}, {"page": "/pricing", "visitors": 1}
+        ]})
+    );
+    let csv = cli
+        .ok(&["analytics", "realtime", "--project", "st-cli", "--csv"])
+        .await;
+    assert_eq!(csv, "page,visitors\r\n/docs,1\r\n/pricing,1\r\n");
 }

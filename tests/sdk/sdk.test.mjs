@@ -598,6 +598,46 @@ test('analytics.trackBatch accepts several events at once', needsApi, async () =
   assert.deepEqual(await sm.analytics.trackBatch(events), { accepted: 3 });
 });
 
+test('analytics.realtime and analytics.csv ask with the session; CSV comes back as text', async () => {
+  const seen = [];
+  const srv = await localServer((req, res) => {
+    seen.push([req.method, req.url, req.headers.accept, req.headers.authorization, req.headers['x-project-key']]);
+    if (req.headers.accept === 'text/csv') {
+      res.writeHead(200, { 'Content-Type': 'text/csv; charset=utf-8' });
+      res.end('page,visitors\r\n/,1\r\n');
+    } else {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ visitors: 1, page_views: 2, pages: [{ page: '/', visitors: 1 }] }));
+    }
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url, sessionToken: 'st_abc' });
+    assert.deepEqual(await sm.analytics.realtime('p1'), { visitors: 1, page_views: 2, pages: [{ page: '/', visitors: 1 }] });
+    assert.equal(await sm.analytics.realtime('p1', { format: 'csv' }), 'page,visitors\r\n/,1\r\n');
+    assert.equal(await sm.analytics.csv('pages', 'p1', { period: '7d' }), 'page,visitors\r\n/,1\r\n');
+    assert.deepEqual(seen, [
+      ['GET', '/v1/analytics/realtime?project_id=p1', 'application/json', 'Bearer st_abc', undefined],
+      ['GET', '/v1/analytics/realtime?project_id=p1', 'text/csv', 'Bearer st_abc', undefined],
+      ['GET', '/v1/analytics/pages?project_id=p1&period=7d', 'text/csv', 'Bearer st_abc', undefined],
+    ]);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('analytics.realtime and analytics.csv read a project as its owner', needsApi, async () => {
+  const { token, project } = await setup('realtime');
+  const sm = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  assert.deepEqual(await sm.analytics.realtime(project.id), { visitors: 0, page_views: 0, pages: [] });
+  assert.equal(await sm.analytics.realtime(project.id, { format: 'csv' }), '');
+  assert.equal(
+    await sm.analytics.csv('overview', project.id, { period: '7d' }),
+    'period,page_views,unique_visitors,top_page,top_referrer\r\n7d,0,0,,\r\n',
+  );
+  const bad = await rejects(sm.analytics.csv('pages', project.id, { period: '1y' }));
+  assert.equal(bad.status, 422);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------------

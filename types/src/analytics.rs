@@ -162,3 +162,22 @@ impl Period {
         }
     }
 }
+
+/// A page and its distinct visitors in the last minutes (`GET /v1/analytics/realtime`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct RealtimePage {
+    pub page: String,
+    pub visitors: i64,
+}
+
+/// Who is on the site now, from the stored raw events (not the daily summaries).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Realtime {
+    /// Distinct visitors with any event in the last 5 minutes.
+    pub visitors: i64,
+    /// Page views in the last 30 minutes.
+    pub page_views: i64,
+    /// The last 5 minutes' pages by distinct visitors, most first, at most 10.
+    #[schema(max_items = 10)]
+    pub pages: Vec<RealtimePage>,
+}

@@ -5,21 +5,24 @@ use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::reads::{self, Period};
+use shipmate_shared::analytics::realtime as live;
 use shipmate_shared::analytics::visitor;
 use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
 use shipmate_shared::validate::query_enum;
 use shipmate_shared::{AppError, AppResult};
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, ReferrerRow,
-    Timeseries, Utm,
+    Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, Realtime,
+    ReferrerRow, Timeseries, Utm,
 };
 
 use super::schemas::Accepted;
+use crate::csv::Format;
 use crate::extract::{JsonBody, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
@@ -33,6 +36,7 @@ pub fn router() -> Router<AppState> {
         .route("/v1/analytics/devices", get(devices))
         .route("/v1/analytics/timeseries", get(timeseries))
         .route("/v1/analytics/utm", get(utm))
+        .route("/v1/analytics/realtime", get(realtime))
 }
 
 /// Accepts one event or `{events: [...]}` (up to 100); answers 202 once they are queued on Redis.
@@ -113,10 +117,10 @@ macro_rules! read_endpoint {
         #[doc = $doc]
         #[utoipa::path(get, path = $path, tag = "analytics", security(("session" = [])),
             params(("project_id" = String, Query), ("period" = Option<Period>, Query, description = "`30d` when absent")),
-            responses((status = 200, body = $shape), (status = 403, description = "not a member"), (status = 422, description = "bad period or project_id")))]
-        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, Query(q): Query<HashMap<String, String>>) -> AppResult<Json<$shape>> {
+            responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content(($shape = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad period or project_id")))]
+        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, format: Format, Query(q): Query<HashMap<String, String>>) -> AppResult<Response> {
             let period: Period = query_enum(&q, "period")?.unwrap_or_default();
-            Ok(Json(reads::$name(&state.db, access.project.id, period).await?))
+            format.respond(reads::$name(&state.db, access.project.id, period).await?)
         }
     };
 }
@@ -169,3 +173,16 @@ read_endpoint!(
     "Views and visitors per UTM source, medium and campaign.",
     Utm
 );
+
+/// Distinct visitors of the last 5 minutes, page views of the last 30, and the last 5 minutes'
+/// top 10 pages by visitors, from the stored raw events.
+#[utoipa::path(get, path = "/v1/analytics/realtime", tag = "analytics", security(("session" = [])),
+    params(("project_id" = String, Query)),
+    responses((status = 200, description = "JSON, or CSV (the pages) with `Accept: text/csv`", content((Realtime = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad project_id")))]
+pub async fn realtime(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+    format: Format,
+) -> AppResult<Response> {
+    format.respond(live::realtime(&state.db, access.project.id, chrono::Utc::now()).await?)
+}

@@ -117,6 +117,7 @@ pub async fn method_not_allowed() -> AppError {
         ingest::remove_by_external_id,
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
         analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
+        analytics::realtime,
         webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
         webhooks::rotate_secret, webhooks::test, webhooks::deliveries, webhooks::retry,
         email::notifications, email::set_notifications, email::subscribers, email::subscribe,

@@ -303,6 +303,12 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
             Role("viewer"),
             None,
         ),
+        (
+            Method::GET,
+            format!("/v1/analytics/realtime?project_id={pid}"),
+            Role("viewer"),
+            None,
+        ),
         (Method::GET, "/v1/indexes".into(), KeyCollection, None),
         (
             Method::POST,

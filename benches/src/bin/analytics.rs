@@ -481,5 +481,23 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         }
         println!("{line}");
     }
+    // Realtime reads the raw events of the last 30 minutes (no period).
+    let mut took = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        let res = b
+            .http
+            .get(format!(
+                "{}/v1/analytics/realtime?project_id={project}",
+                b.base
+            ))
+            .bearer_auth(&b.token)
+            .send()
+            .await?;
+        anyhow::ensure!(res.status().is_success(), "realtime: {}", res.status());
+        res.bytes().await?;
+        took.push(t.elapsed());
+    }
+    println!("read realtime: p95 {}", ms(percentile(&mut took, 95.0)));
     Ok(())
 }

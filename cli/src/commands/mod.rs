@@ -41,6 +41,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Docs(c) => kb::docs(&ctx, c).await,
         Command::Search(args) => kb::search(&ctx, args).await,
         Command::Stats(args) => analytics::stats(&ctx, args).await,
+        Command::Analytics(c) => analytics::run(&ctx, c).await,
         Command::Completions(_) => Ok(()),
     }
 }

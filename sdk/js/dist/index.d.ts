@@ -98,6 +98,11 @@ export type SearchResponse = Schemas['SearchResults'];
 export type EventProperties = Record<string, string | number | boolean | null>;
 export type AnalyticsEvent = Schemas['Event'];
 export type TrackResponse = Schemas['Accepted'];
+/** `analytics.realtime`'s answer: visitors of the last 5 minutes, page views of the last 30, top pages. */
+export type AnalyticsRealtime = Schemas['Realtime'];
+/** The analytics reads that take a period (`GET /v1/analytics/<report>`). */
+export type AnalyticsReport = 'overview' | 'pages' | 'referrers' | 'countries' | 'devices' | 'events' | 'timeseries' | 'utm';
+export type AnalyticsPeriod = Schemas['Period'];
 export type FieldError = Schemas['FieldError'];
 /** An RFC 9457 problem details body, as the API sends with every error. */
 export type Problem = Schemas['Problem'];
@@ -261,6 +266,26 @@ export declare class Shipmate {
         track: (event: string | AnalyticsEvent, properties?: EventProperties) => Promise<TrackResponse>;
         /** `POST /v1/analytics/events` with up to 100 events at once. */
         trackBatch: (events: AnalyticsEvent[]) => Promise<TrackResponse>;
+        /**
+         * `GET /v1/analytics/realtime` (session, members): distinct visitors of the last 5 minutes,
+         * page views of the last 30 and the top 10 pages by visitors; `{ format: 'csv' }` gives the
+         * pages as CSV text.
+         */
+        realtime: {
+            (projectId: string, options?: {
+                format?: "json";
+            }): Promise<AnalyticsRealtime>;
+            (projectId: string, options: {
+                format: "csv";
+            }): Promise<string>;
+        };
+        /**
+         * `GET /v1/analytics/<report>` as CSV text (session, members): a header row of the JSON field
+         * names, then a row per item (`data`'s rows; the overview as one row).
+         */
+        csv: (report: AnalyticsReport, projectId: string, options?: {
+            period?: AnalyticsPeriod;
+        }) => Promise<string>;
     };
     /**
      * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,

@@ -187,6 +187,19 @@ export class Shipmate {
             },
             /** `POST /v1/analytics/events` with up to 100 events at once. */
             trackBatch: (events) => this.request('POST', '/v1/analytics/events', { events }),
+            /**
+             * `GET /v1/analytics/realtime` (session, members): distinct visitors of the last 5 minutes,
+             * page views of the last 30 and the top 10 pages by visitors; `{ format: 'csv' }` gives the
+             * pages as CSV text.
+             */
+            realtime: ((projectId, options = {}) => options.format === 'csv'
+                ? this.request('GET', '/v1/analytics/realtime', undefined, { project_id: projectId }, 'session', 'text/csv')
+                : this.request('GET', '/v1/analytics/realtime', undefined, { project_id: projectId }, 'session')),
+            /**
+             * `GET /v1/analytics/<report>` as CSV text (session, members): a header row of the JSON field
+             * names, then a row per item (`data`'s rows; the overview as one row).
+             */
+            csv: (report, projectId, options = {}) => this.request('GET', `/v1/analytics/${report}`, undefined, { project_id: projectId, period: options.period }, 'session', 'text/csv'),
         };
         if (!options || !options.apiKey)
             throw new TypeError('Shipmate: apiKey is required');
@@ -238,7 +251,7 @@ export class Shipmate {
      * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
      * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
      */
-    async request(method, path, body, query, credential = 'key') {
+    async request(method, path, body, query, credential = 'key', accept = 'application/json') {
         let url = this.baseUrl + path;
         if (query) {
             const qs = new URLSearchParams();
@@ -249,7 +262,7 @@ export class Shipmate {
             if (s)
                 url += `?${s}`;
         }
-        const headers = { Accept: 'application/json' };
+        const headers = { Accept: accept };
         if (credential === 'key')
             headers['X-Project-Key'] = this.apiKey;
         else if (this.sessionToken)
@@ -298,8 +311,9 @@ export class Shipmate {
             finally {
                 clearTimeout(timer);
             }
+            // Other representations (CSV) are handed back as the text they are.
             if (res.ok)
-                return (text ? JSON.parse(text) : null);
+                return (accept !== 'application/json' ? text : text ? JSON.parse(text) : null);
             const retryAfter = retryAfterSeconds(res);
             if (!last && RETRY_STATUSES.has(res.status)) {
                 await sleep(retryAfter !== undefined ? Math.min(retryAfter * 1000, RETRY_AFTER_MAX_MS) : backoff);

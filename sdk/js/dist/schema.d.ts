@@ -191,6 +191,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/realtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Distinct visitors of the last 5 minutes, page views of the last 30, and the last 5 minutes'
+         *     top 10 pages by visitors, from the stored raw events.
+         */
+        get: operations["analytics_realtime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/referrers": {
         parameters: {
             query?: never;
@@ -2589,6 +2609,27 @@ export interface components {
         Queued: {
             accepted: boolean;
         };
+        /** @description Who is on the site now, from the stored raw events (not the daily summaries). */
+        Realtime: {
+            /**
+             * Format: int64
+             * @description Page views in the last 30 minutes.
+             */
+            page_views: number;
+            /** @description The last 5 minutes' pages by distinct visitors, most first, at most 10. */
+            pages: components["schemas"]["RealtimePage"][];
+            /**
+             * Format: int64
+             * @description Distinct visitors with any event in the last 5 minutes.
+             */
+            visitors: number;
+        };
+        /** @description A page and its distinct visitors in the last minutes (`GET /v1/analytics/realtime`). */
+        RealtimePage: {
+            page: string;
+            /** Format: int64 */
+            visitors: number;
+        };
         ReferrerRow: {
             referrer: string;
             /** Format: int64 */
@@ -3599,12 +3640,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Breakdown_CountryRow"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -3721,12 +3764,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Devices"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -3843,12 +3888,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Breakdown_EventRow"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -4087,12 +4134,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Overview"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -4209,12 +4258,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Breakdown_PageRow"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -4318,6 +4369,128 @@ export interface operations {
             };
         };
     };
+    analytics_realtime: {
+        parameters: {
+            query: {
+                project_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV (the pages) with `Accept: text/csv` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Realtime"];
+                    "text/csv": string;
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad project_id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     analytics_referrers: {
         parameters: {
             query: {
@@ -4331,12 +4504,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Breakdown_ReferrerRow"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -4453,12 +4628,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Timeseries"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */
@@ -4575,12 +4752,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Utm"];
+                    "text/csv": string;
                 };
             };
             /** @description malformed JSON */

@@ -121,6 +121,11 @@ export type SearchResponse = Schemas['SearchResults'];
 export type EventProperties = Record<string, string | number | boolean | null>;
 export type AnalyticsEvent = Schemas['Event'];
 export type TrackResponse = Schemas['Accepted'];
+/** `analytics.realtime`'s answer: visitors of the last 5 minutes, page views of the last 30, top pages. */
+export type AnalyticsRealtime = Schemas['Realtime'];
+/** The analytics reads that take a period (`GET /v1/analytics/<report>`). */
+export type AnalyticsReport = 'overview' | 'pages' | 'referrers' | 'countries' | 'devices' | 'events' | 'timeseries' | 'utm';
+export type AnalyticsPeriod = Schemas['Period'];
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -419,6 +424,24 @@ export class Shipmate {
     /** `POST /v1/analytics/events` with up to 100 events at once. */
     trackBatch: (events: AnalyticsEvent[]): Promise<TrackResponse> =>
       this.request('POST', '/v1/analytics/events', { events }),
+    /**
+     * `GET /v1/analytics/realtime` (session, members): distinct visitors of the last 5 minutes,
+     * page views of the last 30 and the top 10 pages by visitors; `{ format: 'csv' }` gives the
+     * pages as CSV text.
+     */
+    realtime: ((projectId: string, options: { format?: 'json' | 'csv' } = {}): Promise<AnalyticsRealtime | string> =>
+      options.format === 'csv'
+        ? this.request<string>('GET', '/v1/analytics/realtime', undefined, { project_id: projectId }, 'session', 'text/csv')
+        : this.request<AnalyticsRealtime>('GET', '/v1/analytics/realtime', undefined, { project_id: projectId }, 'session')) as {
+      (projectId: string, options?: { format?: 'json' }): Promise<AnalyticsRealtime>;
+      (projectId: string, options: { format: 'csv' }): Promise<string>;
+    },
+    /**
+     * `GET /v1/analytics/<report>` as CSV text (session, members): a header row of the JSON field
+     * names, then a row per item (`data`'s rows; the overview as one row).
+     */
+    csv: (report: AnalyticsReport, projectId: string, options: { period?: AnalyticsPeriod } = {}): Promise<string> =>
+      this.request('GET', `/v1/analytics/${report}`, undefined, { project_id: projectId, period: options.period }, 'session', 'text/csv'),
   };
 
   /**
@@ -433,7 +456,7 @@ export class Shipmate {
    * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
    * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
    */
-  private async request<T>(method: Method, path: string, body?: unknown, query?: Query, credential: Credential = 'key'): Promise<T> {
+  private async request<T>(method: Method, path: string, body?: unknown, query?: Query, credential: Credential = 'key', accept = 'application/json'): Promise<T> {
     let url = this.baseUrl + path;
     if (query) {
       const qs = new URLSearchParams();
@@ -441,7 +464,7 @@ export class Shipmate {
       const s = qs.toString();
       if (s) url += `?${s}`;
     }
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { Accept: accept };
     if (credential === 'key') headers['X-Project-Key'] = this.apiKey;
     else if (this.sessionToken) headers.Authorization = `Bearer ${this.sessionToken}`;
     else if (credential === 'session') {
@@ -487,7 +510,8 @@ export class Shipmate {
         clearTimeout(timer);
       }
 
-      if (res.ok) return (text ? JSON.parse(text) : null) as T;
+      // Other representations (CSV) are handed back as the text they are.
+      if (res.ok) return (accept !== 'application/json' ? text : text ? JSON.parse(text) : null) as T;
 
       const retryAfter = retryAfterSeconds(res);
       if (!last && RETRY_STATUSES.has(res.status)) {

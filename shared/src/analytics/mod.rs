@@ -4,6 +4,7 @@
 pub mod enrich;
 pub mod events;
 pub mod reads;
+pub mod realtime;
 pub mod rollup;
 pub mod store;
 pub mod visitor;
