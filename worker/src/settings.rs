@@ -25,7 +25,7 @@ pub struct WorkerSettings {
     /// half each; a provider lane takes this times the provider concurrency): it bounds how long a
     /// document uploaded meanwhile waits for the worker (each document becomes `ready` as soon as
     /// its own chunks are written).
-    #[arg(long, env = "SHIPMATE_EMBED_CLAIM_CHUNKS", default_value_t = 128)]
+    #[arg(long, env = "SHIPMATE_EMBED_CLAIM_CHUNKS", default_value_t = 192)]
     pub embed_claim_chunks: i64,
     /// Approximate tokens per inference batch (dynamic batching across documents).
     #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]
