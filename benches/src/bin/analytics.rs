@@ -457,47 +457,31 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     for what in shipmate_shared::analytics::reads::ENDPOINTS {
         let mut line = format!("read {what}:");
         for period in ["7d", "30d", "90d"] {
-            let mut took = Vec::new();
-            for _ in 0..20 {
-                let t = Instant::now();
-                let res = b
-                    .http
-                    .get(format!(
-                        "{}/v1/analytics/{what}?project_id={project}&period={period}",
-                        b.base
-                    ))
-                    .bearer_auth(&b.token)
-                    .send()
-                    .await?;
-                anyhow::ensure!(
-                    res.status().is_success(),
-                    "{what} {period}: {}",
-                    res.status()
-                );
-                res.bytes().await?;
-                took.push(t.elapsed());
-            }
-            line += &format!(" {period} p95 {}", ms(percentile(&mut took, 95.0)));
+            let p95 = read_p95(b, &format!("{what}?project_id={project}&period={period}")).await?;
+            line += &format!(" {period} p95 {}", ms(p95));
         }
         println!("{line}");
     }
     // Realtime reads the raw events of the last 30 minutes (no period).
+    let p95 = read_p95(b, &format!("realtime?project_id={project}")).await?;
+    println!("read realtime: p95 {}", ms(p95));
+    Ok(())
+}
+
+/// The 95th percentile of 20 reads of `/v1/analytics/{read}`, one after another.
+async fn read_p95(b: &Bench, read: &str) -> anyhow::Result<Duration> {
     let mut took = Vec::new();
     for _ in 0..20 {
         let t = Instant::now();
         let res = b
             .http
-            .get(format!(
-                "{}/v1/analytics/realtime?project_id={project}",
-                b.base
-            ))
+            .get(format!("{}/v1/analytics/{read}", b.base))
             .bearer_auth(&b.token)
             .send()
             .await?;
-        anyhow::ensure!(res.status().is_success(), "realtime: {}", res.status());
+        anyhow::ensure!(res.status().is_success(), "{read}: {}", res.status());
         res.bytes().await?;
         took.push(t.elapsed());
     }
-    println!("read realtime: p95 {}", ms(percentile(&mut took, 95.0)));
-    Ok(())
+    Ok(percentile(&mut took, 95.0))
 }

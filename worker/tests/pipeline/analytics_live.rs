@@ -126,15 +126,7 @@ async fn realtime_counts_visitors_of_5_minutes_and_page_views_of_30_from_stored_
     let (_, other) = app.owner_with_project("an-live-other").await;
     store(&mut enricher, &other, 6, "10.0.0.6", ago(1), page("/")).await;
 
-    let (status, body) = app
-        .call(
-            Method::GET,
-            &format!("/v1/analytics/realtime?project_id={}", id(&project)),
-            Auth::Session(&token),
-            None,
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let body = realtime(&app, &token, &project).await;
     assert_eq!(
         body,
         json!({"visitors": 3, "page_views": 5, "pages": [
@@ -163,15 +155,7 @@ async fn realtime_lists_at_most_10_pages_most_visited_first() {
         )
         .await;
     }
-    let (status, body) = app
-        .call(
-            Method::GET,
-            &format!("/v1/analytics/realtime?project_id={}", id(&project)),
-            Auth::Session(&token),
-            None,
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
+    let body = realtime(&app, &token, &project).await;
     assert_eq!(
         (&body["visitors"], &body["page_views"]),
         (&json!(12), &json!(78))
@@ -298,4 +282,18 @@ async fn every_read_answers_csv_when_asked_and_json_otherwise() {
         .await
         .unwrap();
     assert_problem(res, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed").await;
+}
+
+/// The realtime read as the project's owner; it must answer 200.
+async fn realtime(app: &TestApp, token: &str, project: &Value) -> Value {
+    let (status, body) = app
+        .call(
+            Method::GET,
+            &format!("/v1/analytics/realtime?project_id={}", id(project)),
+            Auth::Session(token),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
 }
