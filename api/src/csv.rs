@@ -52,11 +52,12 @@ impl Format {
     }
 
     /// The body as JSON, or as CSV; either way with `Vary: Accept`, so caches keep both apart.
-    pub fn respond<T: Serialize>(self, body: T) -> Result<Response, AppError> {
+    /// `columns`: the header row when the list is empty (the rows' fields otherwise name it).
+    pub fn respond<T: Serialize>(self, body: T, columns: &[&str]) -> Result<Response, AppError> {
         let mut res = match self {
             Format::Json => Json(body).into_response(),
             Format::Csv => {
-                let csv = to_csv(&body).map_err(anyhow::Error::from)?;
+                let csv = to_csv(&body, columns).map_err(anyhow::Error::from)?;
                 (
                     [(
                         header::CONTENT_TYPE,
@@ -170,16 +171,20 @@ fn rows(body: &Node) -> Vec<&Node> {
 }
 
 /// One table: the header row of the rows' field names (first seen first), then a line per row,
-/// each line ended by CRLF. The names come from the rows themselves, so an empty list gives an
-/// empty body (no header row).
-pub fn to_csv<T: Serialize>(body: &T) -> Result<String, serde_json::Error> {
+/// each line ended by CRLF. The names come from the rows themselves; an empty list gives just the
+/// header row of `empty`.
+pub fn to_csv<T: Serialize>(body: &T, empty: &[&str]) -> Result<String, serde_json::Error> {
     let body: Node = serde_json::from_str(&serde_json::to_string(body)?)?;
-    Ok(table(&body))
+    Ok(table(&body, empty))
 }
 
-fn table(body: &Node) -> String {
+fn table<'a>(body: &'a Node, empty: &[&'a str]) -> String {
     let rows = rows(body);
-    let mut columns: Vec<&str> = Vec::new();
+    let mut columns: Vec<&str> = if rows.is_empty() {
+        empty.to_vec()
+    } else {
+        Vec::new()
+    };
     for row in &rows {
         if let Node::Object(fields) = row {
             for (key, _) in fields {
@@ -254,7 +259,7 @@ mod tests {
     use super::*;
 
     fn csv(json: &str) -> String {
-        table(&serde_json::from_str(json).unwrap())
+        table(&serde_json::from_str(json).unwrap(), &["page", "views"])
     }
 
     #[test]
@@ -280,7 +285,7 @@ mod tests {
         );
         let realtime = r#"{"visitors": 1, "page_views": 2, "pages": [{"page": "/", "visitors": 1}], "more": []}"#;
         assert_eq!(csv(realtime), "page,visitors\r\n/,1\r\n");
-        assert_eq!(csv(r#"{"period": "7d", "data": []}"#), "");
+        assert_eq!(csv(r#"{"period": "7d", "data": []}"#), "page,views\r\n");
     }
 
     #[test]
@@ -291,12 +296,15 @@ mod tests {
             alpha: &'static str,
         }
         let body = serde_json::json!({"data": []});
-        assert_eq!(to_csv(&body).unwrap(), "");
+        assert_eq!(to_csv(&body, &["zeta", "alpha"]).unwrap(), "zeta,alpha\r\n");
         assert_eq!(
-            to_csv(&vec![Row {
-                zeta: 1,
-                alpha: "a"
-            }])
+            to_csv(
+                &vec![Row {
+                    zeta: 1,
+                    alpha: "a"
+                }],
+                &[]
+            )
             .unwrap(),
             "zeta,alpha\r\n1,a\r\n"
         );

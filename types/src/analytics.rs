@@ -13,6 +13,8 @@ string_enum! {
         #[default]
         Days30 = "30d",
         Days90 = "90d",
+        /// A range given by `from` and `to` (answers say so; a request needs both).
+        Custom = "custom",
     }
 }
 
@@ -106,6 +108,128 @@ pub struct Overview {
     pub unique_visitors: i64,
     pub top_page: Option<String>,
     pub top_referrer: Option<String>,
+    /// Visits: a visitor's events with gaps under 30 minutes, with at least one page view.
+    pub visits: i64,
+    /// Percent of visits with one page view (0 to 100, one decimal).
+    pub bounce_rate: f64,
+    /// Median visit duration in seconds (first event to last).
+    pub visit_duration: i64,
+    /// With `compare=previous`: the same numbers for as many days just before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<Figures>,
+}
+
+/// The overview's numbers for a range (`previous` with `compare=previous`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Figures {
+    pub page_views: i64,
+    pub unique_visitors: i64,
+    pub visits: i64,
+    pub bounce_rate: f64,
+    pub visit_duration: i64,
+}
+
+/// An entry or exit page: the visits that began (ended) there and their visitors.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct VisitPageRow {
+    pub page: String,
+    pub visits: i64,
+    pub visitors: i64,
+}
+
+/// A custom property's value on one event name: occurrences and visitors.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PropertyRow {
+    pub value: String,
+    pub count: i64,
+    pub visitors: i64,
+}
+
+/// A goal: reaching a custom event, or viewing a page (exactly one of them).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Goal {
+    pub id: uuid::Uuid,
+    pub project_id: uuid::Uuid,
+    pub name: String,
+    pub event: Option<String>,
+    pub page: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A goal's conversions over a range.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GoalRow {
+    pub id: uuid::Uuid,
+    pub name: String,
+    pub event: Option<String>,
+    pub page: Option<String>,
+    /// Every visitor of the range (with the filters).
+    pub visitors: i64,
+    /// Those who reached the goal.
+    pub conversions: i64,
+    /// `conversions` in percent of `visitors` (0 to 100, one decimal).
+    pub conversion_rate: f64,
+}
+
+/// A funnel step: a page view or a custom event.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct Step {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+}
+
+impl Step {
+    /// The page path or event name.
+    pub fn label(&self) -> &str {
+        self.page.as_deref().or(self.event.as_deref()).unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Funnel {
+    pub id: uuid::Uuid,
+    pub project_id: uuid::Uuid,
+    pub name: String,
+    pub steps: Vec<Step>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FunnelList {
+    pub data: Vec<Funnel>,
+}
+
+/// A step's visitors: those who reached it after every earlier step, the same day.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct StepRow {
+    pub label: String,
+    pub visitors: i64,
+    /// `visitors` in percent of the first step's (0 to 100, one decimal).
+    pub conversion_rate: f64,
+}
+
+/// A funnel over a range (`GET /v1/analytics/funnels/:id`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct FunnelReport {
+    pub id: uuid::Uuid,
+    pub name: String,
+    pub period: Period,
+    pub steps: Vec<StepRow>,
+}
+
+/// A read-only dashboard link (`POST /v1/projects/:id/analytics/share`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShareLink {
+    pub id: uuid::Uuid,
+    pub url: String,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShareLinkList {
+    pub data: Vec<ShareLink>,
 }
 
 /// A one-dimension breakdown over a period.
@@ -159,6 +283,8 @@ impl Period {
             Period::Days7 => 7,
             Period::Days30 => 30,
             Period::Days90 => 90,
+            // A custom range carries its own days; asked without them it is refused.
+            Period::Custom => 30,
         }
     }
 }
@@ -180,4 +306,28 @@ pub struct Realtime {
     /// The last 5 minutes' pages by distinct visitors, most first, at most 10.
     #[schema(max_items = 10)]
     pub pages: Vec<RealtimePage>,
+}
+
+/// `POST /v1/analytics/goals`: exactly one of `event` and `page`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewGoal {
+    pub project_id: uuid::Uuid,
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 100)]
+    pub event: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 2048)]
+    pub page: Option<String>,
+}
+
+/// `POST /v1/analytics/funnels`: 2 to 8 steps, each exactly one of `page` and `event`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewFunnel {
+    pub project_id: uuid::Uuid,
+    #[schema(min_length = 1, max_length = 200)]
+    pub name: String,
+    #[schema(min_items = 2, max_items = 8)]
+    pub steps: Vec<Step>,
 }

@@ -6,6 +6,7 @@
 mod board;
 pub(crate) mod changelog;
 mod dashboard;
+mod share;
 mod subscriptions;
 mod testimonial_form;
 
@@ -33,6 +34,7 @@ pub fn router() -> Router<AppState> {
             get(testimonial_form::form).post(testimonial_form::without_script),
         )
         .route("/c/{slug}", get(changelog::page))
+        .route("/share/{token}", get(share::page))
         .route("/c/{slug}/feed.xml", get(changelog::feed))
         .route(
             "/c/{slug}/subscribe",

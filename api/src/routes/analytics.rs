@@ -9,16 +9,18 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
-use shipmate_shared::analytics::reads::{self, Period};
+use shipmate_shared::analytics::query::Dim;
+use shipmate_shared::analytics::reads::{self, Period, Read};
+use shipmate_shared::analytics::ReadQuery;
 use shipmate_shared::analytics::realtime as live;
 use shipmate_shared::analytics::visitor;
 use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
-use shipmate_shared::validate::query_enum;
+use shipmate_shared::error::FieldError;
 use shipmate_shared::{AppError, AppResult};
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, Realtime,
-    ReferrerRow, Timeseries, Utm,
+    Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, PropertyRow,
+    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 
 use super::schemas::Accepted;
@@ -37,6 +39,9 @@ pub fn router() -> Router<AppState> {
         .route("/v1/analytics/timeseries", get(timeseries))
         .route("/v1/analytics/utm", get(utm))
         .route("/v1/analytics/realtime", get(realtime))
+        .route("/v1/analytics/entry-pages", get(entry_pages))
+        .route("/v1/analytics/exit-pages", get(exit_pages))
+        .route("/v1/analytics/properties", get(properties))
 }
 
 /// Accepts one event or `{events: [...]}` (up to 100); answers 202 once they are queued on Redis.
@@ -112,15 +117,63 @@ pub async fn track(
     ))
 }
 
+/// What every analytics read takes besides `project_id` (unknown parameters are ignored).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // Documents the query; `ReadQuery::parse` reads it.
+pub struct ReadParams {
+    project_id: String,
+    /// `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given.
+    period: Option<Period>,
+    /// First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years.
+    from: Option<chrono::NaiveDate>,
+    /// Last day (`YYYY-MM-DD`, UTC, inclusive).
+    to: Option<chrono::NaiveDate>,
+    /// Page path (exact).
+    page: Option<String>,
+    /// Referrer host (exact).
+    referrer: Option<String>,
+    /// Two-letter country code.
+    country: Option<String>,
+    /// `desktop`, `mobile` or `tablet`.
+    device: Option<String>,
+    browser: Option<String>,
+    os: Option<String>,
+    utm_source: Option<String>,
+    utm_medium: Option<String>,
+    utm_campaign: Option<String>,
+    /// Event name (`page_view` for page views).
+    event: Option<String>,
+    /// `previous`: the overview adds the same numbers for the days just before.
+    compare: Option<String>,
+}
+
+/// The parsed read of a request.
+pub struct Reading(pub ReadQuery);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Reading {
+    type Rejection = AppError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, AppError> {
+        let Query(q) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| AppError::invalid("validation_failed", "query", e.body_text()))?;
+        Ok(Reading(ReadQuery::parse(&q, chrono::Utc::now())?))
+    }
+}
+
 macro_rules! read_endpoint {
-    ($name:ident, $path:literal, $doc:literal, $shape:ty) => {
+    ($name:ident, $path:literal, $doc:literal, $shape:ty, $columns:expr) => {
         #[doc = $doc]
         #[utoipa::path(get, path = $path, tag = "analytics", security(("session" = [])),
-            params(("project_id" = String, Query), ("period" = Option<Period>, Query, description = "`30d` when absent")),
-            responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content(($shape = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad period or project_id")))]
-        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, format: Format, Query(q): Query<HashMap<String, String>>) -> AppResult<Response> {
-            let period: Period = query_enum(&q, "period")?.unwrap_or_default();
-            format.respond(reads::$name(&state.db, access.project.id, period).await?)
+            params(ReadParams),
+            responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content(($shape = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad parameters, every one listed")))]
+        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, format: Format, Reading(query): Reading) -> AppResult<Response> {
+            let read = Read::new(&state.db, access.project.id, &query).await?;
+            format.respond(reads::$name(&read).await?, $columns)
         }
     };
 }
@@ -128,51 +181,114 @@ macro_rules! read_endpoint {
 read_endpoint!(
     overview,
     "/v1/analytics/overview",
-    "Page views, unique visitors, top page and top referrer.",
-    Overview
+    "Page views, unique visitors, top page and referrer, visits, bounce rate and median visit duration.",
+    Overview,
+    &[]
 );
 read_endpoint!(
     pages,
     "/v1/analytics/pages",
     "Views and visitors per page path.",
-    Breakdown<PageRow>
+    Breakdown<PageRow>,
+    &["page", "views", "visitors"]
 );
 read_endpoint!(
     referrers,
     "/v1/analytics/referrers",
     "Views and visitors per external referrer host.",
-    Breakdown<ReferrerRow>
+    Breakdown<ReferrerRow>,
+    &["referrer", "views", "visitors"]
 );
 read_endpoint!(
     countries,
     "/v1/analytics/countries",
     "Views and visitors per country (ISO 3166-1 alpha-2).",
-    Breakdown<CountryRow>
+    Breakdown<CountryRow>,
+    &["country", "views", "visitors"]
 );
 read_endpoint!(
     devices,
     "/v1/analytics/devices",
     "Views and visitors per device type, browser and OS.",
-    Devices
+    Devices,
+    &["device", "views", "visitors"]
 );
 read_endpoint!(
     events,
     "/v1/analytics/events",
     "Every event name with its count and visitors.",
-    Breakdown<EventRow>
+    Breakdown<EventRow>,
+    &["name", "count", "visitors"]
 );
 read_endpoint!(
     timeseries,
     "/v1/analytics/timeseries",
-    "Page views and visitors per day (per hour for 7d).",
-    Timeseries
+    "Page views and visitors per day (per hour for ranges of up to 7 days).",
+    Timeseries,
+    &["date", "views", "visitors"]
 );
 read_endpoint!(
     utm,
     "/v1/analytics/utm",
     "Views and visitors per UTM source, medium and campaign.",
-    Utm
+    Utm,
+    &["utm_source", "views", "visitors"]
 );
+read_endpoint!(
+    entry_pages,
+    "/v1/analytics/entry-pages",
+    "Visits and visitors per page a visit began on.",
+    Breakdown<VisitPageRow>,
+    &["page", "visits", "visitors"]
+);
+read_endpoint!(
+    exit_pages,
+    "/v1/analytics/exit-pages",
+    "Visits and visitors per page a visit ended on.",
+    Breakdown<VisitPageRow>,
+    &["page", "visits", "visitors"]
+);
+
+/// A custom property's values on one event name, with occurrences and visitors.
+#[utoipa::path(get, path = "/v1/analytics/properties", tag = "analytics", security(("session" = [])),
+    params(ReadParams, ("property" = String, Query, description = "the property's name; `event` names the event and is required here")),
+    responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content((Breakdown<PropertyRow> = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad parameters, every one listed")))]
+pub async fn properties(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+    format: Format,
+    Query(q): Query<HashMap<String, String>>,
+) -> AppResult<Response> {
+    let given = |k: &str| q.get(k).map(|s| s.trim()).filter(|s| !s.is_empty());
+    let query = ReadQuery::parse(&q, chrono::Utc::now());
+    let mut missing: Vec<FieldError> = ["event", "property"]
+        .into_iter()
+        .filter(|k| given(k).is_none())
+        .map(|k| FieldError {
+            field: k.into(),
+            message: "is required".into(),
+        })
+        .collect();
+    let query = match query {
+        Ok(q) if missing.is_empty() => q,
+        Ok(_) => return Err(AppError::validation(missing)),
+        Err(AppError::Client { mut errors, .. }) => {
+            errors.append(&mut missing);
+            return Err(AppError::validation(errors));
+        }
+        Err(e) => return Err(e),
+    };
+    // `event` names the event whose property is broken down, not a filter here.
+    let event = given("event").unwrap_or_default().to_owned();
+    let property = given("property").unwrap_or_default();
+    let mut query = query;
+    query.filters.0.retain(|(d, _)| *d != Dim::Event);
+    let read = Read::new(&state.db, access.project.id, &query).await?;
+    format.respond(
+        reads::properties(&read, &event, property).await?,
+        &["value", "count", "visitors"],
+    )
+}
 
 /// Distinct visitors of the last 5 minutes, page views of the last 30, and the last 5 minutes'
 /// top 10 pages by visitors, from the stored raw events.
@@ -184,5 +300,8 @@ pub async fn realtime(
     access: ProjectAccess<Viewer>,
     format: Format,
 ) -> AppResult<Response> {
-    format.respond(live::realtime(&state.db, access.project.id, chrono::Utc::now()).await?)
+    format.respond(
+        live::realtime(&state.db, access.project.id, chrono::Utc::now()).await?,
+        &["page", "visitors"],
+    )
 }

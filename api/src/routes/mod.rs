@@ -9,6 +9,7 @@ pub mod changelog;
 pub mod email;
 pub mod feedback;
 pub mod feedback_loop;
+pub mod goals;
 pub mod identity;
 pub mod indexes;
 pub mod ingest;
@@ -18,6 +19,7 @@ pub mod members;
 pub mod meta;
 pub mod projects;
 pub mod schemas;
+pub mod shares;
 pub mod testimonials;
 pub mod webhooks;
 
@@ -72,6 +74,8 @@ pub fn api() -> Router<AppState> {
         .merge(indexes::router())
         .merge(ingest::router())
         .merge(analytics::router())
+        .merge(goals::router())
+        .merge(shares::router())
         .merge(webhooks::router())
         .merge(email::router())
         .merge(meta::api_router())
@@ -117,7 +121,9 @@ pub async fn method_not_allowed() -> AppError {
         ingest::remove_by_external_id,
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
         analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
-        analytics::realtime,
+        analytics::realtime, analytics::entry_pages, analytics::exit_pages, analytics::properties,
+        goals::create_goal, goals::goal_report, goals::delete_goal, goals::create_funnel, goals::list_funnels,
+        goals::funnel_report, goals::delete_funnel, shares::create, shares::list, shares::revoke,
         webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
         webhooks::rotate_secret, webhooks::test, webhooks::deliveries, webhooks::retry,
         email::notifications, email::set_notifications, email::subscribers, email::subscribe,

@@ -3,11 +3,18 @@
 
 pub mod enrich;
 pub mod events;
+pub mod funnels;
+pub mod goals;
+pub mod query;
 pub mod reads;
 pub mod realtime;
 pub mod rollup;
+pub mod shares;
 pub mod store;
 pub mod visitor;
+pub mod visits;
+
+pub use query::ReadQuery;
 
 /// Most events one request may carry.
 pub const MAX_BATCH: usize = 100;

@@ -1,22 +1,23 @@
 //! The dashboard's aggregates over a period. Visitors are counted per day (the visitor hash
 //! changes with the daily salt), so a period's unique visitors are the sum of daily ones.
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventRow, Interval, Overview, PageRow, Point, ReferrerRow,
-    Timeseries, Utm,
+    Breakdown, CountryRow, Devices, EventRow, Figures, Interval, Overview, PageRow, Point,
+    PropertyRow, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::rollup;
-use crate::{AppError, AppResult};
+use super::query::{Filters, Range, ReadQuery};
+use super::{rollup, visits};
+use crate::AppResult;
 
 pub use shipmate_types::analytics::Period;
 
 /// The read endpoints, as `/v1/analytics/{name}`.
-pub const ENDPOINTS: [&str; 8] = [
+pub const ENDPOINTS: [&str; 10] = [
     "overview",
     "pages",
     "referrers",
@@ -25,33 +26,48 @@ pub const ENDPOINTS: [&str; 8] = [
     "events",
     "timeseries",
     "utm",
+    "entry-pages",
+    "exit-pages",
 ];
 
-/// Where a read looks: daily summaries up to `raw_from`, raw events from it on. A period is that
-/// many UTC days, today included. The summaries usually reach to a few seconds ago; the raw events
-/// since are counted as a summary pass would count them (`rollup::pass`).
+/// Where a read looks: daily summaries up to `raw_from`, raw events from it on, up to `until`
+/// (now, or the end of the range's last day). The summaries usually reach to a few seconds ago;
+/// the raw events since are counted as a summary pass would count them (`rollup::pass`). A
+/// filtered read counts the raw events of the whole range instead (see `filtered`).
 struct Window {
     start: NaiveDate,
+    end: NaiveDate,
     raw_from: DateTime<Utc>,
+    until: DateTime<Utc>,
 }
 
 impl Window {
-    async fn of(db: &PgPool, period: Period) -> AppResult<Self> {
-        let start = Utc::now().date_naive() - Duration::days(period.days() - 1);
-        let start_ts = rollup::bounds(start).0;
+    async fn of(db: &PgPool, range: &Range) -> AppResult<Self> {
+        let until = range.until(Utc::now());
         let raw_from = rollup::covered_until(db)
             .await?
-            .map_or(start_ts, |c| c.max(start_ts));
-        Ok(Window { start, raw_from })
+            .map_or(range.from_ts(), |c| c.max(range.from_ts()));
+        Ok(Window {
+            start: range.start,
+            end: range.end,
+            raw_from,
+            until,
+        })
     }
 
-    /// Binds `$2` (first day) and `$3` (`raw_from`) after the project (`$1`).
+    /// Binds `$2` (first day), `$3` (`raw_from`), `$4` (last day) and `$5` (`until`) after the
+    /// project (`$1`).
     fn bind<'q, O>(
         &'q self,
         query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
         project_id: Uuid,
     ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
-        query.bind(project_id).bind(self.start).bind(self.raw_from)
+        query
+            .bind(project_id)
+            .bind(self.start)
+            .bind(self.raw_from)
+            .bind(self.end)
+            .bind(self.until)
     }
 }
 
@@ -65,17 +81,17 @@ fn summaries(dim: &str, by_day: bool) -> String {
     };
     format!(
         "select {day} as day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
-         where project_id = $1 and dim = '{dim}' and day >= $2 and day::timestamp at time zone 'UTC' < $3
+         where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < $3
          group by {group}"
     )
 }
 
-/// What the project's raw events since `raw_from` add to `dim`, per value (and per day or hour
-/// when `by_since`).
+/// What the project's raw events in `[raw_from, until)` add to `dim`, per value (and per day or
+/// hour when `by_since`).
 fn tail(dim: &str, by_since: bool) -> String {
     rollup::pass(
         &[dim],
-        "e.project_id = $1 and e.ts >= $3",
+        "e.project_id = $1 and e.ts >= $3 and e.ts < $5",
         "$3",
         by_since,
         true,
@@ -89,14 +105,95 @@ pub struct Row {
     pub visitors: i64,
 }
 
-/// Views and visitors per value of one dimension, largest first: summaries plus the raw events
-/// since, each day's visitors counted on their own (the daily salt).
-async fn breakdown(
-    db: &PgPool,
-    window: &Window,
+/// One read: the project, what was asked, and where to look.
+pub struct Read<'a> {
+    db: &'a PgPool,
     project_id: Uuid,
-    dim: &'static str,
-) -> AppResult<Vec<Row>> {
+    query: &'a ReadQuery,
+    window: Window,
+}
+
+impl<'a> Read<'a> {
+    pub async fn new(db: &'a PgPool, project_id: Uuid, query: &'a ReadQuery) -> AppResult<Self> {
+        Ok(Read {
+            db,
+            project_id,
+            query,
+            window: Window::of(db, &query.range).await?,
+        })
+    }
+
+    fn period(&self) -> Period {
+        self.query.range.period
+    }
+
+    fn filters(&self) -> &Filters {
+        &self.query.filters
+    }
+
+    /// Binds a filtered read's `$1` (project), `$2` (first instant), `$3` (`until`) and the
+    /// filter values from `$4` on.
+    fn bind_raw<'q, O>(
+        &'q self,
+        query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
+    ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
+        let query = query
+            .bind(self.project_id)
+            .bind(self.query.range.from_ts())
+            .bind(self.window.until);
+        self.filters().values().fold(query, |q, v| q.bind(v))
+    }
+}
+
+/// The matching raw events of a filtered read (`e`, bound by `Read::bind_raw`).
+fn matching(filters: &Filters) -> String {
+    format!(
+        "analytics_events e where e.project_id = $1 and e.ts >= $2 and e.ts < $3{}",
+        filters.sql(4)
+    )
+}
+
+/// A dimension's raw column, which events count in it (page views, or every event for `event`),
+/// and whether it holds label codes.
+fn raw_dim(dim: &str) -> (&'static str, &'static str, bool) {
+    match dim {
+        "event" => ("e.name", "true", false),
+        "page" => ("e.path", "e.name = 'page_view'", false),
+        "referrer" => ("e.referrer_host", "e.name = 'page_view'", false),
+        "country" => ("e.country", "e.name = 'page_view'", false),
+        "device" => ("e.device::text", "e.name = 'page_view'", true),
+        "browser" => ("e.browser::text", "e.name = 'page_view'", true),
+        "os" => ("e.os::text", "e.name = 'page_view'", true),
+        "utm_source" => ("e.utm_source", "e.name = 'page_view'", false),
+        "utm_medium" => ("e.utm_medium", "e.name = 'page_view'", false),
+        _ => ("e.utm_campaign", "e.name = 'page_view'", false),
+    }
+}
+
+/// Views and visitors per value of one dimension, largest first. Unfiltered: summaries plus the
+/// raw events since, each day's visitors counted on their own (the daily salt). Filtered: the
+/// matching raw events (a visitor hash lives one day, so distinct hashes are the same sum).
+pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>> {
+    if !read.filters().is_empty() {
+        let (value, counted, coded) = raw_dim(dim);
+        let label = if coded {
+            "left join analytics_labels l on l.id = g.key::int2"
+        } else {
+            "left join analytics_labels l on false"
+        };
+        let query = format!(
+            "select coalesce(l.label, g.key) as key, g.views, g.visitors from (
+                select {value} as key, count(*)::int8 as views, count(distinct e.visitor)::int8 as visitors
+                from {matching} and {counted} and {value} is not null group by 1
+             ) g {label}
+             order by views desc, visitors desc, key limit 100",
+            matching = matching(read.filters())
+        );
+        return Ok(read
+            .bind_raw(sqlx::query_as::<_, Row>(&query))
+            .fetch_all(read.db)
+            .await?);
+    }
     let (summaries, tail) = (summaries(dim, false), tail(dim, false));
     let query = format!(
         "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
@@ -105,21 +202,38 @@ async fn breakdown(
             select value, views, visitors from ({tail}) t
          ) x group by key order by views desc, visitors desc, key limit 100"
     );
-    Ok(window
-        .bind(sqlx::query_as::<_, Row>(&query), project_id)
-        .fetch_all(db)
+    Ok(read
+        .window
+        .bind(sqlx::query_as::<_, Row>(&query), read.project_id)
+        .fetch_all(read.db)
         .await?)
 }
 
-/// One breakdown as a read of its own.
-async fn single(
-    db: &PgPool,
-    project_id: Uuid,
-    period: Period,
-    dim: &'static str,
-) -> AppResult<Vec<Row>> {
-    let window = Window::of(db, period).await?;
-    breakdown(db, &window, project_id, dim).await
+/// Page views and visitors (with any event) of the range.
+async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
+    if !read.filters().is_empty() {
+        let query = format!(
+            "select count(*) filter (where e.name = 'page_view')::int8, count(distinct e.visitor)::int8 from {}",
+            matching(read.filters())
+        );
+        return Ok(read
+            .bind_raw(sqlx::query_as(&query))
+            .fetch_one(read.db)
+            .await?);
+    }
+    let (summaries, tail) = (summaries("total", false), tail("total", false));
+    let query = format!(
+        "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
+            select views, visitors from ({summaries}) s
+            union all
+            select views, visitors from ({tail}) t
+         ) x"
+    );
+    Ok(read
+        .window
+        .bind(sqlx::query_as(&query), read.project_id)
+        .fetch_one(read.db)
+        .await?)
 }
 
 /// Rows named for their dimension (`{"page": ..., "views", "visitors"}`).
@@ -130,103 +244,240 @@ fn rows<T: From<(String, i64, i64)>>(rows: Vec<Row>) -> Vec<T> {
 }
 
 async fn report<T: From<(String, i64, i64)>>(
-    db: &PgPool,
-    project_id: Uuid,
-    period: Period,
+    read: &Read<'_>,
     dim: &'static str,
 ) -> AppResult<Breakdown<T>> {
     Ok(Breakdown {
-        period,
-        data: rows(single(db, project_id, period, dim).await?),
+        period: read.period(),
+        data: rows(breakdown(read, dim).await?),
     })
 }
 
-/// The three parts run at once, each on its own connection.
-pub async fn overview(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Overview> {
-    let window = Window::of(db, period).await?;
-    let (summaries, tail) = (summaries("total", false), tail("total", false));
-    let query = format!(
-        "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
-            select views, visitors from ({summaries}) s
-            union all
-            select views, visitors from ({tail}) t
-         ) x"
+/// The visit figures of a read: visits, bounced visits, and the durations' histogram.
+#[derive(Debug, Default)]
+struct VisitFigures {
+    visits: i64,
+    bounced: i64,
+    /// (seconds, visits), shortest first.
+    durations: Vec<(i64, i64)>,
+}
+
+impl VisitFigures {
+    fn bounce_rate(&self) -> f64 {
+        percent(self.bounced, self.visits)
+    }
+
+    /// The median duration in whole seconds (the mean of the middle two for an even count).
+    fn median(&self) -> i64 {
+        let nth = |k: i64| {
+            let mut seen = 0;
+            self.durations
+                .iter()
+                .find(|(_, n)| {
+                    seen += n;
+                    seen > k
+                })
+                .map_or(0, |(d, _)| *d)
+        };
+        match self.visits {
+            0 => 0,
+            n if n % 2 == 1 => nth(n / 2),
+            n => (nth(n / 2 - 1) + nth(n / 2) + 1) / 2,
+        }
+    }
+}
+
+/// `part` in percent of `whole`, to one decimal (0 when `whole` is 0).
+pub fn percent(part: i64, whole: i64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        (part as f64 * 1000.0 / whole as f64).round() / 10.0
+    }
+}
+
+/// Binds a visit read's parameters: `$1` project, `$2` first instant, `$3` `until`, `$4` the
+/// summaries' reach, then (unfiltered) `$5`, `$6` the first and last day whose summaries count,
+/// or (filtered) the filter values from `$5` on.
+fn bind_visits<'q, O>(
+    read: &'q Read<'_>,
+    query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
+    let query = query
+        .bind(read.project_id)
+        .bind(read.query.range.from_ts())
+        .bind(read.window.until)
+        .bind(read.window.raw_from);
+    if read.filters().is_empty() {
+        query.bind(read.window.start).bind(read.window.end)
+    } else {
+        read.filters().values().fold(query, |q, v| q.bind(v))
+    }
+}
+
+/// Summary rows of a visit dimension that an unfiltered read adds (closed days); none filtered.
+fn closed(read: &Read<'_>, dim: &str, value: &str) -> String {
+    if read.filters().is_empty() {
+        format!(
+            "union all select {value}, views, visitors from analytics_daily
+             where project_id = $1 and dim = '{dim}' and day >= $5 and day <= $6"
+        )
+    } else {
+        String::new()
+    }
+}
+
+async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
+    let counted = visits::counted(read.filters());
+    let (durations, bounced) = (
+        closed(read, "visit_duration", "'d', value::int8"),
+        closed(read, "visits", "case value when 'bounced' then 'b' else 'v' end, 0"),
     );
-    let totals = window
-        .bind(sqlx::query_as::<_, (i64, i64)>(&query), project_id)
-        .fetch_one(db);
-    let ((page_views, unique_visitors), pages, referrers) = tokio::try_join!(
-        async { Ok::<_, AppError>(totals.await?) },
-        breakdown(db, &window, project_id, "page"),
-        breakdown(db, &window, project_id, "referrer"),
+    let query = format!(
+        "select kind, seconds, sum(n)::int8 from (
+            select 'd' as kind, extract(epoch from ended_at - started_at)::int8 as seconds, 1::int8 as n, 0::int8 as m
+            from ({counted}) v where page_views > 0
+            union all select 'b', 0, 1, 0 from ({counted}) v where page_views = 1
+            {durations} {bounced}
+         ) x where kind <> 'v' group by kind, seconds order by kind, seconds"
+    );
+    let rows: Vec<(String, i64, i64)> = bind_visits(read, sqlx::query_as(&query))
+        .fetch_all(read.db)
+        .await?;
+    let mut figures = VisitFigures::default();
+    for (kind, seconds, n) in rows {
+        if kind == "b" {
+            figures.bounced += n;
+        } else {
+            figures.visits += n;
+            figures.durations.push((seconds, n));
+        }
+    }
+    Ok(figures)
+}
+
+/// Visits and visitors per entry (or exit) page, most visits first.
+async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPageRow>> {
+    let (column, dim) = if exit {
+        ("exit", "exit_page")
+    } else {
+        ("entry", "entry_page")
+    };
+    let counted = visits::counted(read.filters());
+    let closed = closed(read, dim, "value");
+    let query = format!(
+        "select page, sum(visits)::int8, sum(visitors)::int8 from (
+            select {column} as page, count(*) as visits, count(distinct visitor) as visitors
+            from ({counted}) v where page_views > 0 and {column} is not null group by 1
+            {closed}
+         ) x group by page order by 2 desc, 3 desc, page limit 100"
+    );
+    let rows: Vec<(String, i64, i64)> = bind_visits(read, sqlx::query_as(&query))
+        .fetch_all(read.db)
+        .await?;
+    Ok(Breakdown {
+        period: read.period(),
+        data: rows
+            .into_iter()
+            .map(|(page, visits, visitors)| VisitPageRow {
+                page,
+                visits,
+                visitors,
+            })
+            .collect(),
+    })
+}
+
+pub async fn entry_pages(read: &Read<'_>) -> AppResult<Breakdown<VisitPageRow>> {
+    visit_pages(read, false).await
+}
+
+pub async fn exit_pages(read: &Read<'_>) -> AppResult<Breakdown<VisitPageRow>> {
+    visit_pages(read, true).await
+}
+
+/// The overview's numbers, each part on its own connection at once.
+async fn figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<String>)> {
+    let ((page_views, unique_visitors), pages, referrers, visits) = tokio::try_join!(
+        totals(read),
+        breakdown(read, "page"),
+        breakdown(read, "referrer"),
+        visit_figures(read),
     )?;
     let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
+    Ok((
+        Figures {
+            page_views,
+            unique_visitors,
+            visits: visits.visits,
+            bounce_rate: visits.bounce_rate(),
+            visit_duration: visits.median(),
+        },
+        top(pages),
+        top(referrers),
+    ))
+}
+
+pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
+    let previous_query;
+    let previous = if read.query.compare {
+        previous_query = read.query.previous();
+        let before = Read::new(read.db, read.project_id, &previous_query).await?;
+        Some(figures(&before).await?.0)
+    } else {
+        None
+    };
+    let (now, top_page, top_referrer) = figures(read).await?;
     Ok(Overview {
-        period,
-        page_views,
-        unique_visitors,
-        top_page: top(pages),
-        top_referrer: top(referrers),
+        period: read.period(),
+        page_views: now.page_views,
+        unique_visitors: now.unique_visitors,
+        top_page,
+        top_referrer,
+        visits: now.visits,
+        bounce_rate: now.bounce_rate,
+        visit_duration: now.visit_duration,
+        previous,
     })
 }
 
-pub async fn pages(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Breakdown<PageRow>> {
-    report(db, project_id, period, "page").await
+pub async fn pages(read: &Read<'_>) -> AppResult<Breakdown<PageRow>> {
+    report(read, "page").await
 }
 
-pub async fn referrers(
-    db: &PgPool,
-    project_id: Uuid,
-    period: Period,
-) -> AppResult<Breakdown<ReferrerRow>> {
-    report(db, project_id, period, "referrer").await
+pub async fn referrers(read: &Read<'_>) -> AppResult<Breakdown<ReferrerRow>> {
+    report(read, "referrer").await
 }
 
-pub async fn countries(
-    db: &PgPool,
-    project_id: Uuid,
-    period: Period,
-) -> AppResult<Breakdown<CountryRow>> {
-    report(db, project_id, period, "country").await
+pub async fn countries(read: &Read<'_>) -> AppResult<Breakdown<CountryRow>> {
+    report(read, "country").await
 }
 
 /// Three breakdowns over one window, read at once.
-async fn three(
-    db: &PgPool,
-    project_id: Uuid,
-    period: Period,
-    dims: [&'static str; 3],
-) -> AppResult<[Vec<Row>; 3]> {
-    let window = Window::of(db, period).await?;
+async fn three(read: &Read<'_>, dims: [&'static str; 3]) -> AppResult<[Vec<Row>; 3]> {
     let (a, b, c) = tokio::try_join!(
-        breakdown(db, &window, project_id, dims[0]),
-        breakdown(db, &window, project_id, dims[1]),
-        breakdown(db, &window, project_id, dims[2]),
+        breakdown(read, dims[0]),
+        breakdown(read, dims[1]),
+        breakdown(read, dims[2]),
     )?;
     Ok([a, b, c])
 }
 
-pub async fn devices(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Devices> {
-    let [devices, browsers, oses] =
-        three(db, project_id, period, ["device", "browser", "os"]).await?;
+pub async fn devices(read: &Read<'_>) -> AppResult<Devices> {
+    let [devices, browsers, oses] = three(read, ["device", "browser", "os"]).await?;
     Ok(Devices {
-        period,
+        period: read.period(),
         data: rows(devices),
         browsers: rows(browsers),
         operating_systems: rows(oses),
     })
 }
 
-pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Utm> {
-    let [sources, mediums, campaigns] = three(
-        db,
-        project_id,
-        period,
-        ["utm_source", "utm_medium", "utm_campaign"],
-    )
-    .await?;
+pub async fn utm(read: &Read<'_>) -> AppResult<Utm> {
+    let [sources, mediums, campaigns] =
+        three(read, ["utm_source", "utm_medium", "utm_campaign"]).await?;
     Ok(Utm {
-        period,
+        period: read.period(),
         sources: rows(sources),
         mediums: rows(mediums),
         campaigns: rows(campaigns),
@@ -234,12 +485,8 @@ pub async fn utm(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Utm
 }
 
 /// Every event name, `page_view` included, with its count and visitors.
-pub async fn events(
-    db: &PgPool,
-    project_id: Uuid,
-    period: Period,
-) -> AppResult<Breakdown<EventRow>> {
-    let data = single(db, project_id, period, "event")
+pub async fn events(read: &Read<'_>) -> AppResult<Breakdown<EventRow>> {
+    let data = breakdown(read, "event")
         .await?
         .into_iter()
         .map(|r| EventRow {
@@ -248,42 +495,68 @@ pub async fn events(
             visitors: r.visitors,
         })
         .collect();
-    Ok(Breakdown { period, data })
+    Ok(Breakdown {
+        period: read.period(),
+        data,
+    })
 }
 
-/// Page views and visitors per day (per hour for 7d), with empty buckets filled with zeros.
-pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppResult<Timeseries> {
-    let interval = if period == Period::Days7 {
+/// Visitors of the range with any matching event.
+pub async fn visitors(read: &Read<'_>) -> AppResult<i64> {
+    Ok(totals(read).await?.1)
+}
+
+/// Page views and visitors per day (per hour for ranges of up to 7 days), with empty buckets
+/// filled with zeros, up to now.
+pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
+    let interval = if read.query.range.days() <= 7 {
         Interval::Hour
     } else {
         Interval::Day
     };
     let unit = interval.as_str();
-    let window = Window::of(db, period).await?;
-    // A summary row's bucket: its day, plus its hour for hourly series.
-    let (dim, offset) = if unit == "hour" {
-        ("hour", "make_interval(hours => value::int)")
-    } else {
-        ("total", "interval '0'")
-    };
-    let (summaries, tail) = (summaries(dim, true), tail(dim, true));
-    let query = format!(
-        "with buckets as (
-            select generate_series(date_trunc('{unit}', $4::timestamptz, 'UTC'), date_trunc('{unit}', now(), 'UTC'), interval '1 {unit}') as bucket
-         ), points as (
-            select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from ({summaries}) s
-            union all
-            select since, views, visitors from ({tail}) t
-         )
-         select b.bucket, coalesce(sum(p.views), 0)::int8, coalesce(sum(p.visitors), 0)::int8
-         from buckets b left join points p on p.bucket = b.bucket
-         group by b.bucket order by b.bucket"
+    let buckets = format!(
+        "select generate_series(date_trunc('{unit}', $2::timestamptz, 'UTC'), date_trunc('{unit}', $3::timestamptz - interval '1 microsecond', 'UTC'), interval '1 {unit}') as bucket"
     );
-    let points: Vec<(DateTime<Utc>, i64, i64)> = window
-        .bind(sqlx::query_as(&query), project_id)
-        .bind(rollup::bounds(window.start).0)
-        .fetch_all(db)
-        .await?;
+    let points: Vec<(DateTime<Utc>, i64, i64)> = if read.filters().is_empty() {
+        // A summary row's bucket: its day, plus its hour for hourly series.
+        let (dim, offset) = if unit == "hour" {
+            ("hour", "make_interval(hours => value::int)")
+        } else {
+            ("total", "interval '0'")
+        };
+        let (summaries, tail) = (summaries(dim, true), tail(dim, true));
+        let buckets = buckets.replace("$2::", "$6::").replace("$3::", "$5::");
+        let query = format!(
+            "with buckets as ({buckets}), points as (
+                select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from ({summaries}) s
+                union all
+                select since, views, visitors from ({tail}) t
+             )
+             select b.bucket, coalesce(sum(p.views), 0)::int8, coalesce(sum(p.visitors), 0)::int8
+             from buckets b left join points p on p.bucket = b.bucket
+             group by b.bucket order by b.bucket"
+        );
+        read.window
+            .bind(sqlx::query_as(&query), read.project_id)
+            .bind(read.query.range.from_ts())
+            .fetch_all(read.db)
+            .await?
+    } else {
+        let query = format!(
+            "with buckets as ({buckets}), points as (
+                select date_trunc('{unit}', e.ts, 'UTC') as bucket, count(*) filter (where e.name = 'page_view') as views,
+                       count(distinct e.visitor) as visitors
+                from {matching} group by 1
+             )
+             select b.bucket, coalesce(p.views, 0)::int8, coalesce(p.visitors, 0)::int8
+             from buckets b left join points p on p.bucket = b.bucket order by b.bucket",
+            matching = matching(read.filters())
+        );
+        read.bind_raw(sqlx::query_as(&query))
+            .fetch_all(read.db)
+            .await?
+    };
     let data = points
         .into_iter()
         .map(|(date, views, visitors)| Point {
@@ -293,8 +566,42 @@ pub async fn timeseries(db: &PgPool, project_id: Uuid, period: Period) -> AppRes
         })
         .collect();
     Ok(Timeseries {
-        period,
+        period: read.period(),
         interval,
         data,
+    })
+}
+
+/// A custom property's values on one event name, most frequent first (always from the raw
+/// events: properties are not summarised).
+pub async fn properties(
+    read: &Read<'_>,
+    event: &str,
+    property: &str,
+) -> AppResult<Breakdown<PropertyRow>> {
+    let n = 4 + read.filters().0.len();
+    let query = format!(
+        "select e.properties ->> ${p} as value, count(*)::int8 as count, count(distinct e.visitor)::int8 as visitors
+         from {matching} and e.name = ${n} and e.properties ->> ${p} is not null
+         group by 1 order by 2 desc, 3 desc, 1 limit 100",
+        p = n + 1,
+        matching = matching(read.filters())
+    );
+    let rows: Vec<(String, i64, i64)> = read
+        .bind_raw(sqlx::query_as(&query))
+        .bind(event)
+        .bind(property)
+        .fetch_all(read.db)
+        .await?;
+    Ok(Breakdown {
+        period: read.period(),
+        data: rows
+            .into_iter()
+            .map(|(value, count, visitors)| PropertyRow {
+                value,
+                count,
+                visitors,
+            })
+            .collect(),
     })
 }

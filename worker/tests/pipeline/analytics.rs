@@ -56,7 +56,7 @@ pub async fn read(app: &TestApp, token: &str, what: &str, project: &Value, perio
 }
 
 /// Every analytics read endpoint.
-const READS: [&str; 8] = shipmate_shared::analytics::reads::ENDPOINTS;
+const READS: [&str; 10] = shipmate_shared::analytics::reads::ENDPOINTS;
 
 /// Every read for every period.
 async fn every_read(app: &TestApp, token: &str, project: &Value) -> Vec<Value> {

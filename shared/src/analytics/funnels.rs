@@ -1,0 +1,227 @@
+//! Funnels: 2 to 8 ordered steps (page views or custom events). A visitor counts at a step when
+//! they reached every earlier step before it on the same day (a visitor hash lives one day).
+
+use serde_json::Value;
+use shipmate_types::analytics::{Funnel, FunnelReport, Step, StepRow};
+use sqlx::types::Json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::goals::project_id;
+use super::reads::percent;
+use super::ReadQuery;
+use crate::validate::{FromInput, Input};
+use crate::{AppError, AppResult};
+
+pub const MIN_STEPS: usize = 2;
+pub const MAX_STEPS: usize = 8;
+
+/// The body of `POST /v1/analytics/funnels`.
+pub struct NewFunnel {
+    pub project_id: Uuid,
+    pub name: String,
+    pub steps: Vec<Step>,
+}
+
+fn steps(input: &mut Input) -> Option<Vec<Step>> {
+    let Some(Value::Array(items)) = input.raw("steps").cloned() else {
+        input.error(
+            "steps",
+            format!("is required: a list of {MIN_STEPS} to {MAX_STEPS} steps"),
+        );
+        return None;
+    };
+    if !(MIN_STEPS..=MAX_STEPS).contains(&items.len()) {
+        input.error(
+            "steps",
+            format!("must hold {MIN_STEPS} to {MAX_STEPS} steps"),
+        );
+        return None;
+    }
+    let mut steps = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let field = format!("steps[{i}]");
+        let text = |v: Option<&Value>, max: usize| match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
+                Ok(Some(s.trim().to_owned()))
+            }
+            Some(_) => Err(format!("must be a non-empty string of at most {max} characters")),
+        };
+        let (page, event) = match &item {
+            Value::Object(o) => (text(o.get("page"), 2048), text(o.get("event"), 100)),
+            _ => {
+                input.error(&field, "must be an object with page or event");
+                continue;
+            }
+        };
+        match (page, event) {
+            (Err(m), _) => input.error(&format!("{field}.page"), m),
+            (_, Err(m)) => input.error(&format!("{field}.event"), m),
+            (Ok(None), Ok(None)) | (Ok(Some(_)), Ok(Some(_))) => {
+                input.error(&field, "must have exactly one of page and event")
+            }
+            (Ok(page), Ok(event)) => steps.push(Step { page, event }),
+        }
+    }
+    Some(steps)
+}
+
+impl FromInput for NewFunnel {
+    fn read(input: &mut Input) -> Option<Self> {
+        let project_id = project_id(input);
+        let name = input.string("name", 1, 200);
+        let steps = steps(input);
+        Some(NewFunnel {
+            project_id: project_id?,
+            name: name?,
+            steps: steps?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct FunnelRecord {
+    id: Uuid,
+    project_id: Uuid,
+    name: String,
+    steps: Json<Vec<Step>>,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl From<FunnelRecord> for Funnel {
+    fn from(r: FunnelRecord) -> Self {
+        Funnel {
+            id: r.id,
+            project_id: r.project_id,
+            name: r.name,
+            steps: r.steps.0,
+            created_at: r.created_at,
+        }
+    }
+}
+
+pub async fn create(db: &PgPool, new: NewFunnel) -> AppResult<Funnel> {
+    Ok(sqlx::query_as!(
+        FunnelRecord,
+        r#"insert into analytics_funnels (id, project_id, name, steps) values ($1, $2, $3, $4)
+         returning id, project_id, name, steps as "steps: Json<Vec<Step>>", created_at"#,
+        Uuid::now_v7(),
+        new.project_id,
+        new.name,
+        Json(&new.steps) as _
+    )
+    .fetch_one(db)
+    .await?
+    .into())
+}
+
+pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<Funnel>> {
+    Ok(sqlx::query_as!(
+        FunnelRecord,
+        r#"select id, project_id, name, steps as "steps: Json<Vec<Step>>", created_at from analytics_funnels
+         where project_id = $1 order by created_at, id"#,
+        project_id
+    )
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .map(Funnel::from)
+    .collect())
+}
+
+pub async fn find(db: &PgPool, id: Uuid) -> AppResult<Funnel> {
+    sqlx::query_as!(
+        FunnelRecord,
+        r#"select id, project_id, name, steps as "steps: Json<Vec<Step>>", created_at from analytics_funnels
+         where id = $1"#,
+        id
+    )
+    .fetch_optional(db)
+    .await?
+    .map(Funnel::from)
+    .ok_or_else(|| AppError::not_found("funnel"))
+}
+
+pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
+    sqlx::query!("delete from analytics_funnels where id = $1", id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The funnel over the read's range and filters: one pass over the matching events of any step,
+/// then each step's earliest time per visitor after the step before's (an event at the same
+/// instant counts as after: a batch's events share their arrival time).
+pub async fn report(db: &PgPool, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
+    let filters = &query.filters;
+    // Step values are bound from $4, the filters' after them.
+    let test = |i: usize, step: &Step| {
+        let n = 4 + i;
+        if step.page.is_some() {
+            format!("(e.name = 'page_view' and e.path = ${n})")
+        } else {
+            format!("e.name = ${n}")
+        }
+    };
+    let tests: Vec<String> = funnel
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| test(i, s))
+        .collect();
+    let flags: String = tests
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!(", {t} as s{i}"))
+        .collect();
+    let mut ctes = vec![format!(
+        "ev as (select e.visitor, e.ts{flags} from analytics_events e
+                where e.project_id = $1 and e.ts >= $2 and e.ts < $3 and ({any}){filters})",
+        any = tests.join(" or "),
+        filters = filters.sql(4 + tests.len()),
+    )];
+    ctes.push("r0 as (select visitor, min(ts) as t from ev where s0 group by visitor)".into());
+    for i in 1..tests.len() {
+        ctes.push(format!(
+            "r{i} as (select ev.visitor, min(ev.ts) as t from ev join r{p} on r{p}.visitor = ev.visitor
+                      where ev.s{i} and ev.ts >= r{p}.t group by ev.visitor)",
+            p = i - 1
+        ));
+    }
+    let counts: Vec<String> = (0..tests.len())
+        .map(|i| format!("(select count(*) from r{i})::int8"))
+        .collect();
+    let sql = format!(
+        "with {} select array[{}]",
+        ctes.join(", "),
+        counts.join(", ")
+    );
+    let mut q = sqlx::query_scalar::<_, Vec<i64>>(&sql)
+        .bind(funnel.project_id)
+        .bind(query.range.from_ts())
+        .bind(query.range.until(chrono::Utc::now()));
+    for step in &funnel.steps {
+        q = q.bind(step.label());
+    }
+    for v in filters.values() {
+        q = q.bind(v);
+    }
+    let counts = q.fetch_one(db).await?;
+    let first = counts.first().copied().unwrap_or_default();
+    Ok(FunnelReport {
+        id: funnel.id,
+        name: funnel.name.clone(),
+        period: query.range.period,
+        steps: funnel
+            .steps
+            .iter()
+            .zip(counts)
+            .map(|(step, visitors)| StepRow {
+                label: step.label().to_owned(),
+                visitors,
+                conversion_rate: percent(visitors, first),
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,191 @@
+//! Goals: a custom event or a page view that counts as a conversion. A goal's conversions are the
+//! visitors of the range who reached it (with the read's filters), in percent of all its visitors.
+
+use shipmate_types::analytics::{Breakdown, Goal, GoalRow};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::query::Dim;
+use super::reads::{self, percent, Read};
+use super::ReadQuery;
+use crate::validate::{FromInput, Input};
+use crate::{AppError, AppResult};
+
+/// The body of `POST /v1/analytics/goals`.
+pub struct NewGoal {
+    pub project_id: Uuid,
+    pub name: String,
+    pub target: Target,
+}
+
+/// What a goal (or a funnel step) is reached by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Event(String),
+    Page(String),
+}
+
+impl Target {
+    pub fn dim(&self) -> (Dim, &str) {
+        match self {
+            Target::Event(e) => (Dim::Event, e),
+            Target::Page(p) => (Dim::Page, p),
+        }
+    }
+
+    /// Exactly one of `event` and `page` in `input` (the fields named after `prefix`).
+    pub fn read(input: &mut Input, prefix: &str) -> Option<Target> {
+        let (ef, pf) = (format!("{prefix}event"), format!("{prefix}page"));
+        let event = input.opt_string(&ef, 100);
+        let page = input.opt_string(&pf, 2048);
+        match (event, page) {
+            (Some(e), None) => Some(Target::Event(e)),
+            (None, Some(p)) => Some(Target::Page(p)),
+            (Some(_), Some(_)) => {
+                input.error(&ef, "give either event or page, not both");
+                input.error(&pf, "give either event or page, not both");
+                None
+            }
+            (None, None) => {
+                if !input.has(&ef) && !input.has(&pf) {
+                    input.error(&ef, "give either event or page");
+                    input.error(&pf, "give either event or page");
+                }
+                None
+            }
+        }
+    }
+}
+
+/// A required `project_id` in a body.
+pub fn project_id(input: &mut Input) -> Option<Uuid> {
+    let raw = input.string("project_id", 1, 100)?;
+    match Uuid::parse_str(&raw) {
+        Ok(id) => Some(id),
+        Err(_) => {
+            input.error("project_id", "must be a UUID");
+            None
+        }
+    }
+}
+
+impl FromInput for NewGoal {
+    fn read(input: &mut Input) -> Option<Self> {
+        let project_id = project_id(input);
+        let name = input.string("name", 1, 200);
+        let target = Target::read(input, "");
+        Some(NewGoal {
+            project_id: project_id?,
+            name: name?,
+            target: target?,
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct GoalRecord {
+    id: Uuid,
+    project_id: Uuid,
+    name: String,
+    event: Option<String>,
+    page: Option<String>,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl From<GoalRecord> for Goal {
+    fn from(r: GoalRecord) -> Self {
+        Goal {
+            id: r.id,
+            project_id: r.project_id,
+            name: r.name,
+            event: r.event,
+            page: r.page,
+            created_at: r.created_at,
+        }
+    }
+}
+
+pub async fn create(db: &PgPool, new: NewGoal) -> AppResult<Goal> {
+    let (event, page) = match new.target {
+        Target::Event(e) => (Some(e), None),
+        Target::Page(p) => (None, Some(p)),
+    };
+    Ok(sqlx::query_as!(
+        GoalRecord,
+        "insert into analytics_goals (id, project_id, name, event, page) values ($1, $2, $3, $4, $5)
+         returning id, project_id, name, event, page, created_at",
+        Uuid::now_v7(),
+        new.project_id,
+        new.name,
+        event,
+        page
+    )
+    .fetch_one(db)
+    .await?
+    .into())
+}
+
+pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<Goal>> {
+    Ok(sqlx::query_as!(
+        GoalRecord,
+        "select id, project_id, name, event, page, created_at from analytics_goals
+         where project_id = $1 order by created_at, id",
+        project_id
+    )
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .map(Goal::from)
+    .collect())
+}
+
+/// The project a goal belongs to (for the caller's access check).
+pub async fn project_of(db: &PgPool, id: Uuid) -> AppResult<Uuid> {
+    sqlx::query_scalar!("select project_id from analytics_goals where id = $1", id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| AppError::not_found("goal"))
+}
+
+pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
+    sqlx::query!("delete from analytics_goals where id = $1", id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Every goal of the project with its conversions over the read's range and filters.
+pub async fn report(
+    db: &PgPool,
+    project_id: Uuid,
+    query: &ReadQuery,
+) -> AppResult<Breakdown<GoalRow>> {
+    let read = Read::new(db, project_id, query).await?;
+    let visitors = reads::visitors(&read).await?;
+    let mut data = Vec::new();
+    for goal in list(db, project_id).await? {
+        let target = match (&goal.event, &goal.page) {
+            (Some(e), _) => Target::Event(e.clone()),
+            (None, p) => Target::Page(p.clone().unwrap_or_default()),
+        };
+        let (dim, value) = target.dim();
+        let reached = ReadQuery {
+            filters: query.filters.with(dim, value),
+            ..query.clone()
+        };
+        let conversions = reads::visitors(&Read::new(db, project_id, &reached).await?).await?;
+        data.push(GoalRow {
+            id: goal.id,
+            name: goal.name,
+            event: goal.event,
+            page: goal.page,
+            visitors,
+            conversions,
+            conversion_rate: percent(conversions, visitors),
+        });
+    }
+    Ok(Breakdown {
+        period: query.range.period,
+        data,
+    })
+}

@@ -1,0 +1,345 @@
+//! What an analytics read asks for: a range of UTC days (a period ending today, or `from`..`to`),
+//! filters on event dimensions (ANDed), and whether to compare with the range before. Every bad
+//! value is reported at once; unknown parameters are ignored.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Months, NaiveDate, Utc};
+use shipmate_types::analytics::Period;
+use shipmate_types::common::FieldError;
+use shipmate_types::StringEnum;
+
+use super::rollup;
+use crate::AppError;
+
+/// A filterable dimension: its query parameter, and how a raw event row (`e`) is tested.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dim {
+    Page,
+    Referrer,
+    Country,
+    Device,
+    Browser,
+    Os,
+    UtmSource,
+    UtmMedium,
+    UtmCampaign,
+    Event,
+}
+
+impl Dim {
+    pub const ALL: [Dim; 10] = [
+        Dim::Page,
+        Dim::Referrer,
+        Dim::Country,
+        Dim::Device,
+        Dim::Browser,
+        Dim::Os,
+        Dim::UtmSource,
+        Dim::UtmMedium,
+        Dim::UtmCampaign,
+        Dim::Event,
+    ];
+
+    pub fn param(self) -> &'static str {
+        match self {
+            Dim::Page => "page",
+            Dim::Referrer => "referrer",
+            Dim::Country => "country",
+            Dim::Device => "device",
+            Dim::Browser => "browser",
+            Dim::Os => "os",
+            Dim::UtmSource => "utm_source",
+            Dim::UtmMedium => "utm_medium",
+            Dim::UtmCampaign => "utm_campaign",
+            Dim::Event => "event",
+        }
+    }
+
+    /// The raw events' column. Device, browser and OS hold codes into `analytics_labels`.
+    pub fn column(self) -> &'static str {
+        match self {
+            Dim::Page => "path",
+            Dim::Referrer => "referrer_host",
+            Dim::Country => "country",
+            Dim::Device => "device",
+            Dim::Browser => "browser",
+            Dim::Os => "os",
+            Dim::UtmSource => "utm_source",
+            Dim::UtmMedium => "utm_medium",
+            Dim::UtmCampaign => "utm_campaign",
+            Dim::Event => "name",
+        }
+    }
+
+    fn coded(self) -> bool {
+        matches!(self, Dim::Device | Dim::Browser | Dim::Os)
+    }
+
+    /// The value as stored, or why it cannot be one.
+    fn check(self, raw: &str) -> Result<String, String> {
+        let v = raw.trim();
+        if v.chars().count() > 2048 {
+            return Err("must be at most 2048 characters".into());
+        }
+        match self {
+            Dim::Country if v.len() == 2 && v.chars().all(|c| c.is_ascii_alphabetic()) => {
+                Ok(v.to_ascii_uppercase())
+            }
+            Dim::Country => Err("must be a two-letter country code (ISO 3166-1 alpha-2)".into()),
+            Dim::Device => match v.to_ascii_lowercase().as_str() {
+                d @ ("desktop" | "mobile" | "tablet") => Ok(d.to_owned()),
+                _ => Err("must be one of: desktop, mobile, tablet".into()),
+            },
+            _ => Ok(v.to_owned()),
+        }
+    }
+}
+
+/// Exact values to match, one per dimension at most.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters(pub Vec<(Dim, String)>);
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The condition on raw events `e`, its values bound from `$first` on, in order (see `values`).
+    pub fn sql(&self, first: usize) -> String {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(i, (dim, _))| {
+                let n = first + i;
+                if dim.coded() {
+                    format!(
+                        " and e.{} = coalesce((select id from analytics_labels where label = ${n}), -1)",
+                        dim.column()
+                    )
+                } else {
+                    format!(" and e.{} = ${n}", dim.column())
+                }
+            })
+            .collect()
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(_, v)| v.as_str())
+    }
+
+    pub fn with(&self, dim: Dim, value: &str) -> Filters {
+        let mut f = self.clone();
+        f.0.retain(|(d, _)| *d != dim);
+        f.0.push((dim, value.to_owned()));
+        f
+    }
+}
+
+/// The UTC days a read covers, both ends included, and the instant it stops at (the end of `end`,
+/// or now when the range reaches today).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    pub period: Period,
+    pub start: NaiveDate,
+    pub end: NaiveDate,
+}
+
+impl Range {
+    pub fn period(period: Period, now: DateTime<Utc>) -> Range {
+        let today = now.date_naive();
+        Range {
+            period,
+            start: today - Duration::days(period.days() - 1),
+            end: today,
+        }
+    }
+
+    pub fn days(&self) -> i64 {
+        (self.end - self.start).num_days() + 1
+    }
+
+    pub fn from_ts(&self) -> DateTime<Utc> {
+        rollup::bounds(self.start).0
+    }
+
+    /// The end of the last day, or now if earlier.
+    pub fn until(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        rollup::bounds(self.end).1.min(now)
+    }
+
+    /// As many days, just before.
+    pub fn previous(&self) -> Range {
+        let days = Duration::days(self.days());
+        Range {
+            period: self.period,
+            start: self.start - days,
+            end: self.end - days,
+        }
+    }
+}
+
+/// A parsed read: its range, filters and comparison.
+#[derive(Debug, Clone)]
+pub struct ReadQuery {
+    pub range: Range,
+    pub filters: Filters,
+    pub compare: bool,
+}
+
+/// Longest custom range.
+const MAX_YEARS: u32 = 2;
+
+impl ReadQuery {
+    pub fn parse(q: &HashMap<String, String>, now: DateTime<Utc>) -> Result<Self, AppError> {
+        let mut errors = Vec::new();
+        let mut bad = |field: &str, message: String| {
+            errors.push(FieldError {
+                field: field.into(),
+                message,
+            })
+        };
+        let given = |name: &str| q.get(name).map(|s| s.trim()).filter(|s| !s.is_empty());
+        let period = match given("period").map(Period::parse) {
+            None => Period::default(),
+            Some(Some(p)) => p,
+            Some(None) => {
+                bad(
+                    "period",
+                    format!("must be one of: {}", Period::NAMES.join(", ")),
+                );
+                Period::default()
+            }
+        };
+        let date = |name: &str| {
+            given(name).map(|s| NaiveDate::parse_from_str(s, "%Y-%m-%d").map_err(|_| s.to_owned()))
+        };
+        let mut range = Range::period(period, now);
+        match (date("from"), date("to")) {
+            (None, None) if period == Period::Custom => {
+                bad("from", "is required with period=custom".into());
+                bad("to", "is required with period=custom".into());
+            }
+            (None, None) => {}
+            (from, to) => {
+                let mut day = |name: &str, d: Option<Result<NaiveDate, String>>| match d {
+                    Some(Ok(d)) => Some(d),
+                    Some(Err(_)) => {
+                        bad(name, "must be a date as YYYY-MM-DD".into());
+                        None
+                    }
+                    None => {
+                        bad(name, "is required when the other end of the range is given".into());
+                        None
+                    }
+                };
+                let (from, to) = (day("from", from), day("to", to));
+                if let (Some(start), Some(end)) = (from, to) {
+                    let longest = start
+                        .checked_add_months(Months::new(12 * MAX_YEARS))
+                        .map(|d| d - Duration::days(1));
+                    if end < start {
+                        bad("to", "must not be before from".into());
+                    } else if longest.is_none_or(|l| end > l) {
+                        bad("to", format!("the range must be at most {MAX_YEARS} years"));
+                    } else {
+                        range = Range {
+                            period: Period::Custom,
+                            start,
+                            end,
+                        };
+                    }
+                }
+            }
+        }
+        let mut filters = Vec::new();
+        for dim in Dim::ALL {
+            if let Some(raw) = given(dim.param()) {
+                match dim.check(raw) {
+                    Ok(v) => filters.push((dim, v)),
+                    Err(m) => bad(dim.param(), m),
+                }
+            }
+        }
+        let compare = match given("compare") {
+            None => false,
+            Some("previous") => true,
+            Some(_) => {
+                bad("compare", "must be previous".into());
+                false
+            }
+        };
+        if !errors.is_empty() {
+            return Err(AppError::validation(errors));
+        }
+        Ok(ReadQuery {
+            range,
+            filters: Filters(filters),
+            compare,
+        })
+    }
+
+    /// The same read over the range before.
+    pub fn previous(&self) -> ReadQuery {
+        ReadQuery {
+            range: self.range.previous(),
+            ..self.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(pairs: &[(&str, &str)]) -> Result<ReadQuery, AppError> {
+        let q = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let now = "2026-03-10T12:00:00Z".parse().unwrap();
+        ReadQuery::parse(&q, now)
+    }
+
+    fn fields(e: AppError) -> Vec<String> {
+        match e {
+            AppError::Client { errors, .. } => errors.into_iter().map(|e| e.field).collect(),
+            _ => vec![],
+        }
+    }
+
+    #[test]
+    fn every_bad_field_is_listed() {
+        let e = parse(&[
+            ("device", "phone"),
+            ("country", "USA"),
+            ("from", "2026-02-01"),
+            ("to", "2026-01-01"),
+            ("compare", "last"),
+            ("whatever", "x"),
+        ])
+        .unwrap_err();
+        assert_eq!(fields(e), ["to", "country", "device", "compare"]);
+    }
+
+    #[test]
+    fn ranges_of_two_years_at_most() {
+        let ok = parse(&[("from", "2024-01-01"), ("to", "2025-12-31")]).unwrap();
+        assert_eq!(ok.range.days(), 731);
+        assert_eq!(ok.range.period, Period::Custom);
+        let e = parse(&[("from", "2024-01-01"), ("to", "2026-01-01")]).unwrap_err();
+        assert_eq!(fields(e), ["to"]);
+        assert_eq!(fields(parse(&[("from", "2024-01-01")]).unwrap_err()), ["to"]);
+    }
+
+    #[test]
+    fn periods_end_today_and_compare_with_the_days_before() {
+        let q = parse(&[("period", "7d"), ("country", "de"), ("compare", "previous")]).unwrap();
+        assert_eq!(q.range.start.to_string(), "2026-03-04");
+        assert_eq!(q.range.end.to_string(), "2026-03-10");
+        assert_eq!(q.previous().range.start.to_string(), "2026-02-25");
+        assert_eq!(q.previous().range.end.to_string(), "2026-03-03");
+        assert_eq!(q.filters.0, [(Dim::Country, "DE".to_owned())]);
+        assert!(q.compare);
+    }
+}

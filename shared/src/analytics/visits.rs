@@ -1,0 +1,157 @@
+//! Visits: a visitor's events with gaps under 30 minutes (a visitor hash lives one UTC day, so a
+//! visit never spans midnight). Only visits with a page view count; a bounce is a visit of one
+//! page view, its duration the time from its first event to its last, its entry and exit pages
+//! its first and last page views.
+//!
+//! The workers' roller keeps `analytics_visits` for the days not yet closed, extending each
+//! visitor's open visit as their events are summarised; when a day closes its visits become
+//! summary rows (`visits`, `visit_duration`, `entry_page`, `exit_page`) and leave the table.
+//! Reads take the summaries, the kept visits, and the raw events since the last pass merged into
+//! them, so a visit is counted the moment its page view is, and closed days cost a few rows.
+//! Filtered reads sessionize the period's raw events of the project instead (see `reads`).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::PgConnection;
+
+use super::query::Filters;
+use crate::AppResult;
+
+/// A new visit starts after this long without events.
+pub const GAP: &str = "interval '30 minutes'";
+
+/// Visits made of the events `e` matching `rows`, each visitor's first one continuing their
+/// newest kept visit since `open_from` when it is less than the gap later (`started_at` is then
+/// that visit's). Columns: project_id, visitor, started_at, ended_at, page_views, entry, exit,
+/// hit (some event matched `hit`).
+pub fn groups(rows: &str, open_from: &str, hit: &str) -> String {
+    format!(
+        "with ev as (
+            select e.project_id, e.visitor, e.ts, e.name, e.path, (true{hit}) as hit
+            from analytics_events e where {rows}
+         ), open as (
+            select distinct on (v.project_id, v.visitor) v.project_id, v.visitor, v.started_at, v.ended_at
+            from analytics_visits v
+            where v.visitor in (select visitor from ev) and v.started_at >= {open_from}
+            order by v.project_id, v.visitor, v.started_at desc
+         ), marked as (
+            select ev.*, o.started_at as open_start,
+                   case when coalesce(lag(ev.ts) over w, o.ended_at) is null
+                          or ev.ts - coalesce(lag(ev.ts) over w, o.ended_at) >= {GAP} then 1 else 0 end as brk
+            from ev left join open o on o.project_id = ev.project_id and o.visitor = ev.visitor
+            window w as (partition by ev.project_id, ev.visitor order by ev.ts)
+         ), numbered as (
+            select *, sum(brk) over (partition by project_id, visitor order by ts rows unbounded preceding) as n
+            from marked
+         )
+         select project_id, visitor,
+                case when n = 0 then min(open_start) else min(ts) end as started_at, max(ts) as ended_at,
+                count(*) filter (where name = 'page_view')::int4 as page_views,
+                (array_agg(path order by ts) filter (where name = 'page_view' and path is not null))[1] as entry,
+                (array_agg(path order by ts desc) filter (where name = 'page_view' and path is not null))[1] as exit,
+                bool_or(hit) as hit
+         from numbered group by project_id, visitor, n"
+    )
+}
+
+/// Brings the kept visits of `day` up to its events in `[from, upto)` (from its start afresh).
+/// Run by the roller in its summary transaction, so visits and summaries move together.
+pub async fn sessionize(
+    tx: &mut PgConnection,
+    day: NaiveDate,
+    from: DateTime<Utc>,
+    upto: DateTime<Utc>,
+) -> AppResult<()> {
+    let (start, _) = super::rollup::bounds(day);
+    if from <= start {
+        sqlx::query!(
+            "delete from analytics_visits where started_at >= $1 and started_at < $2",
+            start,
+            super::rollup::bounds(day).1
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
+    let groups = groups("e.ts >= $1 and e.ts < $2", "$3", "");
+    sqlx::query(&format!(
+        "insert into analytics_visits (project_id, visitor, started_at, ended_at, page_views, entry_page, exit_page)
+         select project_id, visitor, started_at, ended_at, page_views, entry, exit from ({groups}) g
+         on conflict (project_id, started_at, visitor) do update
+            set ended_at = greatest(analytics_visits.ended_at, excluded.ended_at),
+                page_views = analytics_visits.page_views + excluded.page_views,
+                entry_page = coalesce(analytics_visits.entry_page, excluded.entry_page),
+                exit_page = coalesce(excluded.exit_page, analytics_visits.exit_page)"
+    ))
+    .bind(from)
+    .bind(upto)
+    .bind(start)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+/// Turns a closed day's kept visits into its summary rows, and lets them go.
+pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
+    let (start, end) = super::rollup::bounds(day);
+    sqlx::query(&format!(
+        "with v as (
+            select * from analytics_visits where started_at >= $2 and started_at < $3 and page_views > 0
+         )
+         insert into analytics_daily (project_id, day, dim, value, views, visitors)
+         select project_id, $1::date, dim, value, sum(n)::int8, count(distinct visitor)::int8 from (
+            select project_id, 'visits' as dim, 'all' as value, 1 as n, visitor from v
+            union all select project_id, 'visits', 'bounced', 1, visitor from v where page_views = 1
+            union all select project_id, 'visit_duration', {DURATION}::text, 1, visitor from v
+            union all select project_id, 'entry_page', entry_page, 1, visitor from v where entry_page is not null
+            union all select project_id, 'exit_page', exit_page, 1, visitor from v where exit_page is not null
+         ) x group by project_id, dim, value
+         on conflict (project_id, day, dim, value) do update
+            set views = excluded.views, visitors = excluded.visitors"
+    ))
+    .bind(day)
+    .bind(start)
+    .bind(end)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query!(
+        "delete from analytics_visits where started_at >= $1 and started_at < $2",
+        start,
+        end
+    )
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+/// A visit's duration in whole seconds, as SQL on a row with `started_at` and `ended_at`.
+const DURATION: &str = "extract(epoch from ended_at - started_at)::int8";
+
+/// The visits a read counts, as SQL over rows with visitor, started_at, ended_at, page_views,
+/// entry, exit. Unfiltered (`filters` empty): the kept visits of the project in `[$2, $3)` merged
+/// with what its raw events since `$4` (the summaries' reach) add. Filtered: the project's raw
+/// events in `[$2, $3)` sessionized, keeping the visits with a matching event (values from `$5`).
+/// Closed days are then added from the summaries by the caller (unfiltered only).
+pub fn counted(filters: &Filters) -> String {
+    if filters.is_empty() {
+        let tail = groups(
+            "e.project_id = $1 and e.ts >= greatest($2, $4) and e.ts < $3",
+            "$2",
+            "",
+        );
+        format!(
+            "select coalesce(s.visitor, t.visitor) as visitor, coalesce(s.started_at, t.started_at) as started_at,
+                    greatest(s.ended_at, t.ended_at) as ended_at,
+                    coalesce(s.page_views, 0) + coalesce(t.page_views, 0) as page_views,
+                    coalesce(s.entry_page, t.entry) as entry, coalesce(t.exit, s.exit_page) as exit
+             from (select * from analytics_visits where project_id = $1 and started_at >= $2 and started_at < $3) s
+             full join ({tail}) t on t.visitor = s.visitor and t.started_at = s.started_at"
+        )
+    } else {
+        // No kept visit is continued: the raw events cover the whole range.
+        let raw = groups(
+            "e.project_id = $1 and e.ts >= $2 and e.ts < $3 and $4::timestamptz is not null",
+            "'infinity'",
+            &filters.sql(5),
+        );
+        format!("select * from ({raw}) r where hit")
+    }
+}
