@@ -183,7 +183,10 @@ pub struct Step {
 impl Step {
     /// The page path or event name.
     pub fn label(&self) -> &str {
-        self.page.as_deref().or(self.event.as_deref()).unwrap_or_default()
+        self.page
+            .as_deref()
+            .or(self.event.as_deref())
+            .unwrap_or_default()
     }
 }
 

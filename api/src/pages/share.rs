@@ -34,8 +34,7 @@ async fn render(state: &AppState, token: &str, q: &HashMap<String, String>) -> A
         .await?;
     let now = chrono::Utc::now();
     // A bad parameter in a shared link shows the default view rather than an error page.
-    let query = ReadQuery::parse(q, now)
-        .or_else(|_| ReadQuery::parse(&HashMap::new(), now))?;
+    let query = ReadQuery::parse(q, now).or_else(|_| ReadQuery::parse(&HashMap::new(), now))?;
     let read = Read::new(&state.db, project_id, &query).await?;
     let (overview, pages, referrers, countries, devices) = tokio::try_join!(
         reads::overview(&read),

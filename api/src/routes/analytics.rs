@@ -11,12 +11,12 @@ use axum::{Json, Router};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::query::Dim;
 use shipmate_shared::analytics::reads::{self, Period, Read};
-use shipmate_shared::analytics::ReadQuery;
 use shipmate_shared::analytics::realtime as live;
 use shipmate_shared::analytics::visitor;
+use shipmate_shared::analytics::ReadQuery;
+use shipmate_shared::error::FieldError;
 use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
-use shipmate_shared::error::FieldError;
 use shipmate_shared::{AppError, AppResult};
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, PropertyRow,

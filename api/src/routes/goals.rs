@@ -23,7 +23,10 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/analytics/goals", post(create_goal).get(goal_report))
         .route("/v1/analytics/goals/{goal_id}", delete(delete_goal))
-        .route("/v1/analytics/funnels", post(create_funnel).get(list_funnels))
+        .route(
+            "/v1/analytics/funnels",
+            post(create_funnel).get(list_funnels),
+        )
         .route(
             "/v1/analytics/funnels/{funnel_id}",
             get(funnel_report).delete(delete_funnel),
@@ -40,7 +43,10 @@ pub async fn create_goal(
     Body(new): Body<goals::NewGoal>,
 ) -> AppResult<(StatusCode, Json<Goal>)> {
     require(&state, &session, new.project_id, Role::Member).await?;
-    Ok((StatusCode::CREATED, Json(goals::create(&state.db, new).await?)))
+    Ok((
+        StatusCode::CREATED,
+        Json(goals::create(&state.db, new).await?),
+    ))
 }
 
 /// Every goal with its visitors, conversions and conversion rate over the range.
@@ -55,7 +61,15 @@ pub async fn goal_report(
 ) -> AppResult<Response> {
     format.respond(
         goals::report(&state.db, access.project.id, &query).await?,
-        &["id", "name", "event", "page", "visitors", "conversions", "conversion_rate"],
+        &[
+            "id",
+            "name",
+            "event",
+            "page",
+            "visitors",
+            "conversions",
+            "conversion_rate",
+        ],
     )
 }
 

@@ -58,7 +58,11 @@ pub async fn revoke(
     access: ProjectAccess<Admin>,
     Path(ids): Path<(String, String)>,
 ) -> AppResult<StatusCode> {
-    shares::revoke(&state.db, access.project.id, parse_id(&ids.1, "share link")?)
+    shares::revoke(
+        &state.db,
+        access.project.id,
+        parse_id(&ids.1, "share link")?,
+    )
     .await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -46,7 +46,9 @@ fn steps(input: &mut Input) -> Option<Vec<Step>> {
             Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
                 Ok(Some(s.trim().to_owned()))
             }
-            Some(_) => Err(format!("must be a non-empty string of at most {max} characters")),
+            Some(_) => Err(format!(
+                "must be a non-empty string of at most {max} characters"
+            )),
         };
         let (page, event) = match &item {
             Value::Object(o) => (text(o.get("page"), 2048), text(o.get("event"), 100)),

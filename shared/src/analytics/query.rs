@@ -229,7 +229,10 @@ impl ReadQuery {
                         None
                     }
                     None => {
-                        bad(name, "is required when the other end of the range is given".into());
+                        bad(
+                            name,
+                            "is required when the other end of the range is given".into(),
+                        );
                         None
                     }
                 };
@@ -329,7 +332,10 @@ mod tests {
         assert_eq!(ok.range.period, Period::Custom);
         let e = parse(&[("from", "2024-01-01"), ("to", "2026-01-01")]).unwrap_err();
         assert_eq!(fields(e), ["to"]);
-        assert_eq!(fields(parse(&[("from", "2024-01-01")]).unwrap_err()), ["to"]);
+        assert_eq!(
+            fields(parse(&[("from", "2024-01-01")]).unwrap_err()),
+            ["to"]
+        );
     }
 
     #[test]

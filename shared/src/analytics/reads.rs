@@ -331,15 +331,20 @@ async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
     let counted = visits::counted(read.filters());
     let (durations, bounced) = (
         closed(read, "visit_duration", "'d', value::int8"),
-        closed(read, "visits", "case value when 'bounced' then 'b' else 'v' end, 0"),
+        closed(
+            read,
+            "visits",
+            "case value when 'bounced' then 'b' else 'v' end, 0",
+        ),
     );
     let query = format!(
         "select kind, seconds, sum(n)::int8 from (
-            select 'd' as kind, extract(epoch from ended_at - started_at)::int8 as seconds, 1::int8 as n, 0::int8 as m
+            select 'd' as kind, {duration} as seconds, 1::int8 as n, 0::int8 as visitors
             from ({counted}) v where page_views > 0
             union all select 'b', 0, 1, 0 from ({counted}) v where page_views = 1
             {durations} {bounced}
-         ) x where kind <> 'v' group by kind, seconds order by kind, seconds"
+         ) x where kind <> 'v' group by kind, seconds order by kind, seconds",
+        duration = visits::DURATION
     );
     let rows: Vec<(String, i64, i64)> = bind_visits(read, sqlx::query_as(&query))
         .fetch_all(read.db)

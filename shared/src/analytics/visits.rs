@@ -122,8 +122,9 @@ pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
     Ok(())
 }
 
-/// A visit's duration in whole seconds, as SQL on a row with `started_at` and `ended_at`.
-const DURATION: &str = "extract(epoch from ended_at - started_at)::int8";
+/// A visit's duration in whole seconds (begun seconds do not count), as SQL on a row with
+/// `started_at` and `ended_at`.
+pub const DURATION: &str = "floor(extract(epoch from ended_at - started_at))::int8";
 
 /// The visits a read counts, as SQL over rows with visitor, started_at, ended_at, page_views,
 /// entry, exit. Unfiltered (`filters` empty): the kept visits of the project in `[$2, $3)` merged

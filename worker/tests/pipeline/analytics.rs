@@ -132,7 +132,8 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     let overview = wait_page_views(&app, &token, &project, 4).await;
     assert_eq!(
         overview,
-        json!({"period": "30d", "page_views": 4, "unique_visitors": 3, "top_page": "/pricing", "top_referrer": "news.ycombinator.com"})
+        json!({"period": "30d", "page_views": 4, "unique_visitors": 3, "top_page": "/pricing", "top_referrer": "news.ycombinator.com",
+               "visits": 3, "bounce_rate": 66.7, "visit_duration": 0})
     );
     assert_eq!(
         read(&app, &token, "pages", &project, "30d").await["data"],
@@ -434,7 +435,8 @@ async fn reads_check_the_period_and_the_owner_and_writes_are_validated() {
     let overview = read(&app, &token, "overview", &project, "30d").await;
     assert_eq!(
         overview,
-        json!({"period": "30d", "page_views": 0, "unique_visitors": 0, "top_page": null, "top_referrer": null})
+        json!({"period": "30d", "page_views": 0, "unique_visitors": 0, "top_page": null, "top_referrer": null,
+               "visits": 0, "bounce_rate": 0.0, "visit_duration": 0})
     );
 
     let too_many: Vec<Value> = (0..101).map(|_| json!({})).collect();

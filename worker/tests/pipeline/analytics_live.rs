@@ -14,7 +14,7 @@ use crate::helpers::*;
 
 /// Stores `events` as one request of the visitor at `ip`, accepted at `at`, through the enricher
 /// (a queue entry `seq` of its own).
-async fn store(
+pub(crate) async fn store(
     enricher: &mut Enricher,
     project: &Value,
     seq: u32,
@@ -41,11 +41,16 @@ async fn store(
         .unwrap();
 }
 
-fn page(path: &str) -> Value {
+pub(crate) fn page(path: &str) -> Value {
     json!({"url": format!("https://acme.example{path}")})
 }
 
-async fn get(app: &TestApp, token: &str, path: &str, accept: &str) -> (StatusCode, String, String) {
+pub(crate) async fn get(
+    app: &TestApp,
+    token: &str,
+    path: &str,
+    accept: &str,
+) -> (StatusCode, String, String) {
     let res = app
         .client
         .get(app.url(path))
@@ -235,11 +240,11 @@ async fn every_read_answers_csv_when_asked_and_json_otherwise() {
 
     let pid = id(&project);
     let expected = [
-        ("overview", "period,page_views,unique_visitors,top_page,top_referrer\r\n30d,3,2,\"/a,b\",news.ycombinator.com\r\n"),
+        ("overview", "period,page_views,unique_visitors,top_page,top_referrer,visits,bounce_rate,visit_duration\r\n30d,3,2,\"/a,b\",news.ycombinator.com,2,50.0,0\r\n"),
         ("pages", "page,views,visitors\r\n\"/a,b\",2,1\r\n/,1,1\r\n"),
         ("referrers", "referrer,views,visitors\r\nnews.ycombinator.com,2,1\r\n"),
-        // No geolocation database in tests: no countries, no rows, no header.
-        ("countries", ""),
+        // No geolocation database in tests: no countries, just the header row.
+        ("countries", "country,views,visitors\r\n"),
         ("devices", "device,views,visitors\r\ndesktop,3,2\r\n"),
         ("events", "name,count,visitors\r\npage_view,3,2\r\n\"say \"\"hi\"\"\",1,1\r\n"),
         ("utm", "utm_source,views,visitors\r\nhn,1,1\r\n"),
