@@ -9,6 +9,8 @@ use utoipa::ToSchema;
 pub struct Notifications {
     pub new_feedback: bool,
     pub new_testimonial: bool,
+    /// The weekly analytics report (off until turned on).
+    pub weekly_report: bool,
     /// Whether the instance can send email at all.
     pub email_configured: bool,
 }
@@ -20,6 +22,8 @@ pub struct NotificationChanges {
     pub new_feedback: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_testimonial: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weekly_report: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -63,7 +63,11 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     );
     let deliveries =
         jobs::schedules::deliveries(consumer.clone(), deliver_ctx.clone(), redis, stop.clone());
-    let schedules = jobs::schedules::cron(consumer.clone(), &deliver_ctx, stop.clone());
+    let report = (
+        settings.weekly_report_cron.clone(),
+        settings.public_url.clone(),
+    );
+    let schedules = jobs::schedules::cron(consumer.clone(), &deliver_ctx, report, stop.clone());
     let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
     let events = events_loop(enricher, events_queue, consumer, settings, stop);

@@ -48,4 +48,21 @@ pub struct WorkerSettings {
     /// Tries before a document is marked `failed`.
     #[arg(long, env = "SHIPMATE_EMBED_MAX_ATTEMPTS", default_value_t = 5)]
     pub embed_max_attempts: i32,
+    /// When the weekly analytics report goes out (cron with seconds; UTC): Mondays at 07:00.
+    #[arg(long, env = "SHIPMATE_WEEKLY_REPORT_CRON", default_value = "0 0 7 * * Mon", value_parser = cron_expression)]
+    pub weekly_report_cron: String,
+    /// Base of the links in emails (the api's public address).
+    #[arg(
+        long,
+        env = "SHIPMATE_PUBLIC_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub public_url: String,
+}
+
+/// A cron expression with seconds, checked at start (a bad one is a clear error, not a panic).
+fn cron_expression(s: &str) -> Result<String, String> {
+    <cron::Schedule as std::str::FromStr>::from_str(s)
+        .map(|_| s.to_owned())
+        .map_err(|e| format!("not a cron expression (sec min hour day month weekday): {e}"))
 }

@@ -72,14 +72,7 @@ pub async fn set_notifications(
     Body(changes): Body<NotificationChanges>,
 ) -> AppResult<Json<Notifications>> {
     let (project, user) = (access.project.id, access.session.user.id);
-    subscriptions::set_notifications(
-        &state.db,
-        project,
-        user,
-        changes.new_feedback,
-        changes.new_testimonial,
-    )
-    .await?;
+    subscriptions::set_notifications(&state.db, project, user, &changes).await?;
     let configured = state.mail().configured;
     Ok(Json(
         subscriptions::notifications(&state.db, project, user, configured).await?,

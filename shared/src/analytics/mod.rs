@@ -8,6 +8,7 @@ pub mod goals;
 pub mod query;
 pub mod reads;
 pub mod realtime;
+pub mod report;
 pub mod rollup;
 pub mod shares;
 pub mod store;

@@ -71,6 +71,7 @@ pub enum Kind {
     Merged,
     ChangelogEntry,
     SubscriptionConfirm,
+    WeeklyReport,
 }
 
 impl Kind {
@@ -84,6 +85,7 @@ impl Kind {
             Kind::Merged => "email.merged",
             Kind::ChangelogEntry => "email.changelog_entry",
             Kind::SubscriptionConfirm => "email.subscription_confirm",
+            Kind::WeeklyReport => "email.weekly_report",
         }
     }
 

@@ -18,6 +18,7 @@ impl crate::validate::FromInput for NotificationChanges {
         Some(NotificationChanges {
             new_feedback: input.opt_bool("new_feedback"),
             new_testimonial: input.opt_bool("new_testimonial"),
+            weekly_report: input.opt_bool("weekly_report"),
         })
     }
 }
@@ -44,8 +45,9 @@ pub async fn notifications(
     user_id: Uuid,
     email_configured: bool,
 ) -> AppResult<Notifications> {
-    let (new_feedback, new_testimonial) = sqlx::query_as::<_, (bool, bool)>(
-        "select coalesce(notify_new_feedback, role = 'owner'), coalesce(notify_new_testimonial, role = 'owner')
+    let (new_feedback, new_testimonial, weekly_report) = sqlx::query_as::<_, (bool, bool, bool)>(
+        "select coalesce(notify_new_feedback, role = 'owner'), coalesce(notify_new_testimonial, role = 'owner'),
+                notify_weekly_report
          from project_members where project_id = $1 and user_id = $2",
     )
     .bind(project_id)
@@ -56,6 +58,7 @@ pub async fn notifications(
     Ok(Notifications {
         new_feedback,
         new_testimonial,
+        weekly_report,
         email_configured,
     })
 }
@@ -64,18 +67,19 @@ pub async fn set_notifications(
     db: &PgPool,
     project_id: Uuid,
     user_id: Uuid,
-    new_feedback: Option<bool>,
-    new_testimonial: Option<bool>,
+    changes: &NotificationChanges,
 ) -> AppResult<()> {
     sqlx::query(
         "update project_members set notify_new_feedback = coalesce($3, notify_new_feedback),
-            notify_new_testimonial = coalesce($4, notify_new_testimonial)
+            notify_new_testimonial = coalesce($4, notify_new_testimonial),
+            notify_weekly_report = coalesce($5, notify_weekly_report)
          where project_id = $1 and user_id = $2",
     )
     .bind(project_id)
     .bind(user_id)
-    .bind(new_feedback)
-    .bind(new_testimonial)
+    .bind(changes.new_feedback)
+    .bind(changes.new_testimonial)
+    .bind(changes.weekly_report)
     .execute(db)
     .await?;
     Ok(())

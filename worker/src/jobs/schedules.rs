@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use apalis::prelude::*;
 use apalis_cron::{CronScheduler, Tick};
+use shipmate_shared::analytics::report;
 use sqlx::PgPool;
 use tokio::sync::watch;
 
@@ -53,10 +54,24 @@ pub async fn deliveries(
 struct Scheduled {
     db: PgPool,
     queue: shipmate_shared::outbound::DeliveryQueue,
+    /// Where the report's links point; `None` when email is not configured.
+    public_url: Option<String>,
 }
 
 async fn sweep_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
     deliver::sweep(&s.db, &s.queue).await;
+    Ok(())
+}
+
+async fn weekly_report_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
+    let Some(public_url) = &s.public_url else {
+        return Ok(());
+    };
+    match report::queue_due(&s.db, public_url, chrono::Utc::now()).await {
+        Ok(ids) => shipmate_shared::outbound::enqueue(&s.queue, &ids).await,
+        // The next tick tries again; nothing was claimed for a project whose queueing failed.
+        Err(e) => tracing::warn!(error = %e, "the weekly report could not be queued"),
+    }
     Ok(())
 }
 
@@ -65,10 +80,21 @@ async fn housekeeping_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynErro
     Ok(())
 }
 
-pub async fn cron(name: String, ctx: &Context, stop: watch::Receiver<bool>) {
+/// `report` (cron with seconds) schedules the weekly analytics report, whose links start with
+/// `public_url`.
+pub async fn cron(
+    name: String,
+    ctx: &Context,
+    (report, public_url): (String, String),
+    stop: watch::Receiver<bool>,
+) {
     let state = Scheduled {
         db: ctx.db.clone(),
         queue: ctx.queue.clone(),
+        public_url: ctx
+            .settings
+            .email_configured()
+            .then(|| public_url.trim_end_matches('/').to_owned()),
     };
     // cron's fields: seconds, minutes, hours, day of month, month, day of week.
     let every = |expr: &str| cron::Schedule::from_str(expr).expect("a valid cron expression");
@@ -77,6 +103,14 @@ pub async fn cron(name: String, ctx: &Context, stop: watch::Receiver<bool>) {
             .backend(CronScheduler::new(every("*/5 * * * * *")))
             .data(state.clone())
             .build(sweep_tick)
+            .run_until(signal)
+    });
+    let weekly = every(&report);
+    let reports = supervise("weekly report", stop.clone(), |signal| {
+        WorkerBuilder::new(format!("{name}-weekly-report"))
+            .backend(CronScheduler::new(weekly.clone()))
+            .data(state.clone())
+            .build(weekly_report_tick)
             .run_until(signal)
     });
     let housekeeping = supervise("housekeeping", stop, |signal| {
@@ -88,7 +122,7 @@ pub async fn cron(name: String, ctx: &Context, stop: watch::Receiver<bool>) {
     });
     // The first housekeeping round runs at start, not a minute later.
     super::housekeeping::round(&state.db).await;
-    tokio::join!(sweep, housekeeping);
+    tokio::join!(sweep, reports, housekeeping);
 }
 
 /// Runs an apalis worker until `stop`; a worker that ends on an error (its backend failed) is

@@ -7,8 +7,8 @@ use chrono::{Duration, Utc};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use shipmate_shared::analytics::rollup;
 use shipmate_shared::analytics::visitor::Geo;
+use shipmate_shared::analytics::{report, rollup};
 use shipmate_worker::jobs::events::Enricher;
 
 use crate::analytics_live::{get, page, store};
@@ -454,4 +454,81 @@ async fn a_share_link_opens_a_read_only_page_until_revoked() {
     assert_eq!(res.status(), StatusCode::NO_CONTENT);
     let page = app.client.get(app.url(share_path)).send().await.unwrap();
     assert_eq!(page.status(), StatusCode::NOT_FOUND);
+}
+
+/// The weekly report goes once per week to the members who opted in, with last week's figures.
+#[tokio::test]
+async fn the_weekly_report_reaches_members_who_opted_in_once() {
+    let sink = crate::receivers::SmtpSink::start(&[]).await;
+    let mail = [
+        "--smtp-url",
+        &sink.url,
+        "--mail-from",
+        "Shipmate <noreply@example.com>",
+    ];
+    let app = spawn_app_with(&mail).await;
+    let (owner, project) = app.owner_with_project("an-explore-week").await;
+    let pid = id(&project).to_owned();
+    let member = app
+        .member_with_role(&owner, &pid, "weekly@example.com", "member")
+        .await;
+    let path = format!("/v1/projects/{pid}/notifications");
+    let n = read(&app, &member, &path).await;
+    assert_eq!(n["weekly_report"], false, "opt-in: off by default");
+    let (_, n) = app
+        .call(
+            Method::PUT,
+            &path,
+            Auth::Session(&member),
+            Some(json!({"weekly_report": true})),
+        )
+        .await;
+    assert_eq!(n["weekly_report"], true);
+    // Two visitors last Tuesday, one this week (not in the report).
+    let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
+    let tuesday =
+        rollup::bounds(report::last_week(Utc::now()) + Duration::days(1)).0 + Duration::hours(12);
+    store(&mut enricher, &project, 1, "10.0.0.1", tuesday, page("/")).await;
+    store(
+        &mut enricher,
+        &project,
+        2,
+        "10.0.0.2",
+        tuesday,
+        page("/pricing"),
+    )
+    .await;
+    store(
+        &mut enricher,
+        &project,
+        3,
+        "10.0.0.3",
+        Utc::now(),
+        page("/"),
+    )
+    .await;
+
+    let mut args = mail.to_vec();
+    args.extend(["--weekly-report-cron", "*/1 * * * * *"]);
+    let _worker = crate::support::start_worker(&app, &args);
+    let report = sink
+        .wait_for("weekly@example.com", "Your week: 2 visitors", 30)
+        .await;
+    let text = report.decoded();
+    assert!(text.contains("Page views: 2"), "{text}");
+    assert!(
+        text.contains(&format!("/dashboard/p/{pid}/analytics")),
+        "{text}"
+    );
+    // The schedule ticks every second: after three more, still one report, and none to the
+    // owner, who did not opt in (an absence needs a wait).
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let reports: Vec<_> = sink
+        .mails()
+        .into_iter()
+        .filter(|m| m.decoded().contains("Your week"))
+        .collect();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].to, ["weekly@example.com"]);
 }
