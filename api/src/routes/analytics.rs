@@ -293,15 +293,18 @@ pub async fn properties(
 /// Distinct visitors of the last 5 minutes, page views of the last 30, and the last 5 minutes'
 /// top 10 pages by visitors, from the stored raw events.
 #[utoipa::path(get, path = "/v1/analytics/realtime", tag = "analytics", security(("session" = [])),
-    params(("project_id" = String, Query)),
-    responses((status = 200, description = "JSON, or CSV (the pages) with `Accept: text/csv`", content((Realtime = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad project_id")))]
+    params(ReadParams),
+    responses((status = 200, description = "JSON, or CSV (the pages) with `Accept: text/csv`", content((Realtime = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad project_id or filter")))]
 pub async fn realtime(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
     format: Format,
+    Reading(query): Reading,
 ) -> AppResult<Response> {
+    // The windows are fixed (the last minutes): only the filters apply.
+    let now = chrono::Utc::now();
     format.respond(
-        live::realtime(&state.db, access.project.id, chrono::Utc::now()).await?,
+        live::realtime(&state.db, access.project.id, now, &query.filters).await?,
         &["page", "visitors"],
     )
 }

@@ -8,7 +8,8 @@ use shipmate_types::analytics::{Realtime, RealtimePage};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::{AppError, AppResult};
+use super::query::Filters;
+use crate::AppResult;
 
 /// `visitors` and `pages` count the last 5 minutes.
 pub const VISITORS_WINDOW: Duration = Duration::minutes(5);
@@ -17,47 +18,64 @@ pub const PAGE_VIEWS_WINDOW: Duration = Duration::minutes(30);
 /// Most pages listed.
 pub const TOP_PAGES: i64 = 10;
 
-/// The realtime figures as of `now`. Both statements bound `ts` from below on the project, so
-/// they read only the last minutes: partition pruning leaves today's partition (and yesterday's
-/// just after midnight), where the `(ts)` index the intraday summaries use finds the rows.
-/// A visitor hash changes with the daily salt, so across midnight one person counts twice.
-pub async fn realtime(db: &PgPool, project_id: Uuid, now: DateTime<Utc>) -> AppResult<Realtime> {
+/// The realtime figures as of `now`, of the events matching `filters`. Both statements bound `ts`
+/// from below on the project, so they read only the last minutes: partition pruning leaves
+/// today's partition (and yesterday's just after midnight), where the `(ts)` index the intraday
+/// summaries use finds the rows. A visitor hash changes with the daily salt, so across midnight
+/// one person counts twice.
+pub async fn realtime(
+    db: &PgPool,
+    project_id: Uuid,
+    now: DateTime<Utc>,
+    filters: &Filters,
+) -> AppResult<Realtime> {
     let live_from = now - VISITORS_WINDOW;
     let views_from = now - PAGE_VIEWS_WINDOW;
-    let totals = sqlx::query!(
-        r#"select count(distinct visitor) filter (where ts >= $2)::int8 as "visitors!",
-                count(*) filter (where name = 'page_view')::int8 as "page_views!"
-         from analytics_events
-         where project_id = $1 and ts >= $3 and ts <= $4"#,
-        project_id,
-        live_from,
-        views_from,
-        now
-    )
-    .fetch_one(db);
-    let pages = sqlx::query!(
-        r#"select path as "page!", count(distinct visitor)::int8 as "visitors!"
-         from analytics_events
-         where project_id = $1 and ts >= $2 and ts <= $3 and name = 'page_view' and path is not null
-         group by path order by 2 desc, path limit $4"#,
-        project_id,
-        live_from,
-        now,
-        TOP_PAGES
-    )
-    .fetch_all(db);
-    let (totals, pages) = tokio::try_join!(async { Ok::<_, AppError>(totals.await?) }, async {
-        Ok::<_, AppError>(pages.await?)
-    },)?;
+    let matching = format!(
+        "from analytics_events e where e.project_id = $1 and e.ts >= $2 and e.ts <= $3{}",
+        filters.sql(5)
+    );
+    let totals = format!(
+        "select count(distinct e.visitor) filter (where e.ts >= $4)::int8,
+                count(*) filter (where e.name = 'page_view')::int8
+         {matching}"
+    );
+    let pages = format!(
+        "select e.path, count(distinct e.visitor)::int8 {matching}
+           and e.ts >= $4 and e.name = 'page_view' and e.path is not null
+         group by e.path order by 2 desc, e.path limit {TOP_PAGES}"
+    );
+    let args = (project_id, views_from, now, live_from);
+    let (totals, pages): ((i64, i64), Vec<(String, i64)>) = tokio::try_join!(
+        bind(&totals, args, filters).fetch_one(db),
+        bind(&pages, args, filters).fetch_all(db)
+    )?;
     Ok(Realtime {
-        visitors: totals.visitors,
-        page_views: totals.page_views,
+        visitors: totals.0,
+        page_views: totals.1,
         pages: pages
             .into_iter()
-            .map(|r| RealtimePage {
-                page: r.page,
-                visitors: r.visitors,
-            })
+            .map(|(page, visitors)| RealtimePage { page, visitors })
             .collect(),
     })
+}
+
+/// Binds `$1` project, `$2` start of the page views' window, `$3` now, `$4` start of the
+/// visitors' window, then the filter values.
+fn bind<'q, O>(
+    sql: &'q str,
+    (project_id, views_from, now, live_from): (Uuid, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>),
+    filters: &'q Filters,
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>
+where
+    O: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow>,
+{
+    filters.values().fold(
+        sqlx::query_as(sql)
+            .bind(project_id)
+            .bind(views_from)
+            .bind(now)
+            .bind(live_from),
+        |q, v| q.bind(v),
+    )
 }

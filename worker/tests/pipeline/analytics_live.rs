@@ -138,6 +138,22 @@ async fn realtime_counts_visitors_of_5_minutes_and_page_views_of_30_from_stored_
             {"page": "/", "visitors": 2}, {"page": "/pricing", "visitors": 1}
         ]})
     );
+    // Filters narrow it like every read.
+    let body = app
+        .ok(
+            Method::GET,
+            &format!(
+                "/v1/analytics/realtime?project_id={}&page=/pricing",
+                id(&project)
+            ),
+            Auth::Session(&token),
+            None,
+        )
+        .await;
+    assert_eq!(
+        body,
+        json!({"visitors": 1, "page_views": 1, "pages": [{"page": "/pricing", "visitors": 1}]})
+    );
 }
 
 #[tokio::test]
