@@ -100,8 +100,74 @@ async fn stats_show_the_overview_and_top_pages() {
         .await;
     assert_eq!(
         csv,
-        "period,page_views,unique_visitors,top_page,top_referrer\r\n30d,3,1,/pricing,news.ycombinator.com\r\n"
+        "period,page_views,unique_visitors,top_page,top_referrer,visits,bounce_rate,visit_duration\r\n30d,3,1,/pricing,news.ycombinator.com,1,0.0,0\r\n"
     );
+
+    // Any read with the API's filters and ranges: a table, JSON or CSV.
+    let out = cli
+        .ok(&[
+            "analytics",
+            "show",
+            "pages",
+            "--project",
+            "st-cli",
+            "--referrer",
+            "news.ycombinator.com",
+        ])
+        .await;
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .filter(|r: &Vec<&str>| r.first() == Some(&"/pricing"))
+        .collect();
+    assert_eq!(rows, [["/pricing", "1", "1"]], "{out}");
+    let today = chrono::Utc::now().date_naive().to_string();
+    let o = cli
+        .json(&[
+            "analytics",
+            "show",
+            "--project",
+            "st-cli",
+            "--from",
+            &today,
+            "--to",
+            &today,
+            "--page",
+            "/docs",
+            "--compare",
+        ])
+        .await;
+    assert_eq!(
+        (&o["period"], &o["page_views"], &o["previous"]["page_views"]),
+        (&json!("custom"), &json!(1), &json!(0)),
+        "{o}"
+    );
+    let csv = cli
+        .ok(&[
+            "analytics",
+            "show",
+            "entry-pages",
+            "--project",
+            "st-cli",
+            "--csv",
+        ])
+        .await;
+    assert_eq!(csv, "page,visits,visitors\r\n/pricing,1,1\r\n");
+    let err = cli
+        .run(&[
+            "analytics",
+            "show",
+            "pages",
+            "--project",
+            "st-cli",
+            "--country",
+            "USA",
+            "--device",
+            "phone",
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("country") && err.contains("device"), "{err}");
 
     // Now: the same events, all of the last minutes.
     let out = cli

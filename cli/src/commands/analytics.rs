@@ -1,31 +1,57 @@
 //! `shipmate stats`: the overview and the top pages of a period (or one read as CSV);
-//! `shipmate analytics realtime`: who is on the site now.
+//! `shipmate analytics show|goals|properties|realtime`: any read with the same range and filters
+//! as the API, as a table, JSON (`--json`) or the server's CSV (`--csv`).
 
-use serde_json::json;
+use serde_json::{json, Value};
 use shipmate_types::analytics::{Breakdown, Overview, PageRow, Realtime};
 
 use super::project_id;
-use crate::cli::{AnalyticsCommand, RealtimeArgs, StatsArgs};
+use crate::cli::{AnalyticsCommand, FilterArgs, RangeArgs, ReadArgs, RealtimeArgs, StatsArgs};
 use crate::client::Auth;
 use crate::ctx::Ctx;
 use crate::output::{align_right, or_dash, pairs, print_json, print_table, table};
 
+/// The query of a read: project, window and filters, plus `extra`.
+async fn query(
+    ctx: &Ctx,
+    project: &str,
+    range: Option<&RangeArgs>,
+    filters: &FilterArgs,
+    extra: &[(&'static str, String)],
+) -> anyhow::Result<Vec<(&'static str, String)>> {
+    let mut q = vec![("project_id", project_id(&ctx.client, project).await?)];
+    q.extend(range.map(RangeArgs::query).unwrap_or_default());
+    q.extend(filters.query());
+    q.extend(extra.iter().cloned());
+    Ok(q)
+}
+
+fn pairs_of<'a>(q: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    q.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+async fn csv(ctx: &Ctx, path: &str, q: &[(&'static str, String)]) -> anyhow::Result<()> {
+    let text = ctx
+        .client
+        .get_text(path, Auth::Session, &pairs_of(q), "text/csv")
+        .await?;
+    print!("{text}");
+    Ok(())
+}
+
 pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {
-    let pid = project_id(&ctx.client, &args.project.project).await?;
-    let query = [
-        ("project_id", pid.as_str()),
-        ("period", args.period.as_str()),
-    ];
+    let q = query(
+        ctx,
+        &args.project.project,
+        Some(&args.range),
+        &args.filters,
+        &[],
+    )
+    .await?;
     if let Some(read) = &args.csv {
-        let path = format!("/v1/analytics/{read}");
-        print!(
-            "{}",
-            ctx.client
-                .get_text(&path, Auth::Session, &query, "text/csv")
-                .await?
-        );
-        return Ok(());
+        return csv(ctx, &format!("/v1/analytics/{read}"), &q).await;
     }
+    let query = pairs_of(&q);
     let (overview, pages) = tokio::try_join!(
         ctx.client
             .get("/v1/analytics/overview", Auth::Session, &query),
@@ -37,10 +63,20 @@ pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {
     }
     let overview: Overview = overview.decode()?;
     let pages: Breakdown<PageRow> = pages.decode()?;
-    println!("Last {} days ({})", args.period.days(), args.period);
+    match (args.range.from, args.range.to) {
+        (Some(from), Some(to)) => println!("{from} to {to}"),
+        _ => println!(
+            "Last {} days ({})",
+            args.range.period.days(),
+            args.range.period
+        ),
+    }
     let summary = pairs(&[
         ("Page views", overview.page_views.to_string()),
         ("Unique visitors", overview.unique_visitors.to_string()),
+        ("Visits", overview.visits.to_string()),
+        ("Bounce rate", format!("{}%", overview.bounce_rate)),
+        ("Visit duration", format!("{} s", overview.visit_duration)),
         ("Top page", or_dash(overview.top_page)),
         ("Top referrer", or_dash(overview.top_referrer)),
     ]);
@@ -58,23 +94,115 @@ pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {
 pub async fn run(ctx: &Ctx, command: AnalyticsCommand) -> anyhow::Result<()> {
     match command {
         AnalyticsCommand::Realtime(args) => realtime(ctx, args).await,
+        AnalyticsCommand::Show(show) => {
+            let extra = if show.compare {
+                vec![("compare", "previous".to_owned())]
+            } else {
+                vec![]
+            };
+            read(
+                ctx,
+                &format!("/v1/analytics/{}", show.read),
+                show.args,
+                &extra,
+            )
+            .await
+        }
+        AnalyticsCommand::Goals(args) => read(ctx, "/v1/analytics/goals", args, &[]).await,
+        AnalyticsCommand::Properties(p) => {
+            read(
+                ctx,
+                "/v1/analytics/properties",
+                p.args,
+                &[("property", p.property)],
+            )
+            .await
+        }
     }
 }
 
+/// Any read: its CSV, its JSON, or a table of its rows (the overview as pairs).
+async fn read(
+    ctx: &Ctx,
+    path: &str,
+    args: ReadArgs,
+    extra: &[(&'static str, String)],
+) -> anyhow::Result<()> {
+    let q = query(
+        ctx,
+        &args.project.project,
+        Some(&args.range),
+        &args.filters,
+        extra,
+    )
+    .await?;
+    if args.csv {
+        return csv(ctx, path, &q).await;
+    }
+    let answer = ctx.client.get(path, Auth::Session, &pairs_of(&q)).await?;
+    if ctx.json {
+        return print_json(&answer.json);
+    }
+    print_rows(&answer.json);
+    Ok(())
+}
+
+/// A cell's text: strings as they are, null as a dash, the rest as JSON.
+fn cell(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The answer's rows (`data`, or its first list) as a table; without a list, its fields as pairs.
+fn print_rows(answer: &Value) {
+    let Some(obj) = answer.as_object() else {
+        return;
+    };
+    let list = obj
+        .get("data")
+        .or_else(|| obj.values().find(|v| v.is_array()))
+        .and_then(Value::as_array);
+    let Some(rows) = list else {
+        let fields: Vec<(String, String)> = obj
+            .iter()
+            .flat_map(|(k, v)| match v {
+                Value::Object(inner) => inner
+                    .iter()
+                    .map(|(ik, iv)| (format!("{k} {ik}"), cell(iv)))
+                    .collect::<Vec<_>>(),
+                _ => vec![(k.clone(), cell(v))],
+            })
+            .collect();
+        let fields: Vec<(&str, String)> = fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        println!("{}", pairs(&fields));
+        return;
+    };
+    let columns: Vec<String> = rows
+        .first()
+        .and_then(Value::as_object)
+        .map(|r| r.keys().cloned().collect())
+        .unwrap_or_default();
+    let headers: Vec<String> = columns.iter().map(|c| c.to_uppercase()).collect();
+    let mut t = table(&headers.iter().map(String::as_str).collect::<Vec<_>>());
+    for row in rows {
+        t.add_row(columns.iter().map(|c| cell(&row[c])).collect::<Vec<_>>());
+    }
+    print_table(&t, "Nothing in this period.");
+}
+
 async fn realtime(ctx: &Ctx, args: RealtimeArgs) -> anyhow::Result<()> {
-    let pid = project_id(&ctx.client, &args.project.project).await?;
-    let query = [("project_id", pid.as_str())];
+    let q = query(ctx, &args.project.project, None, &args.filters, &[]).await?;
     let path = "/v1/analytics/realtime";
     if args.csv {
-        print!(
-            "{}",
-            ctx.client
-                .get_text(path, Auth::Session, &query, "text/csv")
-                .await?
-        );
-        return Ok(());
+        return csv(ctx, path, &q).await;
     }
-    let answer = ctx.client.get(path, Auth::Session, &query).await?;
+    let answer = ctx.client.get(path, Auth::Session, &pairs_of(&q)).await?;
     if ctx.json {
         return print_json(&answer.json);
     }

@@ -100,14 +100,20 @@ impl Enricher {
                 continue;
             };
             let (project_id, ts) = (batch.project_id, batch.received_at);
-            prepared
-                .rows
-                .extend(batch.events.into_iter().map(|event| Stored {
-                    project_id,
-                    ts,
-                    enriched: enrich::enrich(&event, &visitor),
-                    event,
-                }));
+            // A request's events arrive at one instant; a microsecond apart each, they keep the
+            // order they were sent in (a visit's entry and exit pages, a funnel's steps).
+            prepared.rows.extend(
+                batch
+                    .events
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, event)| Stored {
+                        project_id,
+                        ts: ts + chrono::Duration::microseconds(i as i64),
+                        enriched: enrich::enrich(&event, &visitor),
+                        event,
+                    }),
+            );
             let rows = first..prepared.rows.len();
             prepared.entries.push(Entry {
                 id,
