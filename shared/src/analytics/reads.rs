@@ -315,45 +315,47 @@ fn bind_visits<'q, O>(
     }
 }
 
-/// Summary rows of a visit dimension that an unfiltered read adds (closed days); none filtered.
-fn closed(read: &Read<'_>, dim: &str, value: &str) -> String {
+/// Summary rows of a visit dimension (`dim`, or `dim` and value) that an unfiltered read adds
+/// (closed days), as `columns`; none filtered.
+fn closed(read: &Read<'_>, dim: &str, columns: &str) -> String {
+    let dim = match dim.split_once('=') {
+        Some((dim, value)) => format!("dim = '{dim}' and value = '{value}'"),
+        None => format!("dim = '{dim}'"),
+    };
     if read.filters().is_empty() {
         format!(
-            "union all select {value}, views, visitors from analytics_daily
-             where project_id = $1 and dim = '{dim}' and day >= $5 and day <= $6"
+            "union all select {columns} from analytics_daily
+             where project_id = $1 and {dim} and day >= $5 and day <= $6"
         )
     } else {
         String::new()
     }
 }
 
+/// One pass over the counted visits, plus (unfiltered) the closed days' duration histograms
+/// and bounced visits: rows of (seconds, visits, bounced), the bounces of closed days on a row of
+/// their own (seconds -1).
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
     let counted = visits::counted(read.filters());
     let (durations, bounced) = (
-        closed(read, "visit_duration", "'d', value::int8"),
-        closed(
-            read,
-            "visits",
-            "case value when 'bounced' then 'b' else 'v' end, 0",
-        ),
+        closed(read, "visit_duration", "value::int8, views, 0::int8"),
+        closed(read, "visits=bounced", "-1::int8, 0::int8, views"),
     );
     let query = format!(
-        "select kind, seconds, sum(n)::int8 from (
-            select 'd' as kind, {duration} as seconds, 1::int8 as n, 0::int8 as visitors
+        "select seconds, sum(n)::int8, sum(b)::int8 from (
+            select {duration} as seconds, 1::int8 as n, (page_views = 1)::int4::int8 as b
             from ({counted}) v where page_views > 0
-            union all select 'b', 0, 1, 0 from ({counted}) v where page_views = 1
             {durations} {bounced}
-         ) x where kind <> 'v' group by kind, seconds order by kind, seconds",
-        duration = visits::DURATION
+         ) x group by seconds order by seconds",
+        duration = visits::DURATION,
     );
-    let rows: Vec<(String, i64, i64)> = bind_visits(read, sqlx::query_as(&query))
+    let rows: Vec<(i64, i64, i64)> = bind_visits(read, sqlx::query_as(&query))
         .fetch_all(read.db)
         .await?;
     let mut figures = VisitFigures::default();
-    for (kind, seconds, n) in rows {
-        if kind == "b" {
-            figures.bounced += n;
-        } else {
+    for (seconds, n, bounced) in rows {
+        figures.bounced += bounced;
+        if seconds >= 0 {
             figures.visits += n;
             figures.durations.push((seconds, n));
         }
@@ -369,7 +371,7 @@ async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPa
         ("entry", "entry_page")
     };
     let counted = visits::counted(read.filters());
-    let closed = closed(read, dim, "value");
+    let closed = closed(read, dim, "value, views, visitors");
     let query = format!(
         "select page, sum(visits)::int8, sum(visitors)::int8 from (
             select {column} as page, count(*) as visits, count(distinct visitor) as visitors

@@ -92,6 +92,7 @@ pub async fn sessionize(
 /// Turns a closed day's kept visits into its summary rows, and lets them go.
 pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
     let (start, end) = super::rollup::bounds(day);
+    let bucket = bucket();
     sqlx::query(&format!(
         "with v as (
             select * from analytics_visits where started_at >= $2 and started_at < $3 and page_views > 0
@@ -100,7 +101,7 @@ pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
          select project_id, $1::date, dim, value, sum(n)::int8, count(distinct visitor)::int8 from (
             select project_id, 'visits' as dim, 'all' as value, 1 as n, visitor from v
             union all select project_id, 'visits', 'bounced', 1, visitor from v where page_views = 1
-            union all select project_id, 'visit_duration', {DURATION}::text, 1, visitor from v
+            union all select project_id, 'visit_duration', ({bucket})::text, 1, visitor from v
             union all select project_id, 'entry_page', entry_page, 1, visitor from v where entry_page is not null
             union all select project_id, 'exit_page', exit_page, 1, visitor from v where exit_page is not null
          ) x group by project_id, dim, value
@@ -120,6 +121,17 @@ pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
     .execute(&mut *tx)
     .await?;
     Ok(())
+}
+
+/// A closed day keeps its visits' durations as a histogram: exact under a minute, then in steps
+/// of 10 s up to 10 minutes, of a minute up to an hour, of 10 minutes beyond (a few hundred rows
+/// a day at most, so a 90-day median reads little; the median of closed days is the step's start).
+fn bucket() -> String {
+    let d = DURATION;
+    format!(
+        "case when {d} < 60 then {d} when {d} < 600 then {d} / 10 * 10
+              when {d} < 3600 then {d} / 60 * 60 else {d} / 600 * 600 end"
+    )
 }
 
 /// A visit's duration in whole seconds (begun seconds do not count), as SQL on a row with
