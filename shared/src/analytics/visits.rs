@@ -159,12 +159,15 @@ pub fn counted(filters: &Filters) -> String {
              full join ({tail}) t on t.visitor = s.visitor and t.started_at = s.started_at"
         )
     } else {
-        // No kept visit is continued: the raw events cover the whole range.
-        let raw = groups(
-            "e.project_id = $1 and e.ts >= $2 and e.ts < $3 and $4::timestamptz is not null",
-            "'infinity'",
-            &filters.sql(5),
+        // No kept visit is continued: the raw events cover the whole range. Only visitors with
+        // a matching event can have a counted visit, so only their events are sessionized.
+        let filter = filters.sql(5);
+        let rows = format!(
+            "e.project_id = $1 and e.ts >= $2 and e.ts < $3 and $4::timestamptz is not null
+             and e.visitor in (select e.visitor from analytics_events e
+                               where e.project_id = $1 and e.ts >= $2 and e.ts < $3{filter})"
         );
+        let raw = groups(&rows, "'infinity'", &filter);
         format!("select * from ({raw}) r where hit")
     }
 }
