@@ -120,6 +120,7 @@ export function goalsView({ project, alive, report }) {
       }
       if (!alive()) return;
       form.reset();
+      kindEvent.checked = true; // reset() restores the markup's defaults, and none was written as markup
       syncKind();
       announce(`Goal \u201c${goal.name}\u201d added.`);
       await load(current, false);
