@@ -102,7 +102,8 @@ export type TrackResponse = Schemas['Accepted'];
 export type AnalyticsRealtime = Schemas['Realtime'];
 /** The analytics reads that take a range and filters (`GET /v1/analytics/<report>`). */
 export type AnalyticsReport = 'overview' | 'pages' | 'referrers' | 'countries' | 'devices' | 'events' | 'timeseries' | 'utm' | 'entry-pages' | 'exit-pages' | 'properties';
-export type AnalyticsPeriod = Schemas['Period'];
+/** A period a read may ask for (`custom` is what answers say for `from`/`to`). */
+export type AnalyticsPeriod = Exclude<Schemas['Period'], 'custom'>;
 /** The filters every analytics read takes: exact values, combined with AND. */
 export interface AnalyticsFilters {
     page?: string;
@@ -132,70 +133,30 @@ export interface AnalyticsFormat {
     format?: 'json' | 'csv';
 }
 /** The answer's `period`: a preset, or `custom` for `from`/`to`. */
-export type AnalyticsAnswerPeriod = AnalyticsPeriod | 'custom';
+export type AnalyticsAnswerPeriod = Schemas['Period'];
 /** The figures `compare: 'previous'` adds for the period just before. */
-export interface AnalyticsPrevious {
-    page_views: number;
-    unique_visitors: number;
-    visits: number;
-    bounce_rate: number;
-    visit_duration: number;
-}
+export type AnalyticsPrevious = Schemas['Figures'];
 /** `analytics.overview`'s answer: `bounce_rate` in percent, `visit_duration` the median in seconds. */
-export interface AnalyticsOverview extends AnalyticsPrevious {
-    period: AnalyticsAnswerPeriod;
-    top_page?: string | null;
-    top_referrer?: string | null;
-    /** With `compare: 'previous'`. */
-    previous?: AnalyticsPrevious;
-}
+export type AnalyticsOverview = Schemas['Overview'];
 /** A row of `analytics.entryPages` and `analytics.exitPages`. */
-export interface AnalyticsVisitPage {
-    page: string;
-    visits: number;
-    visitors: number;
-}
+export type AnalyticsVisitPage = Schemas['VisitPageRow'];
 /** A row of `analytics.properties`: one value of the property. */
-export interface AnalyticsPropertyValue {
-    value: string | null;
-    count: number;
-    visitors: number;
-}
-/** An answer of the ranked reads: the period and its rows. */
+export type AnalyticsPropertyValue = Schemas['PropertyRow'];
+/** An answer of the ranked reads: the period and its rows (the document's `Breakdown_*` schemas). */
 export interface AnalyticsRows<T> {
     period: AnalyticsAnswerPeriod;
     data: T[];
 }
 /** A new goal: `event` or `page`, exactly one of them. */
-export interface GoalInput {
-    project_id: string;
-    name: string;
-    event?: string;
-    page?: string;
-}
+export type GoalInput = Schemas['NewGoal'];
 /** A goal as created. */
-export interface Goal {
-    id: string;
-    project_id: string;
-    name: string;
-    event?: string | null;
-    page?: string | null;
-    created_at: string;
-}
+export type Goal = Schemas['Goal'];
 /**
  * A goal with its figures for the range: `visitors` all the range's visitors, `conversions` those who
  * reached it, `conversion_rate` in percent (0 to 100).
  */
-export interface GoalResult {
-    id: string;
-    name: string;
-    event?: string | null;
-    page?: string | null;
-    visitors: number;
-    conversions: number;
-    conversion_rate: number;
-}
-/** One step of a funnel: a page path or an event name. */
+export type GoalResult = Schemas['GoalRow'];
+/** One step of a new funnel: a page path or an event name, exactly one. */
 export type FunnelStep = {
     page: string;
     event?: never;
@@ -204,38 +165,18 @@ export type FunnelStep = {
     page?: never;
 };
 /** A new funnel: 2 to 8 ordered steps. */
-export interface FunnelInput {
-    project_id: string;
-    name: string;
+export type FunnelInput = Omit<Schemas['NewFunnel'], 'steps'> & {
     steps: FunnelStep[];
-}
-export interface Funnel {
-    id: string;
-    project_id: string;
-    name: string;
-    steps: FunnelStep[];
-    created_at: string;
-}
+};
+/** A funnel as stored: its steps are `{page}` or `{event}`. */
+export type Funnel = Schemas['Funnel'];
 /**
  * A funnel's figures for the range: at each step the visitors who reached every earlier step before
  * it on the same day, and `conversion_rate` as a percent of the first step's visitors.
  */
-export interface FunnelResult {
-    id: string;
-    name: string;
-    period: AnalyticsAnswerPeriod;
-    steps: {
-        label: string;
-        visitors: number;
-        conversion_rate: number;
-    }[];
-}
+export type FunnelResult = Schemas['FunnelReport'];
 /** A read-only link to a project's analytics (`/share/<token>`, no sign-in), until revoked. */
-export interface ShareLink {
-    id: string;
-    url: string;
-    created_at: string;
-}
+export type ShareLink = Schemas['ShareLink'];
 export type FieldError = Schemas['FieldError'];
 /** An RFC 9457 problem details body, as the API sends with every error. */
 export type Problem = Schemas['Problem'];
