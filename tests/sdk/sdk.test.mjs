@@ -629,10 +629,10 @@ test('analytics.realtime and analytics.csv read a project as its owner', needsAp
   const { token, project } = await setup('realtime');
   const sm = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
   assert.deepEqual(await sm.analytics.realtime(project.id), { visitors: 0, page_views: 0, pages: [] });
-  assert.equal(await sm.analytics.realtime(project.id, { format: 'csv' }), '');
+  assert.equal(await sm.analytics.realtime(project.id, { format: 'csv' }), 'page,visitors\r\n', 'an empty list keeps its header row');
   assert.equal(
     await sm.analytics.csv('overview', project.id, { period: '7d' }),
-    'period,page_views,unique_visitors,top_page,top_referrer\r\n7d,0,0,,\r\n',
+    'period,page_views,unique_visitors,top_page,top_referrer,visits,bounce_rate,visit_duration\r\n7d,0,0,,,0,0.0,0\r\n',
   );
   const bad = await rejects(sm.analytics.csv('pages', project.id, { period: '1y' }));
   assert.equal(bad.status, 422);
