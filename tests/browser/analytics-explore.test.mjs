@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 
-import { API, SHOTS, PHONE, useBrowser, api, setup } from './support.mjs';
+import { API, SHOTS, PHONE, useBrowser, api, login, setup } from './support.mjs';
 
 const browser = useBrowser();
 
@@ -236,6 +236,36 @@ test('analytics: rows filter, ranges, comparison, visits, realtime, goals, funne
     assert.equal(await weekly.isChecked(), false, 'off by default');
     await weekly.check();
     await until('weekly report saved', async () => (await api('GET', `/v1/projects/${project.id}/notifications`, { token, expect: 200 })).weekly_report, true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('a viewer reads goals and funnels but gets no forms to change them, and no share links', { timeout: 120_000 }, async () => {
+  const { token: ownerToken, project, slug } = await setup('viewer');
+  await api('POST', '/v1/analytics/goals', { token: ownerToken, body: { project_id: project.id, name: 'Signed up', event: 'signup' }, expect: 201 });
+  const funnel = await api('POST', '/v1/analytics/funnels', { token: ownerToken, expect: 201,
+    body: { project_id: project.id, name: 'Docs', steps: [{ page: '/' }, { page: '/docs' }] } });
+  const email = `viewer-${slug}@example.com`;
+  const invite = await api('POST', `/v1/projects/${project.id}/invites`, { token: ownerToken, body: { email, role: 'viewer' }, expect: 201 });
+  const token = await login(email, 'Vic Viewer');
+  await api('POST', `/v1/invites/${invite.url.split('/invite/')[1]}/accept`, { token, expect: 200 });
+
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics/goals`);
+    await page.locator('#goals-table tbody tr').waitFor();
+    assert.equal(await text(page, '#goals-table [data-conversions]'), '0');
+    assert.ok(await page.locator('#goal-form').isHidden(), 'no goal form for a viewer');
+    assert.ok(await page.locator('[data-action="delete-goal"]').isHidden(), 'no delete for a viewer');
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics/funnels/${funnel.id}`);
+    await page.locator('#funnel-steps tbody tr').first().waitFor();
+    assert.equal(await page.locator('#funnel-steps tbody tr').count(), 2);
+    assert.ok(await page.locator('#funnel-form').isHidden(), 'no funnel form for a viewer');
+    await page.click('#analytics-tabs [data-tab="sharing"]');
+    await page.locator('#share-admins-only').waitFor();
+    assert.equal(await page.locator('#share-create').count(), 0);
     assert.deepEqual(problems, []);
   } finally {
     await ctx.close();
