@@ -92,6 +92,12 @@ test('analytics: rows filter, ranges, comparison, visits, realtime, goals, funne
     assert.match(await metric(page, 'visit_duration'), /^\d+s$/);
     assert.deepEqual(await rows(page, 'an-entry-pages'), [['/', '2'], ['/pricing', '1']]);
     assert.deepEqual(await rows(page, 'an-exit-pages'), [['/docs', '1'], ['/pricing', '2']]);
+    // A custom event's property: its values with counts.
+    await page.selectOption('#prop-event', 'signup');
+    await page.fill('#prop-name', 'plan');
+    await page.click('#prop-form button[type="submit"]');
+    await page.locator('#an-properties tbody tr').waitFor();
+    assert.deepEqual(await rows(page, 'an-properties'), [['pro', '1']]);
     await shot(page, 'overview');
 
     // Realtime: the three visitors of the last 5 minutes, polled every 10 s while the page is visible.

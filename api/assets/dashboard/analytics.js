@@ -6,8 +6,8 @@
 // analytics-share.js); the range, the comparison and the filters live in the address
 // (analytics-query.js), and a realtime counter polls while the page is visible.
 
-import { $, capitalize, fmtNum, h, nextId, plural, stat, svg } from './dom.js';
-import { api, q } from './api.js';
+import { $, capitalize, fmtNum, h, nextId, options, plural, stat, svg } from './dom.js';
+import { api, ApiError, q } from './api.js';
 import { state } from './state.js';
 import { announce, busy, handleAuthLoss, hideBanner, later, pageHead, setMain, setTitle, showError } from './ui.js';
 import { projectPath } from './router.js';
@@ -35,10 +35,10 @@ function countryName(code) {
  * A ranked table with a proportional bar behind each label. With `filter` (the query parameter the
  * label is a value of) and `onFilter`, each row with a value filters the view by it when clicked.
  */
-function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', countHead = 'Views', format = (v) => v || '(none)', filter, onFilter, active }) {
+function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', countHead = 'Views', format = (v) => v || '(none)', filter, onFilter, active, bare }) {
   const list = Array.isArray(rows) ? rows : [];
   const max = Math.max(1, ...list.map((r) => Number(r[countKey]) || 0));
-  const canFilter = filter && onFilter && active[filter] === undefined;
+  const canFilter = filter && onFilter && active && active[filter] === undefined;
   const body = list.length
     ? h('div', { class: 'table-wrap' }, h('table', { id, 'data-filter-key': canFilter ? filter : null },
       h('thead', null, h('tr', null,
@@ -61,6 +61,7 @@ function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', c
         return tr;
       }))))
     : h('p', { class: 'muted' }, 'No data for this period.');
+  if (bare) return body; // the table alone, for a card that has its own heading
   return h('section', { class: 'card', 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title` }, title), body);
 }
 
@@ -278,6 +279,7 @@ function overviewView({ project, alive, onFilter, report }) {
       h('p', { class: 'legend', 'aria-hidden': 'true' }, h('span', { class: 'lg-views' }, 'Page views'), h('span', { class: 'lg-visitors' }, 'Visitors'))),
     chartBox);
   const tablesBox = h('div', { class: 'tables', id: 'analytics-tables' });
+  const props = propertiesCard(project, alive, report);
   let lastSeries = null;
   let seq = 0;
 
@@ -329,12 +331,76 @@ function overviewView({ project, alive, onFilter, report }) {
       breakdown({ id: 'an-utm-mediums', title: 'UTM mediums', rows: u.mediums, labelKey: 'utm_medium', labelHead: 'Medium', filter: 'utm_medium', ...f }),
       breakdown({ id: 'an-utm-campaigns', title: 'UTM campaigns', rows: u.campaigns, labelKey: 'utm_campaign', labelHead: 'Campaign', filter: 'utm_campaign', ...f }),
     );
+    props.update(query, ((r.events || {}).data || []).map((e) => e.name));
     if (announceDone && !firstError) announce(`Analytics for ${rangeLabel(query).replace(/^Last/, 'the last')} updated.`);
   }
 
   return {
-    nodes: [statsBox, chartCard, tablesBox],
+    nodes: [statsBox, chartCard, tablesBox, props.card],
     load,
     onResize: () => { if (lastSeries) drawChart(chartBox, lastSeries); },
+  };
+}
+
+/**
+ * Custom event properties: the values of one property of one event (`sm('signup', {plan: 'pro'})`),
+ * each with its count and visitors, for the range and filters on display. The choice is kept while
+ * the range and filters change.
+ */
+function propertiesCard(project, alive, report) {
+  const eventSelect = h('select', { id: 'prop-event', name: 'event' });
+  const propInput = h('input', { type: 'text', id: 'prop-name', name: 'property', placeholder: 'plan', autocomplete: 'off', spellcheck: 'false' });
+  const show = h('button', { type: 'submit', class: 'button-small' }, 'Show values');
+  const err = h('p', { class: 'field-err', id: 'prop-err', 'data-err-for': 'property' });
+  const result = h('div', { id: 'an-properties-result', 'aria-live': 'polite' });
+  const form = h('form', { class: 'query-bar', id: 'prop-form', novalidate: true, 'aria-describedby': 'prop-err' },
+    h('label', { for: 'prop-event' }, 'Event'), eventSelect,
+    h('label', { for: 'prop-name' }, 'Property'), propInput, show);
+  const card = h('section', { class: 'card', 'aria-labelledby': 'an-properties-title', id: 'an-properties-card' },
+    h('h2', { id: 'an-properties-title' }, 'Event properties'),
+    h('p', { class: 'muted' }, 'The values of a custom property sent with an event, e.g. sm(\u2019signup\u2019, { plan: \u2019pro\u2019 }).'),
+    form, err, result);
+  let query = null;
+  let chosen = null; // {event, property} once asked
+  let seq = 0;
+
+  async function read() {
+    if (!chosen || !query) return;
+    const mine = ++seq;
+    let res;
+    try {
+      res = await api('GET', `/v1/analytics/properties?${q({ project_id: project.id, ...readParams(query), event: chosen.event, property: chosen.property })}`);
+    } catch (e) {
+      if (!alive() || mine !== seq) return;
+      if (e instanceof ApiError && e.status === 422 && e.errors.length) { err.textContent = e.errors.map((fe) => `${fe.field}: ${fe.message}`).join('; '); return; }
+      report(e, 'Could not load the property values');
+      return;
+    }
+    if (!alive() || mine !== seq) return;
+    result.replaceChildren(breakdown({ id: 'an-properties', bare: true, rows: (res && res.data) || [], labelKey: 'value', labelHead: 'Value', countKey: 'count', countHead: 'Count', format: (v) => (v === null || v === undefined || v === '' ? '(none)' : String(v)) }));
+  }
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    err.textContent = '';
+    const property = propInput.value.trim();
+    if (!eventSelect.value) { err.textContent = 'There are no custom events in this range.'; return; }
+    if (!property) { err.textContent = 'Name the property, e.g. plan.'; propInput.focus(); return; }
+    chosen = { event: eventSelect.value, property };
+    busy(show, read);
+  });
+
+  return {
+    card,
+    update(next, names) {
+      query = next;
+      const custom = [...new Set(names.filter((n) => n && n !== 'page_view'))];
+      if (chosen && !custom.includes(chosen.event)) custom.push(chosen.event);
+      const current = eventSelect.value || (chosen && chosen.event) || next.filters.event || '';
+      eventSelect.replaceChildren(...options(custom.map((n) => [n, n]), current));
+      if (current && custom.includes(current)) eventSelect.value = current;
+      show.disabled = !custom.length;
+      read();
+    },
   };
 }
