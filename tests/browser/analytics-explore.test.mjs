@@ -229,7 +229,12 @@ test('analytics: rows filter, ranges, comparison, visits, realtime, goals, funne
     assert.match(url, /\/share\/[^/]+$/);
     const shared = await fetch(url);
     assert.equal(shared.status, 200, 'the shared page opens without a session');
+    assert.equal(await page.locator('#share-list [data-action="copy-share-view"]').count(), 1, 'a copy with the 7 days on display');
     await shot(page, 'sharing');
+    await page.setViewportSize(PHONE);
+    const shareOverflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(shareOverflow <= 0, `the sharing tab scrolls sideways by ${shareOverflow}px on a phone`);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.click('#share-list [data-action="revoke-share"]');
     await page.click('#confirm-ok');
     await page.locator('#share-empty').waitFor();

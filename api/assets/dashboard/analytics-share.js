@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { announce, busy, confirmDialog, copyText } from './ui.js';
 import { myRole } from './roles.js';
 
-export function shareView({ project, alive, report }) {
+export function shareView({ project, alive, report, linkQuery }) {
   const canManage = ['owner', 'admin'].includes(myRole(project));
   const listBox = h('div', { id: 'share-box' }, canManage ? h('p', { class: 'loading' }, 'Loading links\u2026') : null);
   const create = h('button', { type: 'button', id: 'share-create' }, 'Create a link');
@@ -38,10 +38,14 @@ export function shareView({ project, alive, report }) {
       const input = h('input', { type: 'text', id, readOnly: true, value: l.url, spellcheck: 'false', 'aria-label': 'Share link' });
       input.addEventListener('focus', () => input.select());
       const copy = h('button', { type: 'button', class: 'button-secondary button-small', 'data-action': 'copy-share', onclick: () => copyText(l.url, 'Share link') }, 'Copy');
+      // The shared page takes the reads' query too: the range and filters on display here, baked in.
+      const view = linkQuery();
+      const copyView = view && view !== 'period=30d' ? h('button', { type: 'button', class: 'button-secondary button-small', 'data-action': 'copy-share-view', title: view,
+        onclick: () => copyText(`${l.url}?${view}`, 'Share link with this range and filters') }, 'Copy with this view') : null;
       const revoke = h('button', { type: 'button', class: 'button-danger-quiet button-small', 'data-action': 'revoke-share' }, 'Revoke');
       revoke.addEventListener('click', () => remove(l, revoke));
       return h('li', { 'data-share': l.id },
-        h('div', { class: 'copy-row share-row' }, input, copy, revoke),
+        h('div', { class: 'copy-row share-row' }, input, copy, copyView, revoke),
         h('span', { class: 'muted small' }, `Created ${fmtDate(l.created_at)}`));
     })));
   }
