@@ -2657,6 +2657,7 @@ export interface components {
         NotificationChanges: {
             new_feedback?: boolean | null;
             new_testimonial?: boolean | null;
+            weekly_report?: boolean | null;
         };
         /** @description A member's email notifications for one project. */
         Notifications: {
@@ -2664,6 +2665,8 @@ export interface components {
             email_configured: boolean;
             new_feedback: boolean;
             new_testimonial: boolean;
+            /** @description The weekly analytics report (off until turned on). */
+            weekly_report: boolean;
         };
         OsRow: {
             os: string;
@@ -6158,6 +6161,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -6247,7 +6273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad project_id */
+            /** @description bad project_id or filter */
             422: {
                 headers: {
                     [name: string]: unknown;
