@@ -124,6 +124,7 @@ test('analytics: rows filter, ranges, comparison, visits, realtime, goals, funne
     await page.click('#an-devices [data-filter-value="mobile"]');
     await until('mobile page views', () => metric(page, 'page_views'), '2');
     assert.equal(await metric(page, 'unique_visitors'), '1');
+    await until('realtime narrowed by the filter', () => metric(page, 'realtime_visitors'), '1');
     await page.click('#an-pages [data-filter-value="/docs"]');
     await until('mobile on /docs', () => metric(page, 'page_views'), '1');
     assert.equal(await page.locator('#analytics-filters .chip').count(), 2);

@@ -756,6 +756,8 @@ test('analytics exploration reads: filters, ranges, comparison, entry and exit p
   const byRows = (r) => r.data.map((x) => [x.page, x.visits, x.visitors]).sort();
   assert.deepEqual(byRows(await sm.analytics.entryPages(project.id, { period: '7d' })), [['/', 2, 2], ['/pricing', 1, 1]]);
   assert.deepEqual(byRows(await sm.analytics.exitPages(project.id, { period: '7d' })), [['/docs', 1, 1], ['/pricing', 2, 2]]);
+  const live = await sm.analytics.realtime(project.id, { device: 'mobile' });
+  assert.deepEqual([live.visitors, live.page_views], [1, 2]);
   const props = await sm.analytics.properties(project.id, { event: 'signup', property: 'plan', period: '7d' });
   assert.deepEqual(props.data.map((x) => [x.value, x.count, x.visitors]).sort(), [['free', 1, 1], ['pro', 1, 1]]);
   assert.match(await sm.analytics.csv('entry-pages', project.id, { period: '7d' }), /^page,visits,visitors\r\n/);
