@@ -241,11 +241,13 @@ export async function screenAnalytics(ctx) {
     showError(err, title);
   }
 
+  let realtimeSeq = 0; // an answer for filters since changed must not overwrite a newer one
   async function pollRealtime() {
     if (!alive() || document.visibilityState !== 'visible') return;
+    const mine = ++realtimeSeq;
     try {
       const r = await api('GET', `/v1/analytics/realtime?${q({ project_id: project.id, ...readParams(query, { range: false }) })}`);
-      if (!alive()) return;
+      if (!alive() || mine !== realtimeSeq) return;
       const visitors = Number(r && r.visitors) || 0;
       realtimeBox.replaceChildren(h('span', { class: 'pulse', 'aria-hidden': 'true' }),
         h('span', null, h('strong', { 'data-metric': 'realtime_visitors' }, fmtNum(visitors)), ` ${visitors === 1 ? 'visitor' : 'visitors'} now`,
