@@ -9,6 +9,8 @@
 # <repo>/.env, with a database of its own that is dropped afterwards (SHIPMATE_KEEP_DB=1 keeps it)
 # and Redis keys under a queue prefix of its own.
 # Screenshots go to <repo>/target/screenshots/, the logs to <repo>/target/browser-tests/.
+# BROWSER_TESTS picks files by name: `BROWSER_TESTS="dashboard analytics-explore" tests/browser/run.sh`
+# runs tests/browser/dashboard.test.mjs and analytics-explore.test.mjs only (all of them when unset).
 set -Eeuo pipefail
 
 REPO="$(cd "${1:-$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../..}" && pwd -P)"
@@ -36,8 +38,18 @@ if [[ ! -d "$REPO/tests/browser/node_modules/playwright-core" ]]; then
 fi
 
 # The test files are listed explicitly: `node --test <dir>` means different things across Node versions.
+FILES=()
+if [[ -n "${BROWSER_TESTS:-}" ]]; then
+    for name in $BROWSER_TESTS; do
+        f="$REPO/tests/browser/${name%.test.mjs}.test.mjs"
+        [[ -f "$f" ]] || die "BROWSER_TESTS names $name, but there is no $f"
+        FILES+=("$f")
+    done
+else
+    FILES=("$REPO"/tests/browser/*.test.mjs)
+fi
 set +e
-SHIPMATE_API_URL="$API_URL" SHIPMATE_API_LOG="$LOG" CHROMIUM_PATH="$CHROMIUM" node --test "$REPO"/tests/browser/*.test.mjs
+SHIPMATE_API_URL="$API_URL" SHIPMATE_API_LOG="$LOG" CHROMIUM_PATH="$CHROMIUM" node --test "${FILES[@]}"
 status=$?
 set -e
 if (( status != 0 )); then

@@ -629,13 +629,179 @@ test('analytics.realtime and analytics.csv read a project as its owner', needsAp
   const { token, project } = await setup('realtime');
   const sm = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
   assert.deepEqual(await sm.analytics.realtime(project.id), { visitors: 0, page_views: 0, pages: [] });
-  assert.equal(await sm.analytics.realtime(project.id, { format: 'csv' }), '');
+  assert.equal(await sm.analytics.realtime(project.id, { format: 'csv' }), 'page,visitors\r\n', 'an empty list keeps its header row');
   assert.equal(
     await sm.analytics.csv('overview', project.id, { period: '7d' }),
-    'period,page_views,unique_visitors,top_page,top_referrer\r\n7d,0,0,,\r\n',
+    'period,page_views,unique_visitors,top_page,top_referrer,visits,bounce_rate,visit_duration\r\n7d,0,0,,,0,0.0,0\r\n',
   );
   const bad = await rejects(sm.analytics.csv('pages', project.id, { period: '1y' }));
   assert.equal(bad.status, 422);
+});
+
+test('analytics reads send the range, the filters and the session; goals, funnels and share links go where they should', async () => {
+  const seen = [];
+  const srv = await localServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      seen.push([req.method, req.url, req.headers.accept, req.headers.authorization, req.headers['x-project-key'], body || undefined]);
+      if (req.method === 'DELETE') { res.writeHead(204); res.end(); return; }
+      if (req.headers.accept === 'text/csv') { res.writeHead(200, { 'Content-Type': 'text/csv' }); res.end('page,visits,visitors\r\n'); return; }
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ ok: req.url }));
+    });
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url, sessionToken: 'st_abc' });
+    const J = 'application/json';
+    const S = 'Bearer st_abc';
+    await sm.analytics.overview('p1', { period: '90d', compare: 'previous', device: 'mobile', country: 'DE' });
+    await sm.analytics.entryPages('p1', { from: '2026-01-01', to: '2026-01-31', utm_source: 'newsletter' });
+    await sm.analytics.exitPages('p1', { page: '/a b', event: 'signup' });
+    await sm.analytics.properties('p1', { event: 'signup', property: 'plan', period: '7d' });
+    await sm.analytics.read('referrers', 'p1', { referrer: 'news.ycombinator.com', browser: 'Firefox', os: 'Linux' });
+    await sm.analytics.realtime('p1', { page: '/' });
+    assert.equal(await sm.analytics.csv('exit-pages', 'p1', { period: '30d', utm_medium: 'email', utm_campaign: 'launch' }), 'page,visits,visitors\r\n');
+    await sm.analytics.goals.create({ project_id: 'p1', name: 'Signed up', event: 'signup' });
+    await sm.analytics.goals.list('p1', { period: '7d', device: 'desktop' });
+    assert.equal(await sm.analytics.goals.delete('g/1'), null);
+    await sm.analytics.funnels.create({ project_id: 'p1', name: 'F', steps: [{ page: '/' }, { event: 'signup' }] });
+    await sm.analytics.funnels.list('p1');
+    await sm.analytics.funnels.get('f1', { from: '2026-02-01', to: '2026-02-02', country: 'FR' });
+    await sm.analytics.funnels.delete('f1');
+    await sm.analytics.share.create('p1');
+    await sm.analytics.share.list('p1');
+    await sm.analytics.share.revoke('p1', 's1');
+    assert.deepEqual(seen, [
+      ['GET', '/v1/analytics/overview?project_id=p1&period=90d&compare=previous&device=mobile&country=DE', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/entry-pages?project_id=p1&from=2026-01-01&to=2026-01-31&utm_source=newsletter', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/exit-pages?project_id=p1&page=%2Fa+b&event=signup', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/properties?project_id=p1&event=signup&property=plan&period=7d', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/referrers?project_id=p1&referrer=news.ycombinator.com&browser=Firefox&os=Linux', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/realtime?project_id=p1&page=%2F', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/exit-pages?project_id=p1&period=30d&utm_medium=email&utm_campaign=launch', 'text/csv', S, undefined, undefined],
+      ['POST', '/v1/analytics/goals', J, S, undefined, '{"project_id":"p1","name":"Signed up","event":"signup"}'],
+      ['GET', '/v1/analytics/goals?project_id=p1&period=7d&device=desktop', J, S, undefined, undefined],
+      ['DELETE', '/v1/analytics/goals/g%2F1', J, S, undefined, undefined],
+      ['POST', '/v1/analytics/funnels', J, S, undefined, '{"project_id":"p1","name":"F","steps":[{"page":"/"},{"event":"signup"}]}'],
+      ['GET', '/v1/analytics/funnels?project_id=p1', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/funnels/f1?from=2026-02-01&to=2026-02-02&country=FR', J, S, undefined, undefined],
+      ['DELETE', '/v1/analytics/funnels/f1', J, S, undefined, undefined],
+      ['POST', '/v1/projects/p1/analytics/share', J, S, undefined, undefined],
+      ['GET', '/v1/projects/p1/analytics/share', J, S, undefined, undefined],
+      ['DELETE', '/v1/projects/p1/analytics/share/s1', J, S, undefined, undefined],
+    ]);
+    // Made as a person: without a session token they fail before any request.
+    const keyOnly = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url });
+    await assert.rejects(keyOnly.analytics.goals.list('p1'), TypeError);
+    await assert.rejects(keyOnly.analytics.share.create('p1'), TypeError);
+  } finally {
+    await srv.close();
+  }
+});
+
+/**
+ * Stores events as three visitors (the visitor is the IP and user agent of the day), a second apart,
+ * and waits until the worker has them; returns a client with the session. A: / -> /pricing -> signup;
+ * B (mobile): / -> /docs; C: /pricing -> signup.
+ */
+async function seedVisitors(key, token, projectId) {
+  const agents = {
+    a: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+    b: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+    c: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+  };
+  const steps = [
+    ['a', { url: 'https://acme.example/' }], ['b', { url: 'https://acme.example/' }], ['c', { url: 'https://acme.example/pricing' }],
+    ['a', { url: 'https://acme.example/pricing' }], ['b', { url: 'https://acme.example/docs' }],
+    ['a', { name: 'signup', url: 'https://acme.example/pricing', properties: { plan: 'pro' } }],
+    ['c', { name: 'signup', url: 'https://acme.example/pricing', properties: { plan: 'free' } }],
+  ];
+  for (const [who, event] of steps) {
+    const res = await fetch(`${API}/v1/analytics/events`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'User-Agent': agents[who], 'X-Project-Key': key },
+      body: JSON.stringify({ name: 'page_view', ...event }),
+    });
+    assert.equal(res.status, 202);
+    await new Promise((r) => setTimeout(r, 1100));
+  }
+  const reader = new Shipmate({ apiKey: 'pk_unused', baseUrl: API, sessionToken: token });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const o = await reader.analytics.overview(projectId, { period: '7d' });
+    if (o.page_views === 5 && o.unique_visitors === 3 && o.visits === 3) return reader;
+    if (Date.now() > deadline) assert.fail(`events not stored within 30 s: ${JSON.stringify(o)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+test('analytics exploration reads: filters, ranges, comparison, entry and exit pages, properties', needsApi, async () => {
+  const { token, project } = await setup('explore');
+  const sm = await seedVisitors(project.api_key, token, project.id);
+  const o = await sm.analytics.overview(project.id, { period: '7d', compare: 'previous' });
+  assert.equal(o.period, '7d');
+  assert.equal(o.visits, 3);
+  assert.equal(Math.round(o.bounce_rate * 10) / 10, 33.3);
+  assert.ok(Number.isInteger(o.visit_duration));
+  assert.deepEqual(o.previous, { page_views: 0, unique_visitors: 0, visits: 0, bounce_rate: 0, visit_duration: 0 });
+  const mobile = await sm.analytics.overview(project.id, { period: '7d', device: 'mobile' });
+  assert.deepEqual([mobile.page_views, mobile.unique_visitors], [2, 1]);
+  const both = await sm.analytics.overview(project.id, { period: '7d', device: 'desktop', page: '/pricing' });
+  assert.deepEqual([both.page_views, both.unique_visitors], [2, 2]);
+  const today = new Date().toISOString().slice(0, 10);
+  const custom = await sm.analytics.overview(project.id, { from: today, to: today });
+  assert.equal(custom.period, 'custom');
+  assert.equal(custom.page_views, 5);
+  const byRows = (r) => r.data.map((x) => [x.page, x.visits, x.visitors]).sort();
+  assert.deepEqual(byRows(await sm.analytics.entryPages(project.id, { period: '7d' })), [['/', 2, 2], ['/pricing', 1, 1]]);
+  assert.deepEqual(byRows(await sm.analytics.exitPages(project.id, { period: '7d' })), [['/docs', 1, 1], ['/pricing', 2, 2]]);
+  const live = await sm.analytics.realtime(project.id, { device: 'mobile' });
+  assert.deepEqual([live.visitors, live.page_views], [1, 2]);
+  const props = await sm.analytics.properties(project.id, { event: 'signup', property: 'plan', period: '7d' });
+  assert.deepEqual(props.data.map((x) => [x.value, x.count, x.visitors]).sort(), [['free', 1, 1], ['pro', 1, 1]]);
+  assert.match(await sm.analytics.csv('entry-pages', project.id, { period: '7d' }), /^page,visits,visitors\r\n/);
+  const bad = await rejects(sm.analytics.overview(project.id, { device: 'toaster', country: 'Germany', from: '2026-02-01', to: '2026-01-01' }));
+  assert.equal(bad.status, 422);
+  const fields = bad.errors.map((e) => e.field);
+  for (const f of ['device', 'country']) assert.ok(fields.includes(f), `${f} listed in ${JSON.stringify(bad.errors)}`);
+  assert.ok(fields.includes('to') || fields.includes('from'), `the range is listed in ${JSON.stringify(bad.errors)}`);
+});
+
+test('analytics goals, funnels and share links: create, read with figures, delete', needsApi, async () => {
+  const { token, project } = await setup('goals');
+  const sm = await seedVisitors(project.api_key, token, project.id);
+  const goal = await sm.analytics.goals.create({ project_id: project.id, name: 'Signed up', event: 'signup' });
+  assert.equal(goal.name, 'Signed up');
+  assert.equal(goal.event, 'signup');
+  const docs = await sm.analytics.goals.create({ project_id: project.id, name: 'Docs', page: '/docs' });
+  const goals = await sm.analytics.goals.list(project.id, { period: '7d' });
+  const figures = Object.fromEntries(goals.data.map((g) => [g.name, [g.visitors, g.conversions, Math.round(g.conversion_rate * 10) / 10]]));
+  assert.deepEqual(figures, { 'Signed up': [3, 2, 66.7], Docs: [3, 1, 33.3] });
+  const both = await rejects(sm.analytics.goals.create({ project_id: project.id, name: 'Both', event: 'signup', page: '/' }));
+  assert.equal(both.status, 422);
+  await sm.analytics.goals.delete(docs.id);
+  assert.deepEqual((await sm.analytics.goals.list(project.id, { period: '7d' })).data.map((g) => g.id), [goal.id]);
+
+  const funnel = await sm.analytics.funnels.create({ project_id: project.id, name: 'Signup', steps: [{ page: '/' }, { page: '/pricing' }, { event: 'signup' }] });
+  assert.equal(funnel.steps.length, 3);
+  assert.deepEqual((await sm.analytics.funnels.list(project.id)).data.map((f) => f.id), [funnel.id]);
+  const result = await sm.analytics.funnels.get(funnel.id, { period: '7d' });
+  assert.deepEqual(result.steps.map((s) => [s.visitors, Math.round(s.conversion_rate)]), [[2, 100], [1, 50], [1, 50]]);
+  const one = await rejects(sm.analytics.funnels.create({ project_id: project.id, name: 'Short', steps: [{ page: '/' }] }));
+  assert.equal(one.status, 422);
+  const nine = await rejects(sm.analytics.funnels.create({ project_id: project.id, name: 'Long', steps: Array.from({ length: 9 }, (_, i) => ({ page: `/${i}` })) }));
+  assert.equal(nine.status, 422);
+  await sm.analytics.funnels.delete(funnel.id);
+  assert.deepEqual((await sm.analytics.funnels.list(project.id)).data, []);
+
+  const link = await sm.analytics.share.create(project.id);
+  assert.match(link.url, /\/share\/[^/]+$/);
+  assert.deepEqual((await sm.analytics.share.list(project.id)).data.map((l) => l.id), [link.id]);
+  assert.equal((await fetch(link.url)).status, 200);
+  await sm.analytics.share.revoke(project.id, link.id);
+  assert.deepEqual((await sm.analytics.share.list(project.id)).data, []);
+  assert.notEqual((await fetch(link.url)).status, 200);
 });
 
 // ---------------------------------------------------------------------------------------------

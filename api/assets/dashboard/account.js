@@ -10,7 +10,8 @@ import { signOut } from './router.js';
 import { MIN_PASSWORD } from './auth.js';
 
 // The member's own notification settings, per project (GET/PUT /v1/projects/:id/notifications).
-const NOTIFICATIONS = [['new_feedback', 'New feedback'], ['new_testimonial', 'New testimonials']];
+// `weekly_report` is opt-in for everyone: a summary of the project's analytics, by email.
+const NOTIFICATIONS = [['new_feedback', 'New feedback'], ['new_testimonial', 'New testimonials'], ['weekly_report', 'Weekly analytics report']];
 
 function when(iso) {
   if (!iso) return '\u2014';
@@ -39,7 +40,7 @@ export async function screenAccount({ alive }) {
       passwordCard(me)),
     h('section', { class: 'card', 'aria-labelledby': 'notify-title' },
       h('h2', { id: 'notify-title' }, 'Email notifications'),
-      h('p', { class: 'muted' }, `Emails to ${me.email} when something arrives in a project. Owners get them unless they turn them off; everyone else chooses here.`),
+      h('p', { class: 'muted' }, `Emails to ${me.email} when something arrives in a project. Owners get them unless they turn them off; everyone else chooses here. The weekly analytics report goes only to those who turn it on.`),
       notifyBox),
     h('section', { class: 'card', 'aria-labelledby': 'sessions-title' },
       h('h2', { id: 'sessions-title', tabindex: '-1' }, 'Sessions'),

@@ -1,15 +1,23 @@
-// Shipmate dashboard: a project's analytics for a period: the headline figures, a chart of views
-// and visitors (SVG, redrawn on resize), and ranked tables of pages, referrers, countries, devices,
-// events and UTM tags.
+// Shipmate dashboard: a project's analytics. The Overview tab has the headline figures (with the
+// previous period's beside them when comparing), a chart of views and visitors (SVG, redrawn on
+// resize), and ranked tables of pages, entry and exit pages, referrers, countries, devices, browsers,
+// operating systems, events and UTM tags: clicking a row filters every figure by it. The Goals,
+// Funnels and Sharing tabs are modules of their own (analytics-goals.js, analytics-funnels.js,
+// analytics-share.js); the range, the comparison and the filters live in the address
+// (analytics-query.js), and a realtime counter polls while the page is visible.
 
-import { $, capitalize, fmtNum, h, nextId, plural, stat, svg } from './dom.js';
-import { api, q } from './api.js';
+import { $, capitalize, fmtNum, h, nextId, options, plural, stat, svg } from './dom.js';
+import { api, ApiError, q } from './api.js';
 import { state } from './state.js';
-import { announce, busy, hideBanner, pageHead, setMain, setTitle, showError } from './ui.js';
+import { announce, busy, handleAuthLoss, hideBanner, later, pageHead, setMain, setTitle, showError } from './ui.js';
+import { projectPath } from './router.js';
+import { filterChips, fmtDuration, fmtPct, queryBar, rangeLabel, readParams, readQuery, searchOf, writeQuery } from './analytics-query.js';
+import { goalsView } from './analytics-goals.js';
+import { funnelsView } from './analytics-funnels.js';
+import { shareView } from './analytics-share.js';
 
-const PERIODS = [['7d', '7 days'], ['30d', '30 days'], ['90d', '90 days']];
-
-let chosen = '30d'; // the period on display, kept while the dashboard is open
+/** The realtime counter's polling interval while the page is visible. */
+const REALTIME_MS = 10_000;
 
 let regionNames = null;
 function countryName(code) {
@@ -23,23 +31,37 @@ function countryName(code) {
   }
 }
 
-/** A ranked table with a proportional bar behind each label. */
-function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', countHead = 'Views', format = (v) => v || '(none)' }) {
+/**
+ * A ranked table with a proportional bar behind each label. With `filter` (the query parameter the
+ * label is a value of) and `onFilter`, each row with a value filters the view by it when clicked.
+ */
+function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', countHead = 'Views', format = (v) => v || '(none)', filter, onFilter, active, bare }) {
   const list = Array.isArray(rows) ? rows : [];
   const max = Math.max(1, ...list.map((r) => Number(r[countKey]) || 0));
+  const canFilter = filter && onFilter && active && active[filter] === undefined;
   const body = list.length
-    ? h('div', { class: 'table-wrap' }, h('table', { id },
+    ? h('div', { class: 'table-wrap' }, h('table', { id, 'data-filter-key': canFilter ? filter : null },
       h('thead', null, h('tr', null,
         h('th', { scope: 'col' }, labelHead), h('th', { scope: 'col', class: 'num' }, countHead), h('th', { scope: 'col', class: 'num' }, 'Visitors'))),
       h('tbody', null, list.map((r) => {
         const bar = h('span', { class: 'bar', 'aria-hidden': 'true' });
         bar.style.width = `${Math.max(2, Math.round(((Number(r[countKey]) || 0) / max) * 100))}%`; // CSSOM: allowed by the CSP
-        return h('tr', null,
-          h('td', { class: 'bar-cell cell-clip' }, bar, h('span', { class: 'bar-label' }, format(r[labelKey]))),
+        const value = r[labelKey];
+        const shown = format(value);
+        const clickable = canFilter && value !== null && value !== undefined && value !== '';
+        const label = clickable
+          ? h('button', { type: 'button', class: 'row-filter bar-label', 'data-filter-value': String(value), title: `Filter by ${labelHead.toLowerCase()} ${shown}` }, shown)
+          : h('span', { class: 'bar-label' }, shown);
+        const tr = h('tr', { class: clickable ? 'filterable' : null },
+          h('td', { class: 'bar-cell cell-clip' }, bar, label),
           h('td', { class: 'num' }, fmtNum(r[countKey])),
           h('td', { class: 'num' }, fmtNum(r.visitors)));
+        // The whole row is the target for a pointer; the button inside is the one for the keyboard.
+        if (clickable) tr.addEventListener('click', () => onFilter(filter, String(value)));
+        return tr;
       }))))
     : h('p', { class: 'muted' }, 'No data for this period.');
+  if (bare) return body; // the table alone, for a card that has its own heading
   return h('section', { class: 'card', 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title` }, title), body);
 }
 
@@ -110,45 +132,167 @@ function drawChart(box, ts) {
   box.replaceChildren(el);
 }
 
+/** The tabs of the analytics section: `/analytics`, `/analytics/goals`, ... */
+const TABS = [['', 'Overview'], ['goals', 'Goals'], ['funnels', 'Funnels'], ['sharing', 'Sharing']];
+
+/** The overview's figures: key, label, format, and whether a fall is good news (bounce rate). */
+const METRICS = [
+  ['page_views', 'Page views', fmtNum],
+  ['unique_visitors', 'Unique visitors', fmtNum],
+  ['visits', 'Visits', fmtNum],
+  ['bounce_rate', 'Bounce rate', fmtPct, true],
+  ['visit_duration', 'Visit duration', fmtDuration],
+];
+
+/** How a filter's value reads in a chip. */
+function filterText(key, value) {
+  if (key === 'country') return countryName(value);
+  if (key === 'device') return capitalize(value);
+  return value;
+}
+
+/**
+ * The change from the previous period beside a figure: relative for counts, in percentage points
+ * for the bounce rate; green when it is good news.
+ */
+function delta(key, now, before, format, lowerIsBetter) {
+  const a = Number(now) || 0;
+  const b = Number(before) || 0;
+  let text;
+  let dir = Math.sign(a - b);
+  if (key === 'bounce_rate') {
+    const pts = Math.round((a - b) * 10) / 10;
+    text = `${pts > 0 ? '+' : ''}${pts.toFixed(1)} pts`;
+    dir = Math.sign(pts);
+  } else if (b === 0) {
+    text = a === 0 ? '0%' : 'new';
+  } else {
+    const pct = Math.round(((a - b) / b) * 100);
+    text = `${pct > 0 ? '+' : ''}${pct}%`;
+    if (pct === 0) dir = 0;
+  }
+  const good = lowerIsBetter ? dir < 0 : dir > 0;
+  const cls = dir === 0 ? 'delta' : `delta ${good ? 'delta-up' : 'delta-down'}`;
+  return h('span', { class: cls, 'data-change': key, 'data-previous': String(before ?? '') },
+    `${text} `, h('span', { class: 'muted' }, `(was ${format(b)})`));
+}
+
 export async function screenAnalytics(ctx) {
   const { project, alive } = ctx;
-  setTitle('Analytics', project.name);
-  const periodBtns = PERIODS.map(([value, label]) => h('button', { type: 'button', 'aria-pressed': String(value === chosen), 'data-period': value }, label));
+  const tab = TABS.some(([id]) => id && id === ctx.sub) ? ctx.sub : '';
+  let query = readQuery(project.id);
+  writeQuery(project.id, query);
+  const tabLabel = TABS.find(([id]) => id === tab)[1];
+  setTitle(tab ? tabLabel : 'Analytics', tab ? 'Analytics' : null, project.name);
+
   const refresh = h('button', { type: 'button', class: 'button-secondary', id: 'analytics-refresh' }, 'Refresh');
-  const switcher = h('div', { class: 'segmented', role: 'group', 'aria-label': 'Period' }, periodBtns);
-  const statsBox = h('div', { class: 'stats', id: 'analytics-overview' });
+  const realtimeBox = h('p', { class: 'realtime', id: 'realtime', title: 'Visitors in the last 5 minutes, page views in the last 30' });
+  const subtitle = h('p', { class: 'muted', id: 'analytics-period' });
+  const head = pageHead('Analytics', null, project, realtimeBox, tab === 'sharing' ? null : refresh);
+  $('h1', head).after(subtitle);
+  const tabLinks = TABS.map(([id, label]) => h('a', {
+    href: projectPath(project, 'analytics', id), 'data-nav': '', 'data-tab': id || 'overview', 'aria-current': id === tab ? 'page' : null,
+  }, label));
+  const tabs = h('nav', { class: 'tabs', id: 'analytics-tabs', 'aria-label': 'Analytics views' }, tabLinks);
+  const barBox = h('div', { id: 'analytics-bar' });
+  let bar = null;
+
+  const env = { project, alive, sub2: ctx.sub2, onFilter: addFilter, report, linkQuery: () => searchOf(query) };
+  const view = tab === 'goals' ? goalsView(env)
+    : tab === 'funnels' ? funnelsView(env)
+      : tab === 'sharing' ? shareView(env)
+        : overviewView(env);
+  const usesQuery = tab !== 'sharing';
+
+  function paint() {
+    const s = searchOf(query);
+    tabLinks.forEach((a, i) => a.setAttribute('href', `${projectPath(project, 'analytics', TABS[i][0])}?${s}`));
+    subtitle.textContent = usesQuery ? `${rangeLabel(query)} \u00b7 cookie-free, bots excluded` : 'Read-only links to this dashboard, for people without an account';
+    if (!usesQuery) { barBox.replaceChildren(); return; }
+    const focused = document.activeElement;
+    const refocus = focused && barBox.contains(focused)
+      ? (focused.getAttribute('data-period') ? `[data-period="${focused.getAttribute('data-period')}"]` : focused.id ? `#${focused.id}` : null)
+      : null;
+    bar = queryBar(query, setQuery, { compare: tab === '' });
+    barBox.replaceChildren(bar, filterChips(query, setQuery, filterText));
+    if (refocus) { const el = $(refocus, barBox); if (el) el.focus(); }
+    else if (focused && !focused.isConnected) { const first = $('#analytics-filters .chip', barBox) || $('[aria-pressed="true"]', barBox); if (first) first.focus(); }
+  }
+
+  function setQuery(next) {
+    query = next;
+    writeQuery(project.id, query);
+    paint();
+    pollRealtime();
+    return view.load(query, true);
+  }
+
+  function addFilter(key, value) {
+    if (query.filters[key] === value) return;
+    setQuery({ ...query, filters: { ...query.filters, [key]: value } });
+    announce(`Filtered by ${key.replace(/_/g, ' ')} ${value}.`);
+  }
+
+  /** A failed read: a bad range beside the dates, anything else in the banner. */
+  function report(err, title) {
+    if (!alive()) return;
+    if (handleAuthLoss(err)) return;
+    if (bar && bar.showErrors(err)) { announce('The range could not be used.'); return; }
+    showError(err, title);
+  }
+
+  let realtimeSeq = 0; // an answer for filters since changed must not overwrite a newer one
+  async function pollRealtime() {
+    if (!alive() || document.visibilityState !== 'visible') return;
+    const mine = ++realtimeSeq;
+    try {
+      const r = await api('GET', `/v1/analytics/realtime?${q({ project_id: project.id, ...readParams(query, { range: false }) })}`);
+      if (!alive() || mine !== realtimeSeq) return;
+      const visitors = Number(r && r.visitors) || 0;
+      realtimeBox.replaceChildren(h('span', { class: 'pulse', 'aria-hidden': 'true' }),
+        h('span', null, h('strong', { 'data-metric': 'realtime_visitors' }, fmtNum(visitors)), ` ${visitors === 1 ? 'visitor' : 'visitors'} now`,
+          h('span', { class: 'muted' }, ` \u00b7 ${plural(Number(r && r.page_views) || 0, 'view', 'views')} in 30 min`)));
+    } catch (e) {
+      if (alive()) handleAuthLoss(e); // a missed beat keeps the last figure
+    }
+  }
+  // Polls every 10 s; a hidden page skips its beats and catches up the moment it is shown again.
+  const tick = () => { if (!alive()) return; pollRealtime(); later(tick, REALTIME_MS); };
+  const onVisible = () => {
+    if (!alive()) { document.removeEventListener('visibilitychange', onVisible); return; }
+    if (document.visibilityState === 'visible') pollRealtime();
+  };
+  document.addEventListener('visibilitychange', onVisible);
+
+  refresh.addEventListener('click', () => busy(refresh, () => Promise.all([view.load(query, true), pollRealtime()])));
+  paint();
+  setMain(head, tabs, barBox, view.nodes);
+  if (view.onResize) state.onResize = () => { if (alive()) view.onResize(); };
+  later(tick, REALTIME_MS);
+  await Promise.all([view.load(query, false), pollRealtime()]);
+}
+
+/** The Overview tab: the figures, the chart and the breakdown tables. */
+function overviewView({ project, alive, onFilter, report }) {
+  const statsBox = h('div', { class: 'stats', id: 'analytics-overview' }, h('p', { class: 'loading' }, 'Loading\u2026'));
   const chartBox = h('div', { id: 'analytics-chart' });
   const chartCard = h('section', { class: 'card', 'aria-labelledby': 'chart-heading' },
     h('div', { class: 'card-head' }, h('h2', { id: 'chart-heading' }, 'Visitors and page views'),
       h('p', { class: 'legend', 'aria-hidden': 'true' }, h('span', { class: 'lg-views' }, 'Page views'), h('span', { class: 'lg-visitors' }, 'Visitors'))),
     chartBox);
   const tablesBox = h('div', { class: 'tables', id: 'analytics-tables' });
-  const subtitle = h('p', { class: 'muted', id: 'analytics-period' });
-  const head = pageHead('Analytics', null, project, switcher, refresh);
-  $('h1', head).after(subtitle);
-  setMain(head, statsBox, chartCard, tablesBox);
-
+  const props = propertiesCard(project, alive, report);
   let lastSeries = null;
-  state.onResize = () => { if (lastSeries && alive()) drawChart(chartBox, lastSeries); };
+  let seq = 0;
 
-  for (const b of periodBtns) {
-    b.addEventListener('click', () => {
-      chosen = b.getAttribute('data-period');
-      for (const o of periodBtns) o.setAttribute('aria-pressed', String(o === b));
-      load(true);
-    });
-  }
-  refresh.addEventListener('click', () => busy(refresh, () => load(true)));
-
-  async function load(announceDone) {
-    const period = chosen;
-    const label = (PERIODS.find(([v]) => v === period) || [period, period])[1];
-    subtitle.textContent = `Last ${label} \u00b7 cookie-free, bots excluded`;
+  async function load(query, announceDone) {
+    const mine = ++seq;
     $('#main').setAttribute('aria-busy', 'true');
-    const qs = q({ project_id: project.id, period });
-    const names = ['overview', 'timeseries', 'pages', 'referrers', 'countries', 'devices', 'events', 'utm'];
-    const settled = await Promise.allSettled(names.map((n) => api('GET', `/v1/analytics/${n}?${qs}`)));
-    if (!alive() || period !== chosen) return;
+    const params = readParams(query);
+    const qs = q({ project_id: project.id, ...params });
+    const names = ['overview', 'timeseries', 'pages', 'entry-pages', 'exit-pages', 'referrers', 'countries', 'devices', 'events', 'utm'];
+    const settled = await Promise.allSettled(names.map((n) => api('GET', `/v1/analytics/${n}?${n === 'overview' && query.compare ? `${qs}&compare=previous` : qs}`)));
+    if (!alive() || mine !== seq) return;
     $('#main').removeAttribute('aria-busy');
     const r = {};
     let firstError = null;
@@ -156,34 +300,109 @@ export async function screenAnalytics(ctx) {
       if (settled[i].status === 'fulfilled') r[n] = settled[i].value || {};
       else firstError = firstError || settled[i].reason;
     });
-    if (firstError) { showError(firstError, 'Some analytics could not be loaded'); if (!state.me) return; } else hideBanner();
+    if (firstError) { report(firstError, 'Some analytics could not be loaded'); if (!state.me) return; } else hideBanner();
 
     const o = r.overview || {};
+    const prev = query.compare && o.previous && typeof o.previous === 'object' ? o.previous : null;
     statsBox.replaceChildren(
-      stat('Page views', fmtNum(o.page_views || 0), 'page_views'),
-      stat('Unique visitors', fmtNum(o.unique_visitors || 0), 'unique_visitors'),
+      ...METRICS.map(([key, label, format, lowerIsBetter]) => {
+        const el = stat(label, format(o[key] || 0), key);
+        if (prev) el.append(delta(key, o[key], prev[key], format, lowerIsBetter));
+        return el;
+      }),
       stat('Top page', o.top_page || '\u2014', 'top_page', true),
       stat('Top referrer', o.top_referrer || '\u2014', 'top_referrer', true));
+    statsBox.classList.toggle('comparing', Boolean(prev));
     if (r.timeseries) { lastSeries = r.timeseries; drawChart(chartBox, lastSeries); }
     else chartBox.replaceChildren(h('p', { class: 'muted' }, 'The chart could not be loaded.'));
 
     const d = r.devices || {};
     const u = r.utm || {};
+    const f = { onFilter, active: query.filters };
     tablesBox.replaceChildren(
-      breakdown({ id: 'an-pages', title: 'Pages', rows: (r.pages || {}).data, labelKey: 'page', labelHead: 'Page' }),
-      breakdown({ id: 'an-referrers', title: 'Referrers', rows: (r.referrers || {}).data, labelKey: 'referrer', labelHead: 'Referrer', format: (v) => v || 'Direct / none' }),
-      breakdown({ id: 'an-countries', title: 'Countries', rows: (r.countries || {}).data, labelKey: 'country', labelHead: 'Country', format: countryName }),
-      breakdown({ id: 'an-devices', title: 'Devices', rows: d.data, labelKey: 'device', labelHead: 'Device', format: (v) => capitalize(v || 'unknown') }),
-      breakdown({ id: 'an-browsers', title: 'Browsers', rows: d.browsers, labelKey: 'browser', labelHead: 'Browser', format: (v) => v || 'Unknown' }),
-      breakdown({ id: 'an-os', title: 'Operating systems', rows: d.operating_systems, labelKey: 'os', labelHead: 'OS', format: (v) => v || 'Unknown' }),
-      breakdown({ id: 'an-events', title: 'Events', rows: (r.events || {}).data, labelKey: 'name', labelHead: 'Event', countKey: 'count', countHead: 'Count' }),
-      breakdown({ id: 'an-utm-sources', title: 'UTM sources', rows: u.sources, labelKey: 'utm_source', labelHead: 'Source' }),
-      breakdown({ id: 'an-utm-mediums', title: 'UTM mediums', rows: u.mediums, labelKey: 'utm_medium', labelHead: 'Medium' }),
-      breakdown({ id: 'an-utm-campaigns', title: 'UTM campaigns', rows: u.campaigns, labelKey: 'utm_campaign', labelHead: 'Campaign' }),
+      breakdown({ id: 'an-pages', title: 'Pages', rows: (r.pages || {}).data, labelKey: 'page', labelHead: 'Page', filter: 'page', ...f }),
+      breakdown({ id: 'an-referrers', title: 'Referrers', rows: (r.referrers || {}).data, labelKey: 'referrer', labelHead: 'Referrer', format: (v) => v || 'Direct / none', filter: 'referrer', ...f }),
+      breakdown({ id: 'an-entry-pages', title: 'Entry pages', rows: (r['entry-pages'] || {}).data, labelKey: 'page', labelHead: 'Page', countKey: 'visits', countHead: 'Visits', filter: 'page', ...f }),
+      breakdown({ id: 'an-exit-pages', title: 'Exit pages', rows: (r['exit-pages'] || {}).data, labelKey: 'page', labelHead: 'Page', countKey: 'visits', countHead: 'Visits', filter: 'page', ...f }),
+      breakdown({ id: 'an-countries', title: 'Countries', rows: (r.countries || {}).data, labelKey: 'country', labelHead: 'Country', format: countryName, filter: 'country', ...f }),
+      breakdown({ id: 'an-devices', title: 'Devices', rows: d.data, labelKey: 'device', labelHead: 'Device', format: (v) => capitalize(v || 'unknown'), filter: 'device', ...f }),
+      breakdown({ id: 'an-browsers', title: 'Browsers', rows: d.browsers, labelKey: 'browser', labelHead: 'Browser', format: (v) => v || 'Unknown', filter: 'browser', ...f }),
+      breakdown({ id: 'an-os', title: 'Operating systems', rows: d.operating_systems, labelKey: 'os', labelHead: 'OS', format: (v) => v || 'Unknown', filter: 'os', ...f }),
+      breakdown({ id: 'an-events', title: 'Events', rows: (r.events || {}).data, labelKey: 'name', labelHead: 'Event', countKey: 'count', countHead: 'Count', filter: 'event', ...f }),
+      breakdown({ id: 'an-utm-sources', title: 'UTM sources', rows: u.sources, labelKey: 'utm_source', labelHead: 'Source', filter: 'utm_source', ...f }),
+      breakdown({ id: 'an-utm-mediums', title: 'UTM mediums', rows: u.mediums, labelKey: 'utm_medium', labelHead: 'Medium', filter: 'utm_medium', ...f }),
+      breakdown({ id: 'an-utm-campaigns', title: 'UTM campaigns', rows: u.campaigns, labelKey: 'utm_campaign', labelHead: 'Campaign', filter: 'utm_campaign', ...f }),
     );
-    if (announceDone && !firstError) announce(`Analytics for the last ${label} updated.`);
+    props.update(query, ((r.events || {}).data || []).map((e) => e.name));
+    if (announceDone && !firstError) announce(`Analytics for ${rangeLabel(query).replace(/^Last/, 'the last')} updated.`);
   }
 
-  statsBox.append(h('p', { class: 'loading' }, 'Loading\u2026'));
-  await load(false);
+  return {
+    nodes: [statsBox, chartCard, tablesBox, props.card],
+    load,
+    onResize: () => { if (lastSeries) drawChart(chartBox, lastSeries); },
+  };
+}
+
+/**
+ * Custom event properties: the values of one property of one event (`sm('signup', {plan: 'pro'})`),
+ * each with its count and visitors, for the range and filters on display. The choice is kept while
+ * the range and filters change.
+ */
+function propertiesCard(project, alive, report) {
+  const eventSelect = h('select', { id: 'prop-event', name: 'event' });
+  const propInput = h('input', { type: 'text', id: 'prop-name', name: 'property', placeholder: 'plan', autocomplete: 'off', spellcheck: 'false' });
+  const show = h('button', { type: 'submit', class: 'button-small' }, 'Show values');
+  const err = h('p', { class: 'field-err', id: 'prop-err', 'data-err-for': 'property' });
+  const result = h('div', { id: 'an-properties-result', 'aria-live': 'polite' });
+  const form = h('form', { class: 'query-bar', id: 'prop-form', novalidate: true, 'aria-describedby': 'prop-err' },
+    h('label', { for: 'prop-event' }, 'Event'), eventSelect,
+    h('label', { for: 'prop-name' }, 'Property'), propInput, show);
+  const card = h('section', { class: 'card', 'aria-labelledby': 'an-properties-title', id: 'an-properties-card' },
+    h('h2', { id: 'an-properties-title' }, 'Event properties'),
+    h('p', { class: 'muted' }, 'The values of a custom property sent with an event, e.g. sm(\u2019signup\u2019, { plan: \u2019pro\u2019 }).'),
+    form, err, result);
+  let query = null;
+  let chosen = null; // {event, property} once asked
+  let seq = 0;
+
+  async function read() {
+    if (!chosen || !query) return;
+    const mine = ++seq;
+    let res;
+    try {
+      res = await api('GET', `/v1/analytics/properties?${q({ project_id: project.id, ...readParams(query), event: chosen.event, property: chosen.property })}`);
+    } catch (e) {
+      if (!alive() || mine !== seq) return;
+      if (e instanceof ApiError && e.status === 422 && e.errors.length) { err.textContent = e.errors.map((fe) => `${fe.field}: ${fe.message}`).join('; '); return; }
+      report(e, 'Could not load the property values');
+      return;
+    }
+    if (!alive() || mine !== seq) return;
+    result.replaceChildren(breakdown({ id: 'an-properties', bare: true, rows: (res && res.data) || [], labelKey: 'value', labelHead: 'Value', countKey: 'count', countHead: 'Count', format: (v) => (v === null || v === undefined || v === '' ? '(none)' : String(v)) }));
+  }
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    err.textContent = '';
+    const property = propInput.value.trim();
+    if (!eventSelect.value) { err.textContent = 'There are no custom events in this range.'; return; }
+    if (!property) { err.textContent = 'Name the property, e.g. plan.'; propInput.focus(); return; }
+    chosen = { event: eventSelect.value, property };
+    busy(show, read);
+  });
+
+  return {
+    card,
+    update(next, names) {
+      query = next;
+      const custom = [...new Set(names.filter((n) => n && n !== 'page_view'))];
+      if (chosen && !custom.includes(chosen.event)) custom.push(chosen.event);
+      const current = eventSelect.value || (chosen && chosen.event) || next.filters.event || '';
+      eventSelect.replaceChildren(...options(custom.map((n) => [n, n]), current));
+      if (current && custom.includes(current)) eventSelect.value = current;
+      show.disabled = !custom.length;
+      read();
+    },
+  };
 }

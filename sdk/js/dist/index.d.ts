@@ -100,9 +100,83 @@ export type AnalyticsEvent = Schemas['Event'];
 export type TrackResponse = Schemas['Accepted'];
 /** `analytics.realtime`'s answer: visitors of the last 5 minutes, page views of the last 30, top pages. */
 export type AnalyticsRealtime = Schemas['Realtime'];
-/** The analytics reads that take a period (`GET /v1/analytics/<report>`). */
-export type AnalyticsReport = 'overview' | 'pages' | 'referrers' | 'countries' | 'devices' | 'events' | 'timeseries' | 'utm';
-export type AnalyticsPeriod = Schemas['Period'];
+/** The analytics reads that take a range and filters (`GET /v1/analytics/<report>`). */
+export type AnalyticsReport = 'overview' | 'pages' | 'referrers' | 'countries' | 'devices' | 'events' | 'timeseries' | 'utm' | 'entry-pages' | 'exit-pages' | 'properties';
+/** A period a read may ask for (`custom` is what answers say for `from`/`to`). */
+export type AnalyticsPeriod = Exclude<Schemas['Period'], 'custom'>;
+/** The filters every analytics read takes: exact values, combined with AND. */
+export interface AnalyticsFilters {
+    page?: string;
+    referrer?: string;
+    /** Two letters, e.g. `DE`. */
+    country?: string;
+    device?: 'desktop' | 'mobile' | 'tablet';
+    browser?: string;
+    os?: string;
+    utm_source?: string;
+    utm_medium?: string;
+    utm_campaign?: string;
+    /** An event name (`page_view` for page views). */
+    event?: string;
+}
+/**
+ * What an analytics read covers: a `period` (30 days by default), or `from` and `to` (`YYYY-MM-DD`,
+ * inclusive, UTC, at most 2 years; the answer's `period` is then `custom`), narrowed by filters.
+ */
+export interface AnalyticsQuery extends AnalyticsFilters {
+    period?: AnalyticsPeriod;
+    from?: string;
+    to?: string;
+}
+/** A read's answer format: JSON (the default) or the server's CSV as text. */
+export interface AnalyticsFormat {
+    format?: 'json' | 'csv';
+}
+/** The answer's `period`: a preset, or `custom` for `from`/`to`. */
+export type AnalyticsAnswerPeriod = Schemas['Period'];
+/** The figures `compare: 'previous'` adds for the period just before. */
+export type AnalyticsPrevious = Schemas['Figures'];
+/** `analytics.overview`'s answer: `bounce_rate` in percent, `visit_duration` the median in seconds. */
+export type AnalyticsOverview = Schemas['Overview'];
+/** A row of `analytics.entryPages` and `analytics.exitPages`. */
+export type AnalyticsVisitPage = Schemas['VisitPageRow'];
+/** A row of `analytics.properties`: one value of the property. */
+export type AnalyticsPropertyValue = Schemas['PropertyRow'];
+/** An answer of the ranked reads: the period and its rows (the document's `Breakdown_*` schemas). */
+export interface AnalyticsRows<T> {
+    period: AnalyticsAnswerPeriod;
+    data: T[];
+}
+/** A new goal: `event` or `page`, exactly one of them. */
+export type GoalInput = Schemas['NewGoal'];
+/** A goal as created. */
+export type Goal = Schemas['Goal'];
+/**
+ * A goal with its figures for the range: `visitors` all the range's visitors, `conversions` those who
+ * reached it, `conversion_rate` in percent (0 to 100).
+ */
+export type GoalResult = Schemas['GoalRow'];
+/** One step of a new funnel: a page path or an event name, exactly one. */
+export type FunnelStep = {
+    page: string;
+    event?: never;
+} | {
+    event: string;
+    page?: never;
+};
+/** A new funnel: 2 to 8 ordered steps. */
+export type FunnelInput = Omit<Schemas['NewFunnel'], 'steps'> & {
+    steps: FunnelStep[];
+};
+/** A funnel as stored: its steps are `{page}` or `{event}`. */
+export type Funnel = Schemas['Funnel'];
+/**
+ * A funnel's figures for the range: at each step the visitors who reached every earlier step before
+ * it on the same day, and `conversion_rate` as a percent of the first step's visitors.
+ */
+export type FunnelResult = Schemas['FunnelReport'];
+/** A read-only link to a project's analytics (`/share/<token>`, no sign-in), until revoked. */
+export type ShareLink = Schemas['ShareLink'];
 export type FieldError = Schemas['FieldError'];
 /** An RFC 9457 problem details body, as the API sends with every error. */
 export type Problem = Schemas['Problem'];
@@ -268,25 +342,84 @@ export declare class Shipmate {
         trackBatch: (events: AnalyticsEvent[]) => Promise<TrackResponse>;
         /**
          * `GET /v1/analytics/realtime` (session, members): distinct visitors of the last 5 minutes,
-         * page views of the last 30 and the top 10 pages by visitors; `{ format: 'csv' }` gives the
-         * pages as CSV text.
+         * page views of the last 30 and the top 10 pages by visitors, narrowed by `filters`;
+         * `{ format: 'csv' }` gives the pages as CSV text.
          */
         realtime: {
-            (projectId: string, options?: {
+            (projectId: string, options?: AnalyticsFilters & {
                 format?: "json";
             }): Promise<AnalyticsRealtime>;
-            (projectId: string, options: {
+            (projectId: string, options: AnalyticsFilters & {
                 format: "csv";
             }): Promise<string>;
         };
         /**
          * `GET /v1/analytics/<report>` as CSV text (session, members): a header row of the JSON field
-         * names, then a row per item (`data`'s rows; the overview as one row).
+         * names, then a row per item (`data`'s rows; the overview as one row). Takes the range and filters.
          */
-        csv: (report: AnalyticsReport, projectId: string, options?: {
-            period?: AnalyticsPeriod;
+        csv: (report: AnalyticsReport, projectId: string, options?: AnalyticsQuery & {
+            property?: string;
+            compare?: "previous";
         }) => Promise<string>;
+        /**
+         * `GET /v1/analytics/<report>` as JSON (session, members), for any read: the range, the filters,
+         * and the report's own parameters (`property` of `properties`).
+         */
+        read: <T = unknown>(report: AnalyticsReport, projectId: string, options?: AnalyticsQuery & {
+            property?: string;
+            compare?: "previous";
+        }) => Promise<T>;
+        /**
+         * `GET /v1/analytics/overview` (session, members): page views, visitors, visits, bounce rate
+         * (percent) and median visit duration (seconds); `compare: 'previous'` adds the period before.
+         */
+        overview: (projectId: string, options?: AnalyticsQuery & {
+            compare?: "previous";
+        }) => Promise<AnalyticsOverview>;
+        /** `GET /v1/analytics/entry-pages` (session, members): where visits began, by visits. */
+        entryPages: (projectId: string, options?: AnalyticsQuery) => Promise<AnalyticsRows<AnalyticsVisitPage>>;
+        /** `GET /v1/analytics/exit-pages` (session, members): where visits ended, by visits. */
+        exitPages: (projectId: string, options?: AnalyticsQuery) => Promise<AnalyticsRows<AnalyticsVisitPage>>;
+        /**
+         * `GET /v1/analytics/properties` (session, members): the values of one custom property of an
+         * event, each with its count and visitors.
+         */
+        properties: (projectId: string, options: AnalyticsQuery & {
+            event: string;
+            property: string;
+        }) => Promise<AnalyticsRows<AnalyticsPropertyValue>>;
+        /** Goals (session): an event or a page; members create and delete them. */
+        goals: {
+            /** `POST /v1/analytics/goals`: `event` or `page`, exactly one. The created goal. */
+            create: (input: GoalInput) => Promise<Goal>;
+            /** `GET /v1/analytics/goals`: every goal of the project with its conversions over the range. */
+            list: (projectId: string, options?: AnalyticsQuery) => Promise<AnalyticsRows<GoalResult>>;
+            /** `DELETE /v1/analytics/goals/:id`. */
+            delete: (goalId: string) => Promise<void>;
+        };
+        /** Funnels (session): 2 to 8 ordered steps; members create and delete them. */
+        funnels: {
+            /** `POST /v1/analytics/funnels`. The created funnel. */
+            create: (input: FunnelInput) => Promise<Funnel>;
+            /** `GET /v1/analytics/funnels`: the project's funnels (their steps, no figures). */
+            list: (projectId: string) => Promise<List<Funnel>>;
+            /** `GET /v1/analytics/funnels/:id`: the visitors at each step over the range, filtered. */
+            get: (funnelId: string, options?: AnalyticsQuery) => Promise<FunnelResult>;
+            /** `DELETE /v1/analytics/funnels/:id`. */
+            delete: (funnelId: string) => Promise<void>;
+        };
+        /** Read-only links to the project's analytics (session; owners and admins). */
+        share: {
+            /** `POST /v1/projects/:projectId/analytics/share`: a new link (`url`). */
+            create: (projectId: string) => Promise<ShareLink>;
+            /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
+            list: (projectId: string) => Promise<List<ShareLink>>;
+            /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once. */
+            revoke: (projectId: string, linkId: string) => Promise<void>;
+        };
     };
+    /** An analytics read of `report` for `projectId`, as JSON or (`format: 'csv'`) CSV text. */
+    private analyticsRead;
     /**
      * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,
      * `keyword`, `hybrid`), narrowed by a metadata `filter`.

@@ -51,6 +51,14 @@ function retryAfterSeconds(res) {
 }
 const seg = (id) => encodeURIComponent(id);
 const pageQuery = (q) => ({ page: q.page, per_page: q.perPage });
+/** An analytics read's query string parameters: every option that is set, as it is named in the API. */
+const analyticsParams = (options) => {
+    const query = {};
+    for (const [k, v] of Object.entries(options))
+        if (v !== undefined && v !== null && v !== '')
+            query[k] = String(v);
+    return query;
+};
 /**
  * Every item of a paginated list, read page after page until its `total`: `list` reads one page
  * (any of the SDK's list methods), `query` sets the page size and where to start.
@@ -189,17 +197,63 @@ export class Shipmate {
             trackBatch: (events) => this.request('POST', '/v1/analytics/events', { events }),
             /**
              * `GET /v1/analytics/realtime` (session, members): distinct visitors of the last 5 minutes,
-             * page views of the last 30 and the top 10 pages by visitors; `{ format: 'csv' }` gives the
-             * pages as CSV text.
+             * page views of the last 30 and the top 10 pages by visitors, narrowed by `filters`;
+             * `{ format: 'csv' }` gives the pages as CSV text.
              */
-            realtime: ((projectId, options = {}) => options.format === 'csv'
-                ? this.request('GET', '/v1/analytics/realtime', undefined, { project_id: projectId }, 'session', 'text/csv')
-                : this.request('GET', '/v1/analytics/realtime', undefined, { project_id: projectId }, 'session')),
+            realtime: ((projectId, options = {}) => this.analyticsRead('realtime', projectId, options)),
             /**
              * `GET /v1/analytics/<report>` as CSV text (session, members): a header row of the JSON field
-             * names, then a row per item (`data`'s rows; the overview as one row).
+             * names, then a row per item (`data`'s rows; the overview as one row). Takes the range and filters.
              */
-            csv: (report, projectId, options = {}) => this.request('GET', `/v1/analytics/${report}`, undefined, { project_id: projectId, period: options.period }, 'session', 'text/csv'),
+            csv: (report, projectId, options = {}) => this.analyticsRead(report, projectId, { ...options, format: 'csv' }),
+            /**
+             * `GET /v1/analytics/<report>` as JSON (session, members), for any read: the range, the filters,
+             * and the report's own parameters (`property` of `properties`).
+             */
+            read: (report, projectId, options = {}) => this.analyticsRead(report, projectId, options),
+            /**
+             * `GET /v1/analytics/overview` (session, members): page views, visitors, visits, bounce rate
+             * (percent) and median visit duration (seconds); `compare: 'previous'` adds the period before.
+             */
+            overview: (projectId, options = {}) => this.analyticsRead('overview', projectId, options),
+            /** `GET /v1/analytics/entry-pages` (session, members): where visits began, by visits. */
+            entryPages: (projectId, options = {}) => this.analyticsRead('entry-pages', projectId, options),
+            /** `GET /v1/analytics/exit-pages` (session, members): where visits ended, by visits. */
+            exitPages: (projectId, options = {}) => this.analyticsRead('exit-pages', projectId, options),
+            /**
+             * `GET /v1/analytics/properties` (session, members): the values of one custom property of an
+             * event, each with its count and visitors.
+             */
+            properties: (projectId, options) => this.analyticsRead('properties', projectId, options),
+            /** Goals (session): an event or a page; members create and delete them. */
+            goals: {
+                /** `POST /v1/analytics/goals`: `event` or `page`, exactly one. The created goal. */
+                create: (input) => this.request('POST', '/v1/analytics/goals', input, undefined, 'session'),
+                /** `GET /v1/analytics/goals`: every goal of the project with its conversions over the range. */
+                list: (projectId, options = {}) => this.analyticsRead('goals', projectId, options),
+                /** `DELETE /v1/analytics/goals/:id`. */
+                delete: (goalId) => this.request('DELETE', `/v1/analytics/goals/${seg(goalId)}`, undefined, undefined, 'session'),
+            },
+            /** Funnels (session): 2 to 8 ordered steps; members create and delete them. */
+            funnels: {
+                /** `POST /v1/analytics/funnels`. The created funnel. */
+                create: (input) => this.request('POST', '/v1/analytics/funnels', input, undefined, 'session'),
+                /** `GET /v1/analytics/funnels`: the project's funnels (their steps, no figures). */
+                list: (projectId) => this.request('GET', '/v1/analytics/funnels', undefined, { project_id: projectId }, 'session'),
+                /** `GET /v1/analytics/funnels/:id`: the visitors at each step over the range, filtered. */
+                get: (funnelId, options = {}) => this.request('GET', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, analyticsParams(options), 'session'),
+                /** `DELETE /v1/analytics/funnels/:id`. */
+                delete: (funnelId) => this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
+            },
+            /** Read-only links to the project's analytics (session; owners and admins). */
+            share: {
+                /** `POST /v1/projects/:projectId/analytics/share`: a new link (`url`). */
+                create: (projectId) => this.request('POST', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
+                /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
+                list: (projectId) => this.request('GET', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
+                /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once. */
+                revoke: (projectId, linkId) => this.request('DELETE', `/v1/projects/${seg(projectId)}/analytics/share/${seg(linkId)}`, undefined, undefined, 'session'),
+            },
         };
         if (!options || !options.apiKey)
             throw new TypeError('Shipmate: apiKey is required');
@@ -239,6 +293,14 @@ export class Shipmate {
     /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
     comment(feedbackId, body) {
         return this.comments.add(feedbackId, body);
+    }
+    /** An analytics read of `report` for `projectId`, as JSON or (`format: 'csv'`) CSV text. */
+    analyticsRead(report, projectId, options) {
+        const { format, ...rest } = options;
+        const query = { project_id: projectId, ...analyticsParams(rest) };
+        return format === 'csv'
+            ? this.request('GET', `/v1/analytics/${report}`, undefined, query, 'session', 'text/csv')
+            : this.request('GET', `/v1/analytics/${report}`, undefined, query, 'session');
     }
     /**
      * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,

@@ -140,6 +140,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/entry-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visits and visitors per page a visit began on. */
+        get: operations["analytics_entry_pages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/events": {
         parameters: {
             query?: never;
@@ -158,6 +175,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/exit-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Visits and visitors per page a visit ended on. */
+        get: operations["analytics_exit_pages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's funnels, oldest first. */
+        get: operations["analytics_list_funnels"];
+        put?: never;
+        /** Creates a funnel of 2 to 8 steps (members and up). */
+        post: operations["analytics_create_funnel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/funnels/{funnel_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The funnel's steps over the range: visitors at each step and their rate of the first step's. */
+        get: operations["analytics_funnel_report"];
+        put?: never;
+        post?: never;
+        /** Deletes a funnel (members and up). */
+        delete: operations["analytics_delete_funnel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/goals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every goal with its visitors, conversions and conversion rate over the range. */
+        get: operations["analytics_goal_report"];
+        put?: never;
+        /** Creates a goal: a custom event or a page (members and up). */
+        post: operations["analytics_create_goal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/goals/{goal_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a goal (members and up). */
+        delete: operations["analytics_delete_goal"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/overview": {
         parameters: {
             query?: never;
@@ -165,7 +270,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Page views, unique visitors, top page and top referrer. */
+        /** Page views, unique visitors, top page and referrer, visits, bounce rate and median visit duration. */
         get: operations["analytics_overview"];
         put?: never;
         post?: never;
@@ -184,6 +289,23 @@ export interface paths {
         };
         /** Views and visitors per page path. */
         get: operations["analytics_pages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A custom property's values on one event name, with occurrences and visitors. */
+        get: operations["analytics_properties"];
         put?: never;
         post?: never;
         delete?: never;
@@ -236,7 +358,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Page views and visitors per day (per hour for 7d). */
+        /** Page views and visitors per day (per hour for ranges of up to 7 days). */
         get: operations["analytics_timeseries"];
         put?: never;
         post?: never;
@@ -1119,6 +1241,41 @@ export interface paths {
         patch: operations["projects_update"];
         trace?: never;
     };
+    "/v1/projects/{project_id}/analytics/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's live share links (admins). */
+        get: operations["analytics_list"];
+        put?: never;
+        /** A new read-only link to the project's analytics, opened without signing in (admins). */
+        post: operations["analytics_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/analytics/share/{share_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a link: its page answers 404 from now on (admins). */
+        delete: operations["analytics_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_id}/api-key/rotate": {
         parameters: {
             query?: never;
@@ -1574,11 +1731,48 @@ export interface components {
             period: components["schemas"]["Period"];
         };
         /** @description A one-dimension breakdown over a period. */
+        Breakdown_GoalRow: {
+            data: {
+                /**
+                 * Format: double
+                 * @description `conversions` in percent of `visitors` (0 to 100, one decimal).
+                 */
+                conversion_rate: number;
+                /**
+                 * Format: int64
+                 * @description Those who reached the goal.
+                 */
+                conversions: number;
+                event?: string | null;
+                /** Format: uuid */
+                id: string;
+                name: string;
+                page?: string | null;
+                /**
+                 * Format: int64
+                 * @description Every visitor of the range (with the filters).
+                 */
+                visitors: number;
+            }[];
+            period: components["schemas"]["Period"];
+        };
+        /** @description A one-dimension breakdown over a period. */
         Breakdown_PageRow: {
             data: {
                 page: string;
                 /** Format: int64 */
                 views: number;
+                /** Format: int64 */
+                visitors: number;
+            }[];
+            period: components["schemas"]["Period"];
+        };
+        /** @description A one-dimension breakdown over a period. */
+        Breakdown_PropertyRow: {
+            data: {
+                /** Format: int64 */
+                count: number;
+                value: string;
                 /** Format: int64 */
                 visitors: number;
             }[];
@@ -1592,6 +1786,17 @@ export interface components {
                 views: number;
                 /** Format: int64 */
                 visitors: number;
+            }[];
+            period: components["schemas"]["Period"];
+        };
+        /** @description A one-dimension breakdown over a period. */
+        Breakdown_VisitPageRow: {
+            data: {
+                page: string;
+                /** Format: int64 */
+                visitors: number;
+                /** Format: int64 */
+                visits: number;
             }[];
             period: components["schemas"]["Period"];
         };
@@ -1879,6 +2084,75 @@ export interface components {
         FieldError: {
             field: string;
             message: string;
+        };
+        /** @description The overview's numbers for a range (`previous` with `compare=previous`). */
+        Figures: {
+            /** Format: double */
+            bounce_rate: number;
+            /** Format: int64 */
+            page_views: number;
+            /** Format: int64 */
+            unique_visitors: number;
+            /** Format: int64 */
+            visit_duration: number;
+            /** Format: int64 */
+            visits: number;
+        };
+        Funnel: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+            steps: components["schemas"]["Step"][];
+        };
+        FunnelList: {
+            data: components["schemas"]["Funnel"][];
+        };
+        /** @description A funnel over a range (`GET /v1/analytics/funnels/:id`). */
+        FunnelReport: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            period: components["schemas"]["Period"];
+            steps: components["schemas"]["StepRow"][];
+        };
+        /** @description A goal: reaching a custom event, or viewing a page (exactly one of them). */
+        Goal: {
+            /** Format: date-time */
+            created_at: string;
+            event?: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            page?: string | null;
+            /** Format: uuid */
+            project_id: string;
+        };
+        /** @description A goal's conversions over a range. */
+        GoalRow: {
+            /**
+             * Format: double
+             * @description `conversions` in percent of `visitors` (0 to 100, one decimal).
+             */
+            conversion_rate: number;
+            /**
+             * Format: int64
+             * @description Those who reached the goal.
+             */
+            conversions: number;
+            event?: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            page?: string | null;
+            /**
+             * Format: int64
+             * @description Every visitor of the range (with the filters).
+             */
+            visitors: number;
         };
         /**
          * @description An end-user session (`eu_...`), valid 30 days, for voting, commenting and submitting feedback
@@ -2319,6 +2593,21 @@ export interface components {
             title: string;
             type: components["schemas"]["FeedbackType"];
         };
+        /** @description `POST /v1/analytics/funnels`: 2 to 8 steps, each exactly one of `page` and `event`. */
+        NewFunnel: {
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+            steps: components["schemas"]["Step"][];
+        };
+        /** @description `POST /v1/analytics/goals`: exactly one of `event` and `page`. */
+        NewGoal: {
+            event?: string | null;
+            name: string;
+            page?: string | null;
+            /** Format: uuid */
+            project_id: string;
+        };
         /** @description `POST /v1/indexes`. */
         NewIndex: {
             /** @description One of `GET /v1/models`; the instance's default when absent. */
@@ -2368,6 +2657,7 @@ export interface components {
         NotificationChanges: {
             new_feedback?: boolean | null;
             new_testimonial?: boolean | null;
+            weekly_report?: boolean | null;
         };
         /** @description A member's email notifications for one project. */
         Notifications: {
@@ -2375,6 +2665,8 @@ export interface components {
             email_configured: boolean;
             new_feedback: boolean;
             new_testimonial: boolean;
+            /** @description The weekly analytics report (off until turned on). */
+            weekly_report: boolean;
         };
         OsRow: {
             os: string;
@@ -2384,13 +2676,29 @@ export interface components {
             visitors: number;
         };
         Overview: {
+            /**
+             * Format: double
+             * @description Percent of visits with one page view (0 to 100, one decimal).
+             */
+            bounce_rate: number;
             /** Format: int64 */
             page_views: number;
             period: components["schemas"]["Period"];
+            previous?: null | components["schemas"]["Figures"];
             top_page?: string | null;
             top_referrer?: string | null;
             /** Format: int64 */
             unique_visitors: number;
+            /**
+             * Format: int64
+             * @description Median visit duration in seconds (first event to last).
+             */
+            visit_duration: number;
+            /**
+             * Format: int64
+             * @description Visits: a visitor's events with gaps under 30 minutes, with at least one page view.
+             */
+            visits: number;
         };
         PageRow: {
             page: string;
@@ -2547,7 +2855,7 @@ export interface components {
          * @description The window a read covers, ending now.
          * @enum {string}
          */
-        Period: "7d" | "30d" | "90d";
+        Period: "7d" | "30d" | "90d" | "custom";
         Point: {
             /**
              * Format: date-time
@@ -2590,6 +2898,14 @@ export interface components {
             publishable_key: string;
             role: components["schemas"]["Role"];
             slug: string;
+        };
+        /** @description A custom property's value on one event name: occurrences and visitors. */
+        PropertyRow: {
+            /** Format: int64 */
+            count: number;
+            value: string;
+            /** Format: int64 */
+            visitors: number;
         };
         ProviderInfo: {
             id: string;
@@ -2731,6 +3047,17 @@ export interface components {
             password: string;
             token: string;
         };
+        /** @description A read-only dashboard link (`POST /v1/projects/:id/analytics/share`). */
+        ShareLink: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            url: string;
+        };
+        ShareLinkList: {
+            data: components["schemas"]["ShareLink"][];
+        };
         /** @description A session token and its user: the answer of every sign-in. */
         SignedIn: {
             /** @description With `cli_callback`: the loopback URL (with `token` and `state`) to hand the session to. */
@@ -2767,6 +3094,22 @@ export interface components {
             rejected: number;
             /** Format: int64 */
             total: number;
+        };
+        /** @description A funnel step: a page view or a custom event. */
+        Step: {
+            event?: string | null;
+            page?: string | null;
+        };
+        /** @description A step's visitors: those who reached it after every earlier step, the same day. */
+        StepRow: {
+            /**
+             * Format: double
+             * @description `visitors` in percent of the first step's (0 to 100, one decimal).
+             */
+            conversion_rate: number;
+            label: string;
+            /** Format: int64 */
+            visitors: number;
         };
         SubscriberCounts: {
             /** Format: int64 */
@@ -2861,6 +3204,14 @@ export interface components {
             views: number;
             /** Format: int64 */
             visitors: number;
+        };
+        /** @description An entry or exit page: the visits that began (ended) there and their visitors. */
+        VisitPageRow: {
+            page: string;
+            /** Format: int64 */
+            visitors: number;
+            /** Format: int64 */
+            visits: number;
         };
         VoteState: {
             /** Format: int32 */
@@ -3632,8 +3983,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -3723,7 +4095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3756,8 +4128,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -3847,7 +4240,152 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_entry_pages: {
+        parameters: {
+            query: {
+                project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Breakdown_VisitPageRow"];
+                    "text/csv": string;
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3880,8 +4418,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -3971,7 +4530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4122,12 +4681,1072 @@ export interface operations {
             };
         };
     };
+    analytics_exit_pages: {
+        parameters: {
+            query: {
+                project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Breakdown_VisitPageRow"];
+                    "text/csv": string;
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad parameters, every one listed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_list_funnels: {
+        parameters: {
+            query: {
+                project_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelList"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_create_funnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewFunnel"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Funnel"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member, or a viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description fewer than 2 or more than 8 steps, or another bad field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_funnel_report: {
+        parameters: {
+            query: {
+                project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
+            };
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV (the steps) with `Accept: text/csv` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelReport"];
+                    "text/csv": string;
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such funnel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad parameters, every one listed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_delete_funnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                funnel_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such funnel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_goal_report: {
+        parameters: {
+            query: {
+                project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Breakdown_GoalRow"];
+                    "text/csv": string;
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad parameters, every one listed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_create_goal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewGoal"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Goal"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member, or a viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description both or neither of event and page, or another bad field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_delete_goal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                goal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such goal */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     analytics_overview: {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -4217,7 +5836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4250,8 +5869,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -4341,7 +5981,154 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_properties: {
+        parameters: {
+            query: {
+                project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
+                /** @description the property's name; `event` names the event and is required here */
+                property: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON, or CSV with `Accept: text/csv` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Breakdown_PropertyRow"];
+                    "text/csv": string;
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4374,6 +6161,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -4463,7 +6273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad project_id */
+            /** @description bad project_id or filter */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4496,8 +6306,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -4587,7 +6418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4620,8 +6451,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -4711,7 +6563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4744,8 +6596,29 @@ export interface operations {
         parameters: {
             query: {
                 project_id: string;
-                /** @description `30d` when absent */
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
                 period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
             };
             header?: never;
             path?: never;
@@ -4835,7 +6708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description bad period or project_id */
+            /** @description bad parameters, every one listed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12200,6 +14073,366 @@ export interface operations {
                 };
             };
             /** @description invalid fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkList"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not an admin of the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not an admin of the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such link */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
             422: {
                 headers: {
                     [name: string]: unknown;
