@@ -263,10 +263,16 @@ pub async fn properties(
     let query = ReadQuery::parse(&q, chrono::Utc::now());
     let mut missing: Vec<FieldError> = ["event", "property"]
         .into_iter()
-        .filter(|k| given(k).is_none())
-        .map(|k| FieldError {
+        .filter_map(|k| match given(k) {
+            None => Some((k, "is required")),
+            Some(v) if v.contains('\0') || v.chars().count() > 200 => {
+                Some((k, "must be at most 200 characters, without NUL"))
+            }
+            Some(_) => None,
+        })
+        .map(|(k, m)| FieldError {
             field: k.into(),
-            message: "is required".into(),
+            message: m.into(),
         })
         .collect();
     let query = match query {

@@ -82,6 +82,9 @@ impl Dim {
         if v.chars().count() > 2048 {
             return Err("must be at most 2048 characters".into());
         }
+        if v.contains('\0') {
+            return Err("must not contain the NUL character".into());
+        }
         match self {
             Dim::Country if v.len() == 2 && v.chars().all(|c| c.is_ascii_alphabetic()) => {
                 Ok(v.to_ascii_uppercase())

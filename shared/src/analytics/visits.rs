@@ -140,16 +140,12 @@ pub const DURATION: &str = "floor(extract(epoch from ended_at - started_at))::in
 
 /// The visits a read counts, as SQL over rows with visitor, started_at, ended_at, page_views,
 /// entry, exit. Unfiltered (`filters` empty): the kept visits of the project in `[$2, $3)` merged
-/// with what its raw events since `$4` (the summaries' reach) add. Filtered: the project's raw
+/// with what its raw events since `$4` (the summaries' reach, never before `$2`) add. Filtered: the project's raw
 /// events in `[$2, $3)` sessionized, keeping the visits with a matching event (values from `$5`).
 /// Closed days are then added from the summaries by the caller (unfiltered only).
 pub fn counted(filters: &Filters) -> String {
     if filters.is_empty() {
-        let tail = groups(
-            "e.project_id = $1 and e.ts >= greatest($2, $4) and e.ts < $3",
-            "$2",
-            "",
-        );
+        let tail = groups("e.project_id = $1 and e.ts >= $4 and e.ts < $3", "$2", "");
         format!(
             "select coalesce(s.visitor, t.visitor) as visitor, coalesce(s.started_at, t.started_at) as started_at,
                     greatest(s.ended_at, t.ended_at) as ended_at,
