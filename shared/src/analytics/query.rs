@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Duration, Months, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Duration, Months, NaiveDate, Utc};
 use shipmate_types::analytics::Period;
 use shipmate_types::common::FieldError;
 use shipmate_types::StringEnum;
@@ -226,9 +226,14 @@ impl ReadQuery {
             (None, None) => {}
             (from, to) => {
                 let mut day = |name: &str, d: Option<Result<NaiveDate, String>>| match d {
-                    Some(Ok(d)) => Some(d),
-                    Some(Err(_)) => {
-                        bad(name, "must be a date as YYYY-MM-DD".into());
+                    // Bounded, so that the range before (`compare`) and the end of the last day
+                    // always exist.
+                    Some(Ok(d)) if (1970..=9999).contains(&d.year()) => Some(d),
+                    Some(_) => {
+                        bad(
+                            name,
+                            "must be a date as YYYY-MM-DD, from 1970 to 9999".into(),
+                        );
                         None
                     }
                     None => {
