@@ -295,9 +295,7 @@ async fn seal_and_summarise(
         .execute(&mut *tx)
         .await?;
     super::visits::sessionize(&mut tx, day, from, upto).await?;
-    if upto == end {
-        super::visits::close_day(&mut tx, day).await?;
-    }
+    super::visits::fold(&mut tx, day, upto).await?;
     sqlx::query!("update analytics_rollups set through = $2, dirty = false, rolled_at = now() where day = $1", day, upto)
     .execute(&mut *tx)
     .await?;

@@ -3,9 +3,10 @@
 //! page view, its duration the time from its first event to its last, its entry and exit pages
 //! its first and last page views.
 //!
-//! The workers' roller keeps `analytics_visits` for the days not yet closed, extending each
-//! visitor's open visit as their events are summarised; when a day closes its visits become
-//! summary rows (`visits`, `visit_duration`, `entry_page`, `exit_page`) and leave the table.
+//! The workers' roller keeps `analytics_visits` for the visits that may still go on, extending
+//! each visitor's open visit as their events are summarised; a visit half an hour over (and
+//! every visit of a closed day) becomes summary rows (`visits`, `visit_duration`, `entry_page`,
+//! `exit_page`) and leaves the table.
 //! Reads take the summaries, the kept visits, and the raw events since the last pass merged into
 //! them, so a visit is counted the moment its page view is, and closed days cost a few rows.
 //! Filtered reads sessionize the period's raw events of the project instead (see `reads`).
@@ -89,14 +90,26 @@ pub async fn sessionize(
     Ok(())
 }
 
-/// Turns a closed day's kept visits into its summary rows, and lets them go.
-pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
+/// Moves the day's finished kept visits into its summary rows: every one when the day is closed
+/// (`upto` its end), otherwise those that ended a gap or more before `upto` (no later event can
+/// continue them; a late one makes the day dirty, and it is summarised afresh). So the kept
+/// visits that reads go through stay about half an hour of traffic, however long the day. A
+/// visitor with two finished visits entering (or leaving) on the same page, moved by different
+/// passes, counts twice among that page's visitors.
+pub async fn fold(tx: &mut PgConnection, day: NaiveDate, upto: DateTime<Utc>) -> AppResult<()> {
     let (start, end) = super::rollup::bounds(day);
+    let before = if upto >= end {
+        end
+    } else {
+        upto - chrono::Duration::minutes(30)
+    };
     let bucket = bucket();
     sqlx::query(&format!(
-        "with v as (
-            select * from analytics_visits where started_at >= $2 and started_at < $3 and page_views > 0
-         )
+        "with gone as (
+            delete from analytics_visits
+            where started_at >= $2 and started_at < $3 and ended_at < $4
+            returning *
+         ), v as (select * from gone where page_views > 0)
          insert into analytics_daily (project_id, day, dim, value, views, visitors)
          select project_id, $1::date, dim, value, sum(n)::int8, count(distinct visitor)::int8 from (
             select project_id, 'visits' as dim, 'all' as value, 1 as n, visitor from v
@@ -106,18 +119,13 @@ pub async fn close_day(tx: &mut PgConnection, day: NaiveDate) -> AppResult<()> {
             union all select project_id, 'exit_page', exit_page, 1, visitor from v where exit_page is not null
          ) x group by project_id, dim, value
          on conflict (project_id, day, dim, value) do update
-            set views = excluded.views, visitors = excluded.visitors"
+            set views = analytics_daily.views + excluded.views,
+                visitors = analytics_daily.visitors + excluded.visitors"
     ))
     .bind(day)
     .bind(start)
     .bind(end)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query!(
-        "delete from analytics_visits where started_at >= $1 and started_at < $2",
-        start,
-        end
-    )
+    .bind(before)
     .execute(&mut *tx)
     .await?;
     Ok(())
