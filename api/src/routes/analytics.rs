@@ -9,12 +9,11 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
-use shipmate_shared::analytics::query::Dim;
+use shipmate_shared::analytics::query::PropertyQuery;
 use shipmate_shared::analytics::reads::{self, Period, Read};
 use shipmate_shared::analytics::realtime as live;
 use shipmate_shared::analytics::visitor;
 use shipmate_shared::analytics::ReadQuery;
-use shipmate_shared::error::FieldError;
 use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
 use shipmate_shared::{AppError, AppResult};
@@ -259,39 +258,10 @@ pub async fn properties(
     format: Format,
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Response> {
-    let given = |k: &str| q.get(k).map(|s| s.trim()).filter(|s| !s.is_empty());
-    let query = ReadQuery::parse(&q, chrono::Utc::now());
-    let mut missing: Vec<FieldError> = ["event", "property"]
-        .into_iter()
-        .filter_map(|k| match given(k) {
-            None => Some((k, "is required")),
-            Some(v) if v.contains('\0') || v.chars().count() > 200 => {
-                Some((k, "must be at most 200 characters, without NUL"))
-            }
-            Some(_) => None,
-        })
-        .map(|(k, m)| FieldError {
-            field: k.into(),
-            message: m.into(),
-        })
-        .collect();
-    let query = match query {
-        Ok(q) if missing.is_empty() => q,
-        Ok(_) => return Err(AppError::validation(missing)),
-        Err(AppError::Client { mut errors, .. }) => {
-            errors.append(&mut missing);
-            return Err(AppError::validation(errors));
-        }
-        Err(e) => return Err(e),
-    };
-    // `event` names the event whose property is broken down, not a filter here.
-    let event = given("event").unwrap_or_default().to_owned();
-    let property = given("property").unwrap_or_default();
-    let mut query = query;
-    query.filters.0.retain(|(d, _)| *d != Dim::Event);
-    let read = Read::new(&state.db, access.project.id, &query).await?;
+    let asked = PropertyQuery::parse(&q, chrono::Utc::now())?;
+    let read = Read::new(&state.db, access.project.id, &asked.read).await?;
     format.respond(
-        reads::properties(&read, &event, property).await?,
+        reads::properties(&read, &asked.event, &asked.property).await?,
         &["value", "count", "visitors"],
     )
 }

@@ -196,6 +196,15 @@ const MAX_YEARS: u32 = 2;
 impl ReadQuery {
     pub fn parse(q: &HashMap<String, String>, now: DateTime<Utc>) -> Result<Self, AppError> {
         let mut errors = Vec::new();
+        let read = Self::read(q, now, &mut errors);
+        if !errors.is_empty() {
+            return Err(AppError::validation(errors));
+        }
+        Ok(read)
+    }
+
+    /// The read `q` asks for, every bad value added to `errors`.
+    fn read(q: &HashMap<String, String>, now: DateTime<Utc>, errors: &mut Vec<FieldError>) -> Self {
         let mut bad = |field: &str, message: String| {
             errors.push(FieldError {
                 field: field.into(),
@@ -280,14 +289,11 @@ impl ReadQuery {
                 false
             }
         };
-        if !errors.is_empty() {
-            return Err(AppError::validation(errors));
-        }
-        Ok(ReadQuery {
+        ReadQuery {
             range,
             filters: Filters(filters),
             compare,
-        })
+        }
     }
 
     /// The same read over the range before.
@@ -296,6 +302,49 @@ impl ReadQuery {
             range: self.range.previous(),
             ..self.clone()
         }
+    }
+}
+
+/// A properties read: the read's range and filters, the event (required; it names the event whose
+/// property is broken down, not a filter) and the property (required).
+pub struct PropertyQuery {
+    pub read: ReadQuery,
+    pub event: String,
+    pub property: String,
+}
+
+impl PropertyQuery {
+    pub fn parse(q: &HashMap<String, String>, now: DateTime<Utc>) -> Result<Self, AppError> {
+        let mut errors = Vec::new();
+        let mut read = ReadQuery::read(q, now, &mut errors);
+        let mut required =
+            |name: &str| match q.get(name).map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                None => {
+                    errors.push(FieldError {
+                        field: name.into(),
+                        message: "is required".into(),
+                    });
+                    String::new()
+                }
+                Some(v) if v.contains('\0') || v.chars().count() > 200 => {
+                    errors.push(FieldError {
+                        field: name.into(),
+                        message: "must be at most 200 characters, without NUL".into(),
+                    });
+                    String::new()
+                }
+                Some(v) => v.to_owned(),
+            };
+        let (event, property) = (required("event"), required("property"));
+        if !errors.is_empty() {
+            return Err(AppError::validation(errors));
+        }
+        read.filters.0.retain(|(d, _)| *d != Dim::Event);
+        Ok(PropertyQuery {
+            read,
+            event,
+            property,
+        })
     }
 }
 

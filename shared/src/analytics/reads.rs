@@ -296,30 +296,30 @@ pub fn percent(part: i64, whole: i64) -> f64 {
     }
 }
 
-/// Binds a visit read's parameters: `$1` project, `$2` first instant, `$3` `until`, `$4` the
-/// summaries' reach, then (unfiltered) `$5`, `$6` the first and last day whose summaries count,
-/// or (filtered) the filter values from `$5` on.
+/// Binds a visit read's parameters: filtered, as every filtered read (`Read::bind_raw`);
+/// unfiltered, `$1` project, `$2` first instant, `$3` `until`, `$4` the summaries' reach, `$5`
+/// and `$6` the first and last day whose summaries count.
 fn bind_visits<'q, O>(
     read: &'q Read<'_>,
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
 ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
-    let query = query
+    if !read.filters().is_empty() {
+        return read.bind_raw(query);
+    }
+    query
         .bind(read.project_id)
         .bind(read.query.range.from_ts())
         .bind(read.window.until)
-        .bind(read.window.raw_from);
-    if read.filters().is_empty() {
-        query.bind(read.window.start).bind(read.window.end)
-    } else {
-        read.filters().values().fold(query, |q, v| q.bind(v))
-    }
+        .bind(read.window.raw_from)
+        .bind(read.window.start)
+        .bind(read.window.end)
 }
 
-/// Summary rows of a visit dimension (`dim`, or `dim` and value) that an unfiltered read adds
-/// (closed days), as `columns`; none filtered.
-fn closed(read: &Read<'_>, dim: &str, columns: &str) -> String {
-    let dim = match dim.split_once('=') {
-        Some((dim, value)) => format!("dim = '{dim}' and value = '{value}'"),
+/// Summary rows of a visit dimension (of one of its values, if given) that an unfiltered read
+/// adds, as `columns`; none filtered.
+fn closed(read: &Read<'_>, dim: &str, value: Option<&str>, columns: &str) -> String {
+    let dim = match value {
+        Some(value) => format!("dim = '{dim}' and value = '{value}'"),
         None => format!("dim = '{dim}'"),
     };
     if read.filters().is_empty() {
@@ -338,8 +338,8 @@ fn closed(read: &Read<'_>, dim: &str, columns: &str) -> String {
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
     let counted = visits::counted(read.filters());
     let (durations, bounced) = (
-        closed(read, "visit_duration", "value::int8, views, 0::int8"),
-        closed(read, "visits=bounced", "-1::int8, 0::int8, views"),
+        closed(read, "visit_duration", None, "value::int8, views, 0::int8"),
+        closed(read, "visits", Some("bounced"), "-1::int8, 0::int8, views"),
     );
     let query = format!(
         "select seconds, sum(n)::int8, sum(b)::int8 from (
@@ -371,7 +371,7 @@ async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPa
         ("entry", "entry_page")
     };
     let counted = visits::counted(read.filters());
-    let closed = closed(read, dim, "value, views, visitors");
+    let closed = closed(read, dim, None, "value, views, visitors");
     let query = format!(
         "select page, sum(visits)::int8, sum(visitors)::int8 from (
             select {column} as page, count(*) as visits, count(distinct visitor) as visitors
@@ -425,16 +425,17 @@ async fn figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<
     ))
 }
 
+/// The range's figures, and with `compare` the same for the range before, read at once.
 pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
-    let previous_query;
-    let previous = if read.query.compare {
-        previous_query = read.query.previous();
-        let before = Read::new(read.db, read.project_id, &previous_query).await?;
-        Some(figures(&before).await?.0)
-    } else {
-        None
+    let before = read.query.previous();
+    let previous = async {
+        if !read.query.compare {
+            return Ok(None);
+        }
+        let before = Read::new(read.db, read.project_id, &before).await?;
+        Ok(Some(figures(&before).await?.0))
     };
-    let (now, top_page, top_referrer) = figures(read).await?;
+    let ((now, top_page, top_referrer), previous) = tokio::try_join!(figures(read), previous)?;
     Ok(Overview {
         period: read.period(),
         page_views: now.page_views,

@@ -149,7 +149,7 @@ pub const DURATION: &str = "floor(extract(epoch from ended_at - started_at))::in
 /// The visits a read counts, as SQL over rows with visitor, started_at, ended_at, page_views,
 /// entry, exit. Unfiltered (`filters` empty): the kept visits of the project in `[$2, $3)` merged
 /// with what its raw events since `$4` (the summaries' reach, never before `$2`) add. Filtered: the project's raw
-/// events in `[$2, $3)` sessionized, keeping the visits with a matching event (values from `$5`).
+/// events in `[$2, $3)` sessionized, keeping the visits with a matching event (values from `$4`).
 /// Closed days are then added from the summaries by the caller (unfiltered only).
 pub fn counted(filters: &Filters) -> String {
     if filters.is_empty() {
@@ -165,9 +165,9 @@ pub fn counted(filters: &Filters) -> String {
     } else {
         // No kept visit is continued: the raw events cover the whole range. Only visitors with
         // a matching event can have a counted visit, so only their events are sessionized.
-        let filter = filters.sql(5);
+        let filter = filters.sql(4);
         let rows = format!(
-            "e.project_id = $1 and e.ts >= $2 and e.ts < $3 and $4::timestamptz is not null
+            "e.project_id = $1 and e.ts >= $2 and e.ts < $3
              and e.visitor in (select e.visitor from analytics_events e
                                where e.project_id = $1 and e.ts >= $2 and e.ts < $3{filter})"
         );
