@@ -37,6 +37,9 @@ impl Application {
             registration = ?settings.registration,
             "starting"
         );
+        shipmate_shared::analytics::explore::set_memory_budget(
+            settings.common.analytics_memory_mb << 20,
+        );
         let db = shipmate_shared::db::create_and_migrate(
             &settings.common.database_url,
             settings.common.db_pool,

@@ -81,6 +81,10 @@ pub struct CommonSettings {
     /// batches, the api's queries). A 429 or 503 halves the limit for a while (AIMD).
     #[arg(long, env = "SHIPMATE_EMBED_PROVIDER_CONCURRENCY", default_value_t = 8)]
     pub embed_provider_concurrency: usize,
+    /// Memory for filtered analytics reads and funnels: the api keeps the days of events they
+    /// read as columns, about 50 bytes per event, and drops the days read longest ago beyond this.
+    #[arg(long, env = "SHIPMATE_ANALYTICS_MEMORY_MB", default_value_t = 1024)]
+    pub analytics_memory_mb: usize,
     /// Database connections per process.
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,

@@ -7,6 +7,7 @@ use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use super::explore::{scan, Snapshot};
 use super::goals::project_id;
 use super::reads::percent;
 use super::ReadQuery;
@@ -152,64 +153,35 @@ pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
-/// The funnel over the read's range and filters: one pass over the matching events of any step,
-/// then each step's earliest time per visitor after the step before's (an event at the same
-/// instant counts as after: a batch's events share their arrival time).
+/// The funnel over the read's range and filters, from the events in memory: each step's earliest
+/// time per visitor at or after the step before's (an event at the same instant counts as after:
+/// a batch's events share their arrival time).
 pub async fn report(db: &PgPool, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
-    let filters = &query.filters;
-    // Step values are bound from $4, the filters' after them.
-    let test = |i: usize, step: &Step| {
-        let n = 4 + i;
-        if step.page.is_some() {
-            format!("(e.name = 'page_view' and e.path = ${n})")
-        } else {
-            format!("e.name = ${n}")
+    let range = &query.range;
+    let events = Snapshot::take(
+        db,
+        funnel.project_id,
+        range.start,
+        range.end,
+        range.until(chrono::Utc::now()),
+    )
+    .await?;
+    let counts = match events.matcher(&query.filters) {
+        None => vec![0; funnel.steps.len()],
+        Some(filters) => {
+            let steps: Vec<scan::Step> = funnel
+                .steps
+                .iter()
+                .map(|s| scan::Step {
+                    page: s.page.is_some(),
+                    code: events.code(s.label()),
+                })
+                .collect();
+            events
+                .run(move |days, _| scan::funnel(days, &filters, &steps))
+                .await?
         }
     };
-    let tests: Vec<String> = funnel
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| test(i, s))
-        .collect();
-    let flags: String = tests
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!(", {t} as s{i}"))
-        .collect();
-    let mut ctes = vec![format!(
-        "ev as (select e.visitor, e.ts{flags} from analytics_events e
-                where e.project_id = $1 and e.ts >= $2 and e.ts < $3 and ({any}){filters})",
-        any = tests.join(" or "),
-        filters = filters.sql(4 + tests.len()),
-    )];
-    ctes.push("r0 as (select visitor, min(ts) as t from ev where s0 group by visitor)".into());
-    for i in 1..tests.len() {
-        ctes.push(format!(
-            "r{i} as (select ev.visitor, min(ev.ts) as t from ev join r{p} on r{p}.visitor = ev.visitor
-                      where ev.s{i} and ev.ts >= r{p}.t group by ev.visitor)",
-            p = i - 1
-        ));
-    }
-    let counts: Vec<String> = (0..tests.len())
-        .map(|i| format!("(select count(*) from r{i})::int8"))
-        .collect();
-    let sql = format!(
-        "with {} select array[{}]",
-        ctes.join(", "),
-        counts.join(", ")
-    );
-    let mut q = sqlx::query_scalar::<_, Vec<i64>>(&sql)
-        .bind(funnel.project_id)
-        .bind(query.range.from_ts())
-        .bind(query.range.until(chrono::Utc::now()));
-    for step in &funnel.steps {
-        q = q.bind(step.label());
-    }
-    for v in filters.values() {
-        q = q.bind(v);
-    }
-    let counts = q.fetch_one(db).await?;
     let first = counts.first().copied().unwrap_or_default();
     Ok(FunnelReport {
         id: funnel.id,

@@ -3,6 +3,7 @@
 
 pub mod enrich;
 pub mod events;
+pub mod explore;
 pub mod funnels;
 pub mod goals;
 pub mod query;

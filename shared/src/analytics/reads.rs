@@ -1,7 +1,7 @@
 //! The dashboard's aggregates over a period. Visitors are counted per day (the visitor hash
 //! changes with the daily salt), so a period's unique visitors are the sum of daily ones.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Serialize;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventRow, Figures, Interval, Overview, PageRow, Point,
@@ -10,6 +10,7 @@ use shipmate_types::analytics::{
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use super::explore::{self, scan, Snapshot};
 use super::query::{Filters, Range, ReadQuery};
 use super::{rollup, visits};
 use crate::AppResult;
@@ -111,6 +112,8 @@ pub struct Read<'a> {
     project_id: Uuid,
     query: &'a ReadQuery,
     window: Window,
+    /// A filtered read's events in memory, taken once for all its parts.
+    events: tokio::sync::OnceCell<Snapshot>,
 }
 
 impl<'a> Read<'a> {
@@ -120,7 +123,26 @@ impl<'a> Read<'a> {
             project_id,
             query,
             window: Window::of(db, &query.range).await?,
+            events: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// The range's events in memory, and the filters as their codes.
+    async fn explore(&self) -> AppResult<(&Snapshot, scan::Matcher)> {
+        let events = self
+            .events
+            .get_or_try_init(|| {
+                let range = &self.query.range;
+                Snapshot::take(
+                    self.db,
+                    self.project_id,
+                    range.start,
+                    range.end,
+                    self.window.until,
+                )
+            })
+            .await?;
+        Ok((events, events.matcher(self.filters())))
     }
 
     fn period(&self) -> Period {
@@ -153,46 +175,28 @@ fn matching(filters: &Filters) -> String {
     )
 }
 
-/// A dimension's raw column, which events count in it (page views, or every event for `event`),
-/// and whether it holds label codes.
-fn raw_dim(dim: &str) -> (&'static str, &'static str, bool) {
-    match dim {
-        "event" => ("e.name", "true", false),
-        "page" => ("e.path", "e.name = 'page_view'", false),
-        "referrer" => ("e.referrer_host", "e.name = 'page_view'", false),
-        "country" => ("e.country", "e.name = 'page_view'", false),
-        "device" => ("e.device::text", "e.name = 'page_view'", true),
-        "browser" => ("e.browser::text", "e.name = 'page_view'", true),
-        "os" => ("e.os::text", "e.name = 'page_view'", true),
-        "utm_source" => ("e.utm_source", "e.name = 'page_view'", false),
-        "utm_medium" => ("e.utm_medium", "e.name = 'page_view'", false),
-        _ => ("e.utm_campaign", "e.name = 'page_view'", false),
-    }
-}
-
 /// Views and visitors per value of one dimension, largest first. Unfiltered: summaries plus the
 /// raw events since, each day's visitors counted on their own (the daily salt). Filtered: the
 /// matching raw events (a visitor hash lives one day, so distinct hashes are the same sum).
 pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>> {
     if !read.filters().is_empty() {
-        let (value, counted, coded) = raw_dim(dim);
-        let label = if coded {
-            "left join analytics_labels l on l.id = g.key::int2"
-        } else {
-            "left join analytics_labels l on false"
+        let (events, filters) = read.explore().await?;
+        let Some(filters) = filters else {
+            return Ok(Vec::new());
         };
-        let query = format!(
-            "select coalesce(l.label, g.key) as key, g.views, g.visitors from (
-                select {value} as key, count(*)::int8 as views, count(distinct e.visitor)::int8 as visitors
-                from {matching} and {counted} and {value} is not null group by 1
-             ) g {label}
-             order by views desc, visitors desc, key limit 100",
-            matching = matching(read.filters())
-        );
-        return Ok(read
-            .bind_raw(sqlx::query_as::<_, Row>(&query))
-            .fetch_all(read.db)
-            .await?);
+        let col = explore::column_named(dim);
+        let rows = events
+            .run(move |days, codes| scan::breakdown(days, codes, &filters, col))
+            .await?;
+        return Ok(events
+            .named(rows)
+            .into_iter()
+            .map(|(key, views, visitors)| Row {
+                key,
+                views,
+                visitors,
+            })
+            .collect());
     }
     let (summaries, tail) = (summaries(dim, false), tail(dim, false));
     let query = format!(
@@ -212,14 +216,13 @@ pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>
 /// Page views and visitors (with any event) of the range.
 async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
     if !read.filters().is_empty() {
-        let query = format!(
-            "select count(*) filter (where e.name = 'page_view')::int8, count(distinct e.visitor)::int8 from {}",
-            matching(read.filters())
-        );
-        return Ok(read
-            .bind_raw(sqlx::query_as(&query))
-            .fetch_one(read.db)
-            .await?);
+        let (events, filters) = read.explore().await?;
+        let Some(filters) = filters else {
+            return Ok((0, 0));
+        };
+        return events
+            .run(move |days, _| scan::totals(days, &filters))
+            .await;
     }
     let (summaries, tail) = (summaries("total", false), tail("total", false));
     let query = format!(
@@ -296,16 +299,12 @@ pub fn percent(part: i64, whole: i64) -> f64 {
     }
 }
 
-/// Binds a visit read's parameters: filtered, as every filtered read (`Read::bind_raw`);
-/// unfiltered, `$1` project, `$2` first instant, `$3` `until`, `$4` the summaries' reach, `$5`
-/// and `$6` the first and last day whose summaries count.
+/// Binds an unfiltered visit read's parameters: `$1` project, `$2` first instant, `$3` `until`,
+/// `$4` the summaries' reach, `$5` and `$6` the first and last day whose summaries count.
 fn bind_visits<'q, O>(
     read: &'q Read<'_>,
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
 ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
-    if !read.filters().is_empty() {
-        return read.bind_raw(query);
-    }
     query
         .bind(read.project_id)
         .bind(read.query.range.from_ts())
@@ -315,31 +314,40 @@ fn bind_visits<'q, O>(
         .bind(read.window.end)
 }
 
-/// Summary rows of a visit dimension (of one of its values, if given) that an unfiltered read
-/// adds, as `columns`; none filtered.
-fn closed(read: &Read<'_>, dim: &str, value: Option<&str>, columns: &str) -> String {
+/// Summary rows of a visit dimension (of one of its values, if given), as `columns`.
+fn closed(dim: &str, value: Option<&str>, columns: &str) -> String {
     let dim = match value {
         Some(value) => format!("dim = '{dim}' and value = '{value}'"),
         None => format!("dim = '{dim}'"),
     };
-    if read.filters().is_empty() {
-        format!(
-            "union all select {columns} from analytics_daily
-             where project_id = $1 and {dim} and day >= $5 and day <= $6"
-        )
-    } else {
-        String::new()
-    }
+    format!(
+        "union all select {columns} from analytics_daily
+         where project_id = $1 and {dim} and day >= $5 and day <= $6"
+    )
 }
 
-/// One pass over the counted visits, plus (unfiltered) the closed days' duration histograms
-/// and bounced visits: rows of (seconds, visits, bounced), the bounces of closed days on a row of
-/// their own (seconds -1).
+/// Filtered: the visits with a matching event, from the events in memory. Unfiltered: one pass
+/// over the counted visits, plus the closed days' duration histograms and bounced visits: rows
+/// of (seconds, visits, bounced), the bounces of closed days on a row of their own (seconds -1).
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
-    let counted = visits::counted(read.filters());
+    if !read.filters().is_empty() {
+        let (events, filters) = read.explore().await?;
+        let Some(filters) = filters else {
+            return Ok(VisitFigures::default());
+        };
+        let (visits, bounced, durations) = events
+            .run(move |days, _| scan::visit_figures(days, &filters))
+            .await?;
+        return Ok(VisitFigures {
+            visits,
+            bounced,
+            durations,
+        });
+    }
+    let counted = visits::counted();
     let (durations, bounced) = (
-        closed(read, "visit_duration", None, "value::int8, views, 0::int8"),
-        closed(read, "visits", Some("bounced"), "-1::int8, 0::int8, views"),
+        closed("visit_duration", None, "value::int8, views, 0::int8"),
+        closed("visits", Some("bounced"), "-1::int8, 0::int8, views"),
     );
     let query = format!(
         "select seconds, sum(n)::int8, sum(b)::int8 from (
@@ -365,23 +373,35 @@ async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
 
 /// Visits and visitors per entry (or exit) page, most visits first.
 async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPageRow>> {
-    let (column, dim) = if exit {
-        ("exit", "exit_page")
+    let rows: Vec<(String, i64, i64)> = if read.filters().is_empty() {
+        let (column, dim) = if exit {
+            ("exit", "exit_page")
+        } else {
+            ("entry", "entry_page")
+        };
+        let counted = visits::counted();
+        let closed = closed(dim, None, "value, views, visitors");
+        let query = format!(
+            "select page, sum(visits)::int8, sum(visitors)::int8 from (
+                select {column} as page, count(*) as visits, count(distinct visitor) as visitors
+                from ({counted}) v where page_views > 0 and {column} is not null group by 1
+                {closed}
+             ) x group by page order by 2 desc, 3 desc, page limit 100"
+        );
+        bind_visits(read, sqlx::query_as(&query))
+            .fetch_all(read.db)
+            .await?
     } else {
-        ("entry", "entry_page")
+        let (events, filters) = read.explore().await?;
+        match filters {
+            None => Vec::new(),
+            Some(filters) => events.named(
+                events
+                    .run(move |days, codes| scan::visit_pages(days, codes, &filters, exit))
+                    .await?,
+            ),
+        }
     };
-    let counted = visits::counted(read.filters());
-    let closed = closed(read, dim, None, "value, views, visitors");
-    let query = format!(
-        "select page, sum(visits)::int8, sum(visitors)::int8 from (
-            select {column} as page, count(*) as visits, count(distinct visitor) as visitors
-            from ({counted}) v where page_views > 0 and {column} is not null group by 1
-            {closed}
-         ) x group by page order by 2 desc, 3 desc, page limit 100"
-    );
-    let rows: Vec<(String, i64, i64)> = bind_visits(read, sqlx::query_as(&query))
-        .fetch_all(read.db)
-        .await?;
     Ok(Breakdown {
         period: read.period(),
         data: rows
@@ -551,19 +571,34 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
             .fetch_all(read.db)
             .await?
     } else {
-        let query = format!(
-            "with buckets as ({buckets}), points as (
-                select date_trunc('{unit}', e.ts, 'UTC') as bucket, count(*) filter (where e.name = 'page_view') as views,
-                       count(distinct e.visitor) as visitors
-                from {matching} group by 1
-             )
-             select b.bucket, coalesce(p.views, 0)::int8, coalesce(p.visitors, 0)::int8
-             from buckets b left join points p on p.bucket = b.bucket order by b.bucket",
-            matching = matching(read.filters())
-        );
-        read.bind_raw(sqlx::query_as(&query))
-            .fetch_all(read.db)
-            .await?
+        let (events, filters) = read.explore().await?;
+        let from = read.query.range.from_ts();
+        let step = if unit == "hour" {
+            Duration::hours(1)
+        } else {
+            Duration::days(1)
+        };
+        let buckets = ((read.window.until - from).num_microseconds().unwrap_or(0) - 1)
+            .div_euclid(step.num_microseconds().unwrap_or(1))
+            + 1;
+        let counts = match filters {
+            None => vec![(0, 0); buckets.max(0) as usize],
+            Some(filters) => {
+                let bucketing = (
+                    from.timestamp_micros(),
+                    step.num_microseconds().unwrap_or(1),
+                    buckets.max(0) as usize,
+                );
+                events
+                    .run(move |days, _| scan::timeseries(days, &filters, bucketing))
+                    .await?
+            }
+        };
+        counts
+            .into_iter()
+            .zip(0..)
+            .map(|((views, visitors), k)| (from + step * k, views, visitors))
+            .collect()
     };
     let data = points
         .into_iter()

@@ -174,7 +174,7 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .await?;
         // Events older than their day's seal (a queue that lagged behind a roll) may be missing
         // from its summaries: the workers' upkeep rolls such a day again.
-        sqlx::query!("update analytics_rollups r set dirty = true
+        sqlx::query!("update analytics_rollups r set dirty = true, generation = r.generation + 1
              from (select (t at time zone 'UTC')::date as day, min(t) as first from unnest($1::timestamptz[]) t group by 1) u
              where r.day = u.day and r.sealed > u.first and not r.dirty", &times)
         .execute(&mut *tx)

@@ -9,12 +9,11 @@
 //! `exit_page`) and leaves the table.
 //! Reads take the summaries, the kept visits, and the raw events since the last pass merged into
 //! them, so a visit is counted the moment its page view is, and closed days cost a few rows.
-//! Filtered reads sessionize the period's raw events of the project instead (see `reads`).
+//! Filtered reads count visits from the events in memory instead (`explore`).
 
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::PgConnection;
 
-use super::query::Filters;
 use crate::AppResult;
 
 /// A new visit starts after this long without events.
@@ -22,12 +21,11 @@ pub const GAP: &str = "interval '30 minutes'";
 
 /// Visits made of the events `e` matching `rows`, each visitor's first one continuing their
 /// newest kept visit since `open_from` when it is less than the gap later (`started_at` is then
-/// that visit's). Columns: project_id, visitor, started_at, ended_at, page_views, entry, exit,
-/// hit (some event matched `hit`).
-pub fn groups(rows: &str, open_from: &str, hit: &str) -> String {
+/// that visit's). Columns: project_id, visitor, started_at, ended_at, page_views, entry, exit.
+pub fn groups(rows: &str, open_from: &str) -> String {
     format!(
         "with ev as (
-            select e.project_id, e.visitor, e.ts, e.name, e.path, (true{hit}) as hit
+            select e.project_id, e.visitor, e.ts, e.name, e.path
             from analytics_events e where {rows}
          ), open as (
             select distinct on (v.project_id, v.visitor) v.project_id, v.visitor, v.started_at, v.ended_at
@@ -48,8 +46,7 @@ pub fn groups(rows: &str, open_from: &str, hit: &str) -> String {
                 case when n = 0 then min(open_start) else min(ts) end as started_at, max(ts) as ended_at,
                 count(*) filter (where name = 'page_view')::int4 as page_views,
                 (array_agg(path order by ts) filter (where name = 'page_view' and path is not null))[1] as entry,
-                (array_agg(path order by ts desc) filter (where name = 'page_view' and path is not null))[1] as exit,
-                bool_or(hit) as hit
+                (array_agg(path order by ts desc) filter (where name = 'page_view' and path is not null))[1] as exit
          from numbered group by project_id, visitor, n"
     )
 }
@@ -72,7 +69,7 @@ pub async fn sessionize(
         .execute(&mut *tx)
         .await?;
     }
-    let groups = groups("e.ts >= $1 and e.ts < $2", "$3", "");
+    let groups = groups("e.ts >= $1 and e.ts < $2", "$3");
     sqlx::query(&format!(
         "insert into analytics_visits (project_id, visitor, started_at, ended_at, page_views, entry_page, exit_page)
          select project_id, visitor, started_at, ended_at, page_views, entry, exit from ({groups}) g
@@ -146,32 +143,18 @@ fn bucket() -> String {
 /// `started_at` and `ended_at`.
 pub const DURATION: &str = "floor(extract(epoch from ended_at - started_at))::int8";
 
-/// The visits a read counts, as SQL over rows with visitor, started_at, ended_at, page_views,
-/// entry, exit. Unfiltered (`filters` empty): the kept visits of the project in `[$2, $3)` merged
-/// with what its raw events since `$4` (the summaries' reach, never before `$2`) add. Filtered: the project's raw
-/// events in `[$2, $3)` sessionized, keeping the visits with a matching event (values from `$4`).
-/// Closed days are then added from the summaries by the caller (unfiltered only).
-pub fn counted(filters: &Filters) -> String {
-    if filters.is_empty() {
-        let tail = groups("e.project_id = $1 and e.ts >= $4 and e.ts < $3", "$2", "");
-        format!(
-            "select coalesce(s.visitor, t.visitor) as visitor, coalesce(s.started_at, t.started_at) as started_at,
-                    greatest(s.ended_at, t.ended_at) as ended_at,
-                    coalesce(s.page_views, 0) + coalesce(t.page_views, 0) as page_views,
-                    coalesce(s.entry_page, t.entry) as entry, coalesce(t.exit, s.exit_page) as exit
-             from (select * from analytics_visits where project_id = $1 and started_at >= $2 and started_at < $3) s
-             full join ({tail}) t on t.visitor = s.visitor and t.started_at = s.started_at"
-        )
-    } else {
-        // No kept visit is continued: the raw events cover the whole range. Only visitors with
-        // a matching event can have a counted visit, so only their events are sessionized.
-        let filter = filters.sql(4);
-        let rows = format!(
-            "e.project_id = $1 and e.ts >= $2 and e.ts < $3
-             and e.visitor in (select e.visitor from analytics_events e
-                               where e.project_id = $1 and e.ts >= $2 and e.ts < $3{filter})"
-        );
-        let raw = groups(&rows, "'infinity'", &filter);
-        format!("select * from ({raw}) r where hit")
-    }
+/// The visits an unfiltered read counts, as SQL over rows with visitor, started_at, ended_at,
+/// page_views, entry, exit: the kept visits of the project in `[$2, $3)` merged with what its raw
+/// events since `$4` (the summaries' reach, never before `$2`) add. Closed days are then added
+/// from the summaries by the caller. Filtered reads count visits in memory (`explore`).
+pub fn counted() -> String {
+    let tail = groups("e.project_id = $1 and e.ts >= $4 and e.ts < $3", "$2");
+    format!(
+        "select coalesce(s.visitor, t.visitor) as visitor, coalesce(s.started_at, t.started_at) as started_at,
+                greatest(s.ended_at, t.ended_at) as ended_at,
+                coalesce(s.page_views, 0) + coalesce(t.page_views, 0) as page_views,
+                coalesce(s.entry_page, t.entry) as entry, coalesce(t.exit, s.exit_page) as exit
+         from (select * from analytics_visits where project_id = $1 and started_at >= $2 and started_at < $3) s
+         full join ({tail}) t on t.visitor = s.visitor and t.started_at = s.started_at"
+    )
 }

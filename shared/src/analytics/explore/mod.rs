@@ -1,0 +1,498 @@
+//! Filtered reads and funnels, answered from the project's events held in the api's memory as
+//! columns (`day::Day`), one entry per UTC day, instead of from SQL over the raw rows: a scan of
+//! ten million events in memory takes tens of milliseconds where Postgres takes seconds
+//! (docs/analytics.md, "Storage and cost").
+//!
+//! A day is loaded from the raw events once and kept while its events cannot change:
+//! - the summaries' seal (`analytics_rollups.sealed`) says up to where a day's events are final:
+//!   an event stored behind it marks the day dirty and bumps its `generation` in the same
+//!   transaction (`store::insert`). So the events before the seal are kept, keyed by the
+//!   generation, and only what the seal has advanced over since is loaded on the next read;
+//! - the events after the seal (the last seconds of today) are read fresh every time;
+//! - a dirty day is read whole, and kept again once the roller has summarised it afresh.
+//!
+//! Memory is bounded (`SHIPMATE_ANALYTICS_MEMORY_MB`): the days read longest ago go first.
+
+pub mod day;
+pub mod scan;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use futures::{StreamExt, TryStreamExt};
+use sqlx::{PgPool, Row as _};
+use uuid::Uuid;
+
+use self::day::{Day, Ev, COLUMNS};
+use super::query::{Dim, Filters};
+use super::rollup;
+use crate::AppResult;
+
+pub use self::scan::Step;
+
+/// Interned values of a project's string columns: code 0 is "none", `PAGE_VIEW` is `page_view`.
+struct Dict {
+    codes: HashMap<Arc<str>, u32>,
+    values: Vec<Arc<str>>,
+}
+
+impl Dict {
+    fn new() -> Self {
+        let mut d = Dict {
+            codes: HashMap::new(),
+            values: vec![Arc::from("")],
+        };
+        d.intern("page_view");
+        d
+    }
+
+    fn intern(&mut self, value: &str) -> u32 {
+        if let Some(&c) = self.codes.get(value) {
+            return c;
+        }
+        let v: Arc<str> = Arc::from(value);
+        let code = self.values.len() as u32;
+        self.values.push(v.clone());
+        self.codes.insert(v, code);
+        code
+    }
+}
+
+/// A kept day: its events before `upto`, as of the day's `generation`.
+struct Kept {
+    generation: i64,
+    upto: DateTime<Utc>,
+    day: Arc<Day>,
+    used: u64,
+}
+
+struct Project {
+    dict: RwLock<Dict>,
+    days: Mutex<HashMap<NaiveDate, Kept>>,
+    /// One read loads a project's missing days at a time; others then find them kept.
+    loading: tokio::sync::Mutex<()>,
+}
+
+struct Explorer {
+    projects: Mutex<HashMap<Uuid, Arc<Project>>>,
+    budget: AtomicUsize,
+    clock: AtomicU64,
+}
+
+static EXPLORER: LazyLock<Explorer> = LazyLock::new(|| Explorer {
+    projects: Mutex::new(HashMap::new()),
+    budget: AtomicUsize::new(1024 << 20),
+    clock: AtomicU64::new(0),
+});
+
+/// Most bytes of events this process keeps in memory.
+pub fn set_memory_budget(bytes: usize) {
+    EXPLORER.budget.store(bytes, Ordering::Relaxed);
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Explorer {
+    fn project(&self, id: Uuid) -> Arc<Project> {
+        lock(&self.projects)
+            .entry(id)
+            .or_insert_with(|| {
+                Arc::new(Project {
+                    dict: RwLock::new(Dict::new()),
+                    days: Mutex::new(HashMap::new()),
+                    loading: tokio::sync::Mutex::new(()),
+                })
+            })
+            .clone()
+    }
+
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Drops the days used longest ago until the kept days fit the budget.
+    fn evict(&self) {
+        let projects: Vec<Arc<Project>> = lock(&self.projects).values().cloned().collect();
+        let mut kept: Vec<(u64, usize, usize, NaiveDate)> = Vec::new();
+        for (p, project) in projects.iter().enumerate() {
+            for (day, k) in lock(&project.days).iter() {
+                kept.push((k.used, k.day.bytes(), p, *day));
+            }
+        }
+        let mut total: usize = kept.iter().map(|k| k.1).sum();
+        let budget = self.budget.load(Ordering::Relaxed);
+        if total <= budget {
+            return;
+        }
+        kept.sort_unstable();
+        for (_, bytes, p, day) in kept {
+            if total <= budget {
+                break;
+            }
+            lock(&projects[p].days).remove(&day);
+            total -= bytes;
+        }
+    }
+}
+
+/// A day's state in the summaries: up to where its events are final, and as of which change.
+struct Sealed {
+    sealed: DateTime<Utc>,
+    dirty: bool,
+    generation: i64,
+}
+
+/// The events a read covers: the days of the range up to `until`, and how to name their codes.
+pub struct Snapshot {
+    project: Arc<Project>,
+    days: Arc<Vec<Arc<Day>>>,
+    /// Codes seen when it was taken: every code in `days` is below.
+    codes: usize,
+}
+
+/// What to fetch for a day: its kept events and the ranges still to load.
+struct Plan {
+    day: NaiveDate,
+    kept: Option<Arc<Day>>,
+    /// Loaded and kept (from the kept part's end, or the day's start, to the seal).
+    keep: Option<(DateTime<Utc>, DateTime<Utc>, i64)>,
+    /// Loaded for this read only: from the seal (or the day's start) to the read's end.
+    fresh: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// The kept events reach past the read's end (a day closed early), so some are left out.
+    trim: bool,
+}
+
+impl Snapshot {
+    /// The project's events of `[start, end]` before `until`.
+    pub async fn take(
+        db: &PgPool,
+        project_id: Uuid,
+        start: NaiveDate,
+        end: NaiveDate,
+        until: DateTime<Utc>,
+    ) -> AppResult<Snapshot> {
+        let project = EXPLORER.project(project_id);
+        let loading = project.loading.lock().await;
+        let states: HashMap<NaiveDate, Sealed> = sqlx::query_as::<_, (NaiveDate, DateTime<Utc>, bool, i64)>(
+            "select day, sealed, dirty, generation from analytics_rollups where day >= $1 and day <= $2",
+        )
+        .bind(start)
+        .bind(end)
+        .fetch_all(db)
+        .await?
+        .into_iter()
+        .map(|(day, sealed, dirty, generation)| (day, Sealed { sealed, dirty, generation }))
+        .collect();
+        let mut plans = Vec::new();
+        let mut day = start;
+        while day <= end && rollup::bounds(day).0 < until {
+            plans.push(plan(&project, day, states.get(&day), until));
+            day += Duration::days(1);
+        }
+        let labels = if plans.iter().any(|p| p.keep.is_some() || p.fresh.is_some()) {
+            labels(db).await?
+        } else {
+            HashMap::new()
+        };
+        let (project_ref, labels) = (&project, &labels);
+        let days: Vec<Vec<Arc<Day>>> = futures::stream::iter(runs(plans))
+            .map(|run| async move {
+                match run {
+                    Run::Kept(plan) => Ok(vec![
+                        realise(db, project_id, project_ref, labels, plan, until).await?,
+                    ]),
+                    Run::Fresh(from, to) => {
+                        fresh_days(db, project_id, project_ref, labels, from, to).await
+                    }
+                }
+            })
+            .buffered(4)
+            .try_collect()
+            .await?;
+        let days: Vec<Arc<Day>> = days.into_iter().flatten().collect();
+        drop(loading);
+        EXPLORER.evict();
+        let codes = project
+            .dict
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values
+            .len();
+        Ok(Snapshot {
+            project,
+            days: Arc::new(days),
+            codes,
+        })
+    }
+
+    /// The filters as column codes (`None` when a value never occurs: nothing matches).
+    pub fn matcher(&self, filters: &Filters) -> scan::Matcher {
+        filters
+            .0
+            .iter()
+            .map(|(dim, value)| Some((column(*dim), self.code(value)?)))
+            .collect()
+    }
+
+    pub fn code(&self, value: &str) -> Option<u32> {
+        let dict = self.project.dict.read().unwrap_or_else(|e| e.into_inner());
+        dict.codes.get(value).copied()
+    }
+
+    /// Rows of (code, a, b) named, largest `a` first, then `b`, then by name; at most 100.
+    pub fn named(&self, rows: Vec<(u32, i64, i64)>) -> Vec<(String, i64, i64)> {
+        let dict = self.project.dict.read().unwrap_or_else(|e| e.into_inner());
+        let mut rows: Vec<(String, i64, i64)> = rows
+            .into_iter()
+            .map(|(c, a, b)| (dict.values[c as usize].to_string(), a, b))
+            .collect();
+        rows.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(y.2.cmp(&x.2)).then(x.0.cmp(&y.0)));
+        rows.truncate(100);
+        rows
+    }
+
+    /// Runs a scan of the days (and the number of codes) off the async threads.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        scan: impl FnOnce(&[Arc<Day>], usize) -> T + Send + 'static,
+    ) -> AppResult<T> {
+        let (days, codes) = (self.days.clone(), self.codes);
+        Ok(tokio::task::spawn_blocking(move || scan(&days, codes))
+            .await
+            .map_err(anyhow::Error::from)?)
+    }
+}
+
+/// A filter dimension's column in a `Day`.
+pub fn column(dim: Dim) -> usize {
+    Dim::ALL.iter().position(|d| *d == dim).unwrap_or(day::NAME)
+}
+
+/// The column of a dimension named by its query parameter (`page`, `event`, ...).
+pub fn column_named(param: &str) -> usize {
+    Dim::ALL
+        .iter()
+        .position(|d| d.param() == param)
+        .unwrap_or(day::NAME)
+}
+
+fn plan(project: &Project, day: NaiveDate, state: Option<&Sealed>, until: DateTime<Utc>) -> Plan {
+    let (start, end) = rollup::bounds(day);
+    let end = end.min(until);
+    let mut plan = Plan {
+        day,
+        kept: None,
+        keep: None,
+        fresh: None,
+        trim: false,
+    };
+    let Some(state) = state.filter(|s| !s.dirty) else {
+        plan.fresh = Some((start, end));
+        return plan;
+    };
+    let seal = state.sealed.min(rollup::bounds(day).1);
+    let mut days = lock(&project.days);
+    match days.get_mut(&day) {
+        Some(k) if k.generation == state.generation && k.upto <= seal => {
+            k.used = EXPLORER.tick();
+            plan.kept = Some(k.day.clone());
+            if k.upto < seal {
+                plan.keep = Some((k.upto, seal, state.generation));
+            }
+        }
+        _ => plan.keep = Some((start, seal, state.generation)),
+    }
+    if seal < end {
+        plan.fresh = Some((seal, end));
+    }
+    plan.trim = seal > until;
+    plan
+}
+
+impl Plan {
+    /// Read whole and not kept: a dirty day, or one the summaries have not reached.
+    fn fresh_only(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        match (&self.kept, &self.keep) {
+            (None, None) => self.fresh,
+            _ => None,
+        }
+    }
+}
+
+/// Days to load: one kept (or to keep), or a run of consecutive days read whole and not kept,
+/// loaded with one query (the days before the summaries begin cost one statement, not one each).
+enum Run {
+    Kept(Plan),
+    Fresh(DateTime<Utc>, DateTime<Utc>),
+}
+
+fn runs(plans: Vec<Plan>) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    for plan in plans {
+        match (plan.fresh_only(), runs.last_mut()) {
+            (Some((from, to)), Some(Run::Fresh(_, end))) if *end == from => *end = to,
+            (Some((from, to)), _) => runs.push(Run::Fresh(from, to)),
+            (None, _) => runs.push(Run::Kept(plan)),
+        }
+    }
+    runs
+}
+
+/// The days of `[from, to)` (whole UTC days, the last maybe cut short), loaded at once.
+async fn fresh_days(
+    db: &PgPool,
+    project_id: Uuid,
+    project: &Project,
+    labels: &HashMap<i16, String>,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> AppResult<Vec<Arc<Day>>> {
+    let events = load(db, project_id, project, labels, from, to).await?;
+    const DAY: i64 = 86_400_000_000;
+    let first = from.timestamp_micros();
+    let count = ((to.timestamp_micros() - first - 1).div_euclid(DAY) + 1).max(0) as usize;
+    Ok(tokio::task::spawn_blocking(move || {
+        let mut per_day: Vec<Vec<Ev>> = vec![Vec::new(); count];
+        for e in events {
+            per_day[((e.ts - first) / DAY) as usize].push(e);
+        }
+        per_day
+            .into_iter()
+            .map(|e| Arc::new(Day::build(e)))
+            .collect()
+    })
+    .await
+    .map_err(anyhow::Error::from)?)
+}
+
+/// Label codes of device, browser and OS.
+async fn labels(db: &PgPool) -> AppResult<HashMap<i16, String>> {
+    Ok(
+        sqlx::query_as::<_, (i16, String)>("select id, label from analytics_labels")
+            .fetch_all(db)
+            .await?
+            .into_iter()
+            .collect(),
+    )
+}
+
+/// Loads what `plan` lacks, keeps what may be kept, and returns the day as the read sees it.
+async fn realise(
+    db: &PgPool,
+    project_id: Uuid,
+    project: &Project,
+    labels: &HashMap<i16, String>,
+    plan: Plan,
+    until: DateTime<Utc>,
+) -> AppResult<Arc<Day>> {
+    let mut base = plan.kept;
+    if let Some((from, to, generation)) = plan.keep {
+        let events = load(db, project_id, project, labels, from, to).await?;
+        let prior = base.take();
+        let day = tokio::task::spawn_blocking(move || match prior {
+            Some(prior) => prior.with(&events, to),
+            None => Day::build(events),
+        })
+        .await
+        .map_err(anyhow::Error::from)?;
+        let day = Arc::new(day);
+        lock(&project.days).insert(
+            plan.day,
+            Kept {
+                generation,
+                upto: to,
+                day: day.clone(),
+                used: EXPLORER.tick(),
+            },
+        );
+        base = Some(day);
+    }
+    let fresh = match plan.fresh {
+        Some((from, to)) => load(db, project_id, project, labels, from, to).await?,
+        None => Vec::new(),
+    };
+    match base {
+        Some(base) if fresh.is_empty() && !plan.trim => Ok(base),
+        base => Ok(Arc::new(
+            tokio::task::spawn_blocking(move || match base {
+                Some(base) => base.with(&fresh, until),
+                None => Day::build(fresh),
+            })
+            .await
+            .map_err(anyhow::Error::from)?,
+        )),
+    }
+}
+
+/// The columns in `Dim::ALL` order, as selected by `load`.
+const SELECT: &str =
+    "select visitor, ts, path, referrer_host, country, device, browser, os, utm_source, utm_medium,
+        utm_campaign, name from analytics_events where project_id = $1 and ts >= $2 and ts < $3";
+
+/// The project's events in `[from, to)`, their values interned: first in a dictionary of their
+/// own, then into the project's under one lock.
+async fn load(
+    db: &PgPool,
+    project_id: Uuid,
+    project: &Project,
+    labels: &HashMap<i16, String>,
+    from: DateTime<Utc>,
+    to: DateTime<Utc>,
+) -> AppResult<Vec<Ev>> {
+    if from >= to {
+        return Ok(Vec::new());
+    }
+    let mut local: HashMap<String, u32> = HashMap::new();
+    let mut intern = |v: Option<&str>| match v {
+        None => 0,
+        Some(v) => match local.get(v) {
+            Some(&c) => c,
+            None => {
+                let c = local.len() as u32 + 1;
+                local.insert(v.to_owned(), c);
+                c
+            }
+        },
+    };
+    let mut events = Vec::new();
+    let mut rows = sqlx::query(SELECT)
+        .bind(project_id)
+        .bind(from)
+        .bind(to)
+        .fetch(db);
+    while let Some(row) = rows.try_next().await? {
+        let mut codes = [0u32; COLUMNS];
+        for (c, code) in codes.iter_mut().enumerate() {
+            let at = c + 2;
+            *code = if (3..=5).contains(&c) {
+                let label: i16 = row.try_get(at)?;
+                intern(labels.get(&label).map(String::as_str))
+            } else {
+                intern(row.try_get::<Option<&str>, _>(at)?)
+            };
+        }
+        let ts: DateTime<Utc> = row.try_get(1)?;
+        events.push(Ev {
+            visitor: row.try_get(0)?,
+            ts: ts.timestamp_micros(),
+            codes,
+        });
+    }
+    let mut map = vec![0u32; local.len() + 1];
+    {
+        let mut dict = project.dict.write().unwrap_or_else(|e| e.into_inner());
+        for (value, c) in &local {
+            map[*c as usize] = dict.intern(value);
+        }
+    }
+    for e in &mut events {
+        for code in &mut e.codes {
+            *code = map[*code as usize];
+        }
+    }
+    Ok(events)
+}

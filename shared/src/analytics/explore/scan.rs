@@ -1,0 +1,269 @@
+//! The filtered reads over a snapshot's days: one pass over the columns per read, the days split
+//! between the cores. Each figure is counted as the SQL over raw events counts it (`reads`,
+//! `visits`, `funnels`): a filter narrows to the matching events, visitors are distinct per day.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::day::{Day, NAME, PAGE, PAGE_VIEW};
+
+/// Exact values to match, as (column, code); `None` when a value was never seen (nothing matches).
+pub type Matcher = Option<Vec<(usize, u32)>>;
+
+fn hit(day: &Day, filters: &[(usize, u32)], i: usize) -> bool {
+    filters.iter().all(|&(c, v)| day.cols[c][i] == v)
+}
+
+/// Sums per code: (views, visitors), each visitor once per day and code.
+struct Tally {
+    counts: Vec<(i64, i64)>,
+    /// The visitor run that last counted each code (runs are numbered from 1 per thread).
+    last: Vec<u32>,
+    run: u32,
+}
+
+impl Tally {
+    fn new(codes: usize) -> Self {
+        Tally {
+            counts: vec![(0, 0); codes],
+            last: vec![0; codes],
+            run: 0,
+        }
+    }
+
+    fn next_run(&mut self) {
+        self.run += 1;
+    }
+
+    fn add(&mut self, code: u32, views: i64) {
+        let c = code as usize;
+        self.counts[c].0 += views;
+        if self.last[c] != self.run {
+            self.last[c] = self.run;
+            self.counts[c].1 += 1;
+        }
+    }
+
+    fn merge(mut self, other: Tally) -> Tally {
+        for (a, b) in self.counts.iter_mut().zip(other.counts) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+        self
+    }
+
+    /// Codes with views or visitors, as (code, views, visitors).
+    fn rows(self) -> Vec<(u32, i64, i64)> {
+        self.counts
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (v, u))| *v > 0 || *u > 0)
+            .map(|(c, (v, u))| (c as u32, v, u))
+            .collect()
+    }
+}
+
+/// Runs `per_day` over every day on the cores, each thread with its own `Tally`.
+fn tally(days: &[Arc<Day>], codes: usize, per_day: impl Fn(&mut Tally, &Day) + Sync) -> Tally {
+    days.par_iter()
+        .fold(
+            || Tally::new(codes),
+            |mut t, day| {
+                per_day(&mut t, day);
+                t
+            },
+        )
+        .reduce(|| Tally::new(codes), Tally::merge)
+}
+
+/// Views and visitors per code of `col` among the matching events: every event for the event
+/// name, page views otherwise.
+pub fn breakdown(
+    days: &[Arc<Day>],
+    codes: usize,
+    filters: &[(usize, u32)],
+    col: usize,
+) -> Vec<(u32, i64, i64)> {
+    tally(days, codes, |t, day| {
+        let values = &day.cols[col];
+        let names = &day.cols[NAME];
+        for run in day.runs.windows(2) {
+            t.next_run();
+            for i in run[0] as usize..run[1] as usize {
+                let code = values[i];
+                if code != 0 && (col == NAME || names[i] == PAGE_VIEW) && hit(day, filters, i) {
+                    t.add(code, 1);
+                }
+            }
+        }
+    })
+    .rows()
+}
+
+/// Matching page views, and visitors with a matching event.
+pub fn totals(days: &[Arc<Day>], filters: &[(usize, u32)]) -> (i64, i64) {
+    days.par_iter()
+        .map(|day| {
+            let (mut views, mut visitors) = (0, 0);
+            for run in day.runs.windows(2) {
+                let mut seen = false;
+                for i in run[0] as usize..run[1] as usize {
+                    if hit(day, filters, i) {
+                        seen = true;
+                        views += i64::from(day.cols[NAME][i] == PAGE_VIEW);
+                    }
+                }
+                visitors += i64::from(seen);
+            }
+            (views, visitors)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// Calls `f(visitor run, visit)` for each visit with a page view and a matching event.
+fn counted_visits(day: &Day, filters: &[(usize, u32)], mut f: impl FnMut(usize, usize)) {
+    let mut run = 0;
+    for (v, span) in day.visit_runs.windows(2).enumerate() {
+        let (from, to) = (span[0] as usize, span[1] as usize);
+        while day.runs[run + 1] as usize <= from {
+            run += 1;
+        }
+        if day.visits[v].page_views > 0 && (from..to).any(|i| hit(day, filters, i)) {
+            f(run, v);
+        }
+    }
+}
+
+/// Counted visits, the bounced among them, and their durations: (seconds, visits), shortest first.
+pub fn visit_figures(days: &[Arc<Day>], filters: &[(usize, u32)]) -> (i64, i64, Vec<(i64, i64)>) {
+    let (visits, bounced, durations) = days
+        .par_iter()
+        .map(|day| {
+            let (mut visits, mut bounced, mut durations) = (0, 0, BTreeMap::<i64, i64>::new());
+            counted_visits(day, filters, |_, v| {
+                let visit = &day.visits[v];
+                visits += 1;
+                bounced += i64::from(visit.page_views == 1);
+                *durations.entry(visit.seconds).or_default() += 1;
+            });
+            (visits, bounced, durations)
+        })
+        .reduce(
+            || (0, 0, BTreeMap::new()),
+            |mut a, b| {
+                for (s, n) in b.2 {
+                    *a.2.entry(s).or_default() += n;
+                }
+                (a.0 + b.0, a.1 + b.1, a.2)
+            },
+        );
+    (visits, bounced, durations.into_iter().collect())
+}
+
+/// Counted visits and their visitors per entry (or exit) page.
+pub fn visit_pages(
+    days: &[Arc<Day>],
+    codes: usize,
+    filters: &[(usize, u32)],
+    exit: bool,
+) -> Vec<(u32, i64, i64)> {
+    tally(days, codes, |t, day| {
+        let mut current = usize::MAX;
+        counted_visits(day, filters, |run, v| {
+            if run != current {
+                current = run;
+                t.next_run();
+            }
+            let visit = &day.visits[v];
+            let page = if exit { visit.exit } else { visit.entry };
+            if page != 0 {
+                t.add(page, 1);
+            }
+        });
+    })
+    .rows()
+}
+
+/// Matching page views and visitors per bucket of `unit` microseconds from `from` (microseconds
+/// since the epoch), `buckets` of them.
+pub fn timeseries(
+    days: &[Arc<Day>],
+    filters: &[(usize, u32)],
+    (from, unit, buckets): (i64, i64, usize),
+) -> Vec<(i64, i64)> {
+    days.par_iter()
+        .fold(
+            || vec![(0i64, 0i64); buckets],
+            |mut points, day| {
+                for run in day.runs.windows(2) {
+                    let mut last = usize::MAX;
+                    for i in run[0] as usize..run[1] as usize {
+                        let b = (day.ts[i] - from).div_euclid(unit);
+                        if b < 0 || b as usize >= buckets || !hit(day, filters, i) {
+                            continue;
+                        }
+                        let b = b as usize;
+                        points[b].0 += i64::from(day.cols[NAME][i] == PAGE_VIEW);
+                        // A run is in time order: a visitor's buckets only grow.
+                        if b != last {
+                            last = b;
+                            points[b].1 += 1;
+                        }
+                    }
+                }
+                points
+            },
+        )
+        .reduce(
+            || vec![(0, 0); buckets],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    x.0 += y.0;
+                    x.1 += y.1;
+                }
+                a
+            },
+        )
+}
+
+/// A funnel step: a page view of a path (`page`) or an event name, as a code (`None`: never seen).
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    pub page: bool,
+    pub code: Option<u32>,
+}
+
+/// Visitors reaching each step: each step's earliest matching event at or after the step before's.
+pub fn funnel(days: &[Arc<Day>], filters: &[(usize, u32)], steps: &[Step]) -> Vec<i64> {
+    let matches = |day: &Day, step: &Step, i: usize| match step.code {
+        None => false,
+        Some(code) if step.page => day.cols[NAME][i] == PAGE_VIEW && day.cols[PAGE][i] == code,
+        Some(code) => day.cols[NAME][i] == code,
+    };
+    days.par_iter()
+        .map(|day| {
+            let mut reached = vec![0i64; steps.len()];
+            for run in day.runs.windows(2) {
+                let mut after = i64::MIN;
+                for (k, step) in steps.iter().enumerate() {
+                    let found = (run[0] as usize..run[1] as usize).find(|&i| {
+                        day.ts[i] >= after && matches(day, step, i) && hit(day, filters, i)
+                    });
+                    match found {
+                        Some(i) => {
+                            after = day.ts[i];
+                            reached[k] += 1;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            reached
+        })
+        .reduce(
+            || vec![0; steps.len()],
+            |a, b| a.into_iter().zip(b).map(|(x, y)| x + y).collect(),
+        )
+}
