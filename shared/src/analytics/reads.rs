@@ -34,7 +34,7 @@ pub const ENDPOINTS: [&str; 10] = [
 /// Where a read looks: daily summaries up to `raw_from`, raw events from it on, up to `until`
 /// (now, or the end of the range's last day). The summaries usually reach to a few seconds ago;
 /// the raw events since are counted as a summary pass would count them (`rollup::pass`). A
-/// filtered read counts the raw events of the whole range instead (see `filtered`).
+/// filtered read scans the range's events in memory instead (`explore`).
 struct Window {
     start: NaiveDate,
     end: NaiveDate,
@@ -153,7 +153,7 @@ impl<'a> Read<'a> {
         &self.query.filters
     }
 
-    /// Binds a filtered read's `$1` (project), `$2` (first instant), `$3` (`until`) and the
+    /// Binds a raw read's `$1` (project), `$2` (first instant), `$3` (`until`) and the
     /// filter values from `$4` on.
     fn bind_raw<'q, O>(
         &'q self,
@@ -167,7 +167,7 @@ impl<'a> Read<'a> {
     }
 }
 
-/// The matching raw events of a filtered read (`e`, bound by `Read::bind_raw`).
+/// The matching raw events of a read of properties (`e`, bound by `Read::bind_raw`).
 fn matching(filters: &Filters) -> String {
     format!(
         "analytics_events e where e.project_id = $1 and e.ts >= $2 and e.ts < $3{}",
@@ -177,7 +177,7 @@ fn matching(filters: &Filters) -> String {
 
 /// Views and visitors per value of one dimension, largest first. Unfiltered: summaries plus the
 /// raw events since, each day's visitors counted on their own (the daily salt). Filtered: the
-/// matching raw events (a visitor hash lives one day, so distinct hashes are the same sum).
+/// matching events in memory, visitors counted per day likewise.
 pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>> {
     if !read.filters().is_empty() {
         let (events, filters) = read.explore().await?;

@@ -198,16 +198,17 @@ impl Snapshot {
         } else {
             HashMap::new()
         };
-        let (project_ref, labels) = (&project, &labels);
+        let source = &Source {
+            db,
+            project_id,
+            project: &project,
+            labels,
+        };
         let days: Vec<Vec<Arc<Day>>> = futures::stream::iter(runs(plans))
             .map(|run| async move {
                 match run {
-                    Run::Kept(plan) => Ok(vec![
-                        realise(db, project_id, project_ref, labels, plan, until).await?,
-                    ]),
-                    Run::Fresh(from, to) => {
-                        fresh_days(db, project_id, project_ref, labels, from, to).await
-                    }
+                    Run::Kept(plan) => Ok(vec![realise(source, plan, until).await?]),
+                    Run::Fresh(from, to) => fresh_days(source, from, to).await,
                 }
             })
             .buffered(4)
@@ -344,14 +345,11 @@ fn runs(plans: Vec<Plan>) -> Vec<Run> {
 
 /// The days of `[from, to)` (whole UTC days, the last maybe cut short), loaded at once.
 async fn fresh_days(
-    db: &PgPool,
-    project_id: Uuid,
-    project: &Project,
-    labels: &HashMap<i16, String>,
+    source: &Source<'_>,
     from: DateTime<Utc>,
     to: DateTime<Utc>,
 ) -> AppResult<Vec<Arc<Day>>> {
-    let events = load(db, project_id, project, labels, from, to).await?;
+    let events = load(source, from, to).await?;
     const DAY: i64 = 86_400_000_000;
     let first = from.timestamp_micros();
     let count = ((to.timestamp_micros() - first - 1).div_euclid(DAY) + 1).max(0) as usize;
@@ -369,6 +367,15 @@ async fn fresh_days(
     .map_err(anyhow::Error::from)?)
 }
 
+/// Where a snapshot's missing events come from, and where they go.
+struct Source<'a> {
+    db: &'a PgPool,
+    project_id: Uuid,
+    project: &'a Project,
+    /// Label codes of device, browser and OS.
+    labels: HashMap<i16, String>,
+}
+
 /// Label codes of device, browser and OS.
 async fn labels(db: &PgPool) -> AppResult<HashMap<i16, String>> {
     Ok(
@@ -381,17 +388,10 @@ async fn labels(db: &PgPool) -> AppResult<HashMap<i16, String>> {
 }
 
 /// Loads what `plan` lacks, keeps what may be kept, and returns the day as the read sees it.
-async fn realise(
-    db: &PgPool,
-    project_id: Uuid,
-    project: &Project,
-    labels: &HashMap<i16, String>,
-    plan: Plan,
-    until: DateTime<Utc>,
-) -> AppResult<Arc<Day>> {
+async fn realise(source: &Source<'_>, plan: Plan, until: DateTime<Utc>) -> AppResult<Arc<Day>> {
     let mut base = plan.kept;
     if let Some((from, to, generation)) = plan.keep {
-        let events = load(db, project_id, project, labels, from, to).await?;
+        let events = load(source, from, to).await?;
         let prior = base.take();
         let day = tokio::task::spawn_blocking(move || match prior {
             Some(prior) => prior.with(&events, to),
@@ -400,7 +400,7 @@ async fn realise(
         .await
         .map_err(anyhow::Error::from)?;
         let day = Arc::new(day);
-        lock(&project.days).insert(
+        lock(&source.project.days).insert(
             plan.day,
             Kept {
                 generation,
@@ -412,7 +412,7 @@ async fn realise(
         base = Some(day);
     }
     let fresh = match plan.fresh {
-        Some((from, to)) => load(db, project_id, project, labels, from, to).await?,
+        Some((from, to)) => load(source, from, to).await?,
         None => Vec::new(),
     };
     match base {
@@ -435,14 +435,7 @@ const SELECT: &str =
 
 /// The project's events in `[from, to)`, their values interned: first in a dictionary of their
 /// own, then into the project's under one lock.
-async fn load(
-    db: &PgPool,
-    project_id: Uuid,
-    project: &Project,
-    labels: &HashMap<i16, String>,
-    from: DateTime<Utc>,
-    to: DateTime<Utc>,
-) -> AppResult<Vec<Ev>> {
+async fn load(source: &Source<'_>, from: DateTime<Utc>, to: DateTime<Utc>) -> AppResult<Vec<Ev>> {
     if from >= to {
         return Ok(Vec::new());
     }
@@ -460,17 +453,17 @@ async fn load(
     };
     let mut events = Vec::new();
     let mut rows = sqlx::query(SELECT)
-        .bind(project_id)
+        .bind(source.project_id)
         .bind(from)
         .bind(to)
-        .fetch(db);
+        .fetch(source.db);
     while let Some(row) = rows.try_next().await? {
         let mut codes = [0u32; COLUMNS];
         for (c, code) in codes.iter_mut().enumerate() {
             let at = c + 2;
             *code = if (3..=5).contains(&c) {
                 let label: i16 = row.try_get(at)?;
-                intern(labels.get(&label).map(String::as_str))
+                intern(source.labels.get(&label).map(String::as_str))
             } else {
                 intern(row.try_get::<Option<&str>, _>(at)?)
             };
@@ -484,7 +477,11 @@ async fn load(
     }
     let mut map = vec![0u32; local.len() + 1];
     {
-        let mut dict = project.dict.write().unwrap_or_else(|e| e.into_inner());
+        let mut dict = source
+            .project
+            .dict
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
         for (value, c) in &local {
             map[*c as usize] = dict.intern(value);
         }
