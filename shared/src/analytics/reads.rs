@@ -266,6 +266,17 @@ struct VisitFigures {
 }
 
 impl VisitFigures {
+    /// The overview's figures with these visits.
+    fn of(&self, page_views: i64, unique_visitors: i64) -> Figures {
+        Figures {
+            page_views,
+            unique_visitors,
+            visits: self.visits,
+            bounce_rate: self.bounce_rate(),
+            visit_duration: self.median(),
+        }
+    }
+
     fn bounce_rate(&self) -> f64 {
         percent(self.bounced, self.visits)
     }
@@ -326,24 +337,10 @@ fn closed(dim: &str, value: Option<&str>, columns: &str) -> String {
     )
 }
 
-/// Filtered: the visits with a matching event, from the events in memory. Unfiltered: one pass
-/// over the counted visits, plus the closed days' duration histograms and bounced visits: rows
-/// of (seconds, visits, bounced), the bounces of closed days on a row of their own (seconds -1).
+/// An unfiltered read's visits: one pass over the counted visits, plus the closed days' duration
+/// histograms and bounced visits: rows of (seconds, visits, bounced), the bounces of closed days
+/// on a row of their own (seconds -1). Filtered reads count them in memory (`scan::overview`).
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
-    if !read.filters().is_empty() {
-        let (events, filters) = read.explore().await?;
-        let Some(filters) = filters else {
-            return Ok(VisitFigures::default());
-        };
-        let (visits, bounced, durations) = events
-            .run(move |days, _| scan::visit_figures(days, &filters))
-            .await?;
-        return Ok(VisitFigures {
-            visits,
-            bounced,
-            durations,
-        });
-    }
     let counted = visits::counted();
     let (durations, bounced) = (
         closed("visit_duration", None, "value::int8, views, 0::int8"),
@@ -423,8 +420,12 @@ pub async fn exit_pages(read: &Read<'_>) -> AppResult<Breakdown<VisitPageRow>> {
     visit_pages(read, true).await
 }
 
-/// The overview's numbers, each part on its own connection at once.
+/// The overview's numbers: filtered, in one pass over the events in memory; otherwise each part
+/// on its own connection at once.
 async fn figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<String>)> {
+    if !read.filters().is_empty() {
+        return filtered_figures(read).await;
+    }
     let ((page_views, unique_visitors), pages, referrers, visits) = tokio::try_join!(
         totals(read),
         breakdown(read, "page"),
@@ -433,15 +434,31 @@ async fn figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<
     )?;
     let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
     Ok((
-        Figures {
-            page_views,
-            unique_visitors,
-            visits: visits.visits,
-            bounce_rate: visits.bounce_rate(),
-            visit_duration: visits.median(),
-        },
+        visits.of(page_views, unique_visitors),
         top(pages),
         top(referrers),
+    ))
+}
+
+async fn filtered_figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<String>)> {
+    let (events, filters) = read.explore().await?;
+    let Some(filters) = filters else {
+        return Ok((VisitFigures::default().of(0, 0), None, None));
+    };
+    let o = events
+        .run(move |days, codes| scan::overview(days, codes, &filters))
+        .await?;
+    let top = |rows| events.named(rows).into_iter().next().map(|r| r.0);
+    let (visits, bounced, durations) = o.visits;
+    let visits = VisitFigures {
+        visits,
+        bounced,
+        durations,
+    };
+    Ok((
+        visits.of(o.totals.0, o.totals.1),
+        top(o.pages),
+        top(o.referrers),
     ))
 }
 

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 /// project's `Dict`; 0 is "none".
 pub const COLUMNS: usize = 10;
 pub const PAGE: usize = 0;
+pub const REFERRER: usize = 1;
 pub const NAME: usize = 9;
 /// The code of `page_view`, interned first in every project's dictionary.
 pub const PAGE_VIEW: u32 = 1;

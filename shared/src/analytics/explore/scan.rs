@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::day::{Day, NAME, PAGE, PAGE_VIEW};
+use super::day::{Day, NAME, PAGE, PAGE_VIEW, REFERRER};
 
 /// Exact values to match, as (column, code); `None` when a value was never seen (nothing matches).
 pub type Matcher = Option<Vec<(usize, u32)>>;
@@ -136,32 +136,6 @@ fn counted_visits(day: &Day, filters: &[(usize, u32)], mut f: impl FnMut(usize, 
     }
 }
 
-/// Counted visits, the bounced among them, and their durations: (seconds, visits), shortest first.
-pub fn visit_figures(days: &[Arc<Day>], filters: &[(usize, u32)]) -> (i64, i64, Vec<(i64, i64)>) {
-    let (visits, bounced, durations) = days
-        .par_iter()
-        .map(|day| {
-            let (mut visits, mut bounced, mut durations) = (0, 0, BTreeMap::<i64, i64>::new());
-            counted_visits(day, filters, |_, v| {
-                let visit = &day.visits[v];
-                visits += 1;
-                bounced += i64::from(visit.page_views == 1);
-                *durations.entry(visit.seconds).or_default() += 1;
-            });
-            (visits, bounced, durations)
-        })
-        .reduce(
-            || (0, 0, BTreeMap::new()),
-            |mut a, b| {
-                for (s, n) in b.2 {
-                    *a.2.entry(s).or_default() += n;
-                }
-                (a.0 + b.0, a.1 + b.1, a.2)
-            },
-        );
-    (visits, bounced, durations.into_iter().collect())
-}
-
 /// Counted visits and their visitors per entry (or exit) page.
 pub fn visit_pages(
     days: &[Arc<Day>],
@@ -266,4 +240,111 @@ pub fn funnel(days: &[Arc<Day>], filters: &[(usize, u32)], steps: &[Step]) -> Ve
             || vec![0; steps.len()],
             |a, b| a.into_iter().zip(b).map(|(x, y)| x + y).collect(),
         )
+}
+
+/// The overview's figures in one pass: matching page views and visitors, views and visitors per
+/// page and per referrer, and the counted visits (those with a page view and a matching event):
+/// how many, how many bounced, and their durations as (seconds, visits), shortest first.
+pub struct Overview {
+    pub totals: (i64, i64),
+    pub pages: Vec<(u32, i64, i64)>,
+    pub referrers: Vec<(u32, i64, i64)>,
+    pub visits: (i64, i64, Vec<(i64, i64)>),
+}
+
+struct OverviewTally {
+    views: i64,
+    visitors: i64,
+    pages: Tally,
+    referrers: Tally,
+    visits: i64,
+    bounced: i64,
+    durations: BTreeMap<i64, i64>,
+}
+
+impl OverviewTally {
+    fn new(codes: usize) -> Self {
+        OverviewTally {
+            views: 0,
+            visitors: 0,
+            pages: Tally::new(codes),
+            referrers: Tally::new(codes),
+            visits: 0,
+            bounced: 0,
+            durations: BTreeMap::new(),
+        }
+    }
+
+    fn day(&mut self, day: &Day, filters: &[(usize, u32)]) {
+        let mut run = 0;
+        let mut seen = false;
+        for (v, span) in day.visit_runs.windows(2).enumerate() {
+            let (from, to) = (span[0] as usize, span[1] as usize);
+            if v == 0 || day.runs[run + 1] as usize <= from {
+                while day.runs[run + 1] as usize <= from {
+                    run += 1;
+                }
+                self.visitors += i64::from(seen);
+                seen = false;
+                self.pages.next_run();
+                self.referrers.next_run();
+            }
+            let mut hit_visit = false;
+            for i in from..to {
+                if !hit(day, filters, i) {
+                    continue;
+                }
+                hit_visit = true;
+                if day.cols[NAME][i] == PAGE_VIEW {
+                    self.views += 1;
+                    if day.cols[PAGE][i] != 0 {
+                        self.pages.add(day.cols[PAGE][i], 1);
+                    }
+                    if day.cols[REFERRER][i] != 0 {
+                        self.referrers.add(day.cols[REFERRER][i], 1);
+                    }
+                }
+            }
+            seen |= hit_visit;
+            let visit = &day.visits[v];
+            if hit_visit && visit.page_views > 0 {
+                self.visits += 1;
+                self.bounced += i64::from(visit.page_views == 1);
+                *self.durations.entry(visit.seconds).or_default() += 1;
+            }
+        }
+        self.visitors += i64::from(seen);
+    }
+
+    fn merge(mut self, other: OverviewTally) -> Self {
+        self.views += other.views;
+        self.visitors += other.visitors;
+        self.pages = self.pages.merge(other.pages);
+        self.referrers = self.referrers.merge(other.referrers);
+        self.visits += other.visits;
+        self.bounced += other.bounced;
+        for (s, n) in other.durations {
+            *self.durations.entry(s).or_default() += n;
+        }
+        self
+    }
+}
+
+pub fn overview(days: &[Arc<Day>], codes: usize, filters: &[(usize, u32)]) -> Overview {
+    let t = days
+        .par_iter()
+        .fold(
+            || OverviewTally::new(codes),
+            |mut t, day| {
+                t.day(day, filters);
+                t
+            },
+        )
+        .reduce(|| OverviewTally::new(codes), OverviewTally::merge);
+    Overview {
+        totals: (t.views, t.visitors),
+        pages: t.pages.rows(),
+        referrers: t.referrers.rows(),
+        visits: (t.visits, t.bounced, t.durations.into_iter().collect()),
+    }
 }
