@@ -84,9 +84,13 @@ impl Bench {
         let name = url.path().trim_start_matches('/').to_owned();
         url.set_path("/postgres");
         let mut admin = <sqlx::PgConnection as sqlx::Connection>::connect(url.as_str()).await?;
-        sqlx::query(&format!("drop database if exists {name} with (force)"))
-            .execute(&mut admin)
-            .await?;
+        if std::env::var_os("BENCH_KEEP_DB").is_none() {
+            sqlx::query(&format!("drop database if exists {name} with (force)"))
+                .execute(&mut admin)
+                .await?;
+        } else {
+            println!("kept database {name}");
+        }
         let redis_url =
             std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
         let mut c = redis::Client::open(redis_url)?
