@@ -22,8 +22,15 @@ async fn read(app: &TestApp, token: &str, path: &str) -> Value {
 async fn seed(app: &TestApp, project: &Value) -> sqlx::PgPool {
     let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
     let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
-    // Whole seconds, so durations are exact.
+    // Whole seconds, so durations are exact; all on one UTC day (a visitor hash lives a day), so
+    // in the first hour after midnight the visits are just before it.
     let now = Utc::now() - Duration::nanoseconds(Utc::now().timestamp_subsec_nanos() as i64);
+    let midnight = now.date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc();
+    let now = if now - midnight < Duration::minutes(65) {
+        midnight - Duration::seconds(1)
+    } else {
+        now
+    };
     let ago = |m: i64| now - Duration::minutes(m);
     let signup = |plan: &str| json!({"name": "signup", "url": "https://acme.example/docs", "properties": {"plan": plan}});
     let pricing_news = json!({"url": "https://acme.example/pricing", "utm_source": "news"});
@@ -358,6 +365,89 @@ async fn filtered_reads_count_events_stored_after_their_day_was_kept() {
     )
     .await;
     assert_eq!(figures_now().await, json!([4, 4, 4, 75.0, 0]));
+}
+
+/// Unfiltered reads take complete weeks from the weekly summaries and the other days from the
+/// daily ones: a page view a day for 20 days counts once each, and a late event on a day of a
+/// complete week counts once the roller has summarised that day (and its week) again.
+#[tokio::test]
+async fn weekly_and_daily_summaries_add_up_to_every_day_once() {
+    let app = spawn_app().await;
+    let (token, project) = app.owner_with_project("an-weekly").await;
+    let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
+    let noon = |days: i64| {
+        (Utc::now().date_naive() - Duration::days(days))
+            .and_hms_opt(12, 0, 0)
+            .unwrap()
+            .and_utc()
+    };
+    for days in 1..=20 {
+        let ip = format!("10.0.1.{days}");
+        store(
+            &mut enricher,
+            &project,
+            days as u32,
+            &ip,
+            noon(days),
+            page("/w"),
+        )
+        .await;
+    }
+    while rollup::keep_current(&pool, Duration::zero(), Utc::now(), 10)
+        .await
+        .unwrap()
+        > 1
+    {}
+    let weeks: i64 = sqlx::query_scalar("select count(distinct week) from analytics_weekly")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(weeks >= 2, "{weeks} complete weeks summarised");
+    let counts = |n: i64| {
+        json!([
+            [{"page": "/w", "views": n, "visitors": n}],
+            [{"page": "/w", "visits": n, "visitors": n}],
+            n,
+        ])
+    };
+    let now = || async {
+        let pages = read(
+            &app,
+            &token,
+            &format!("/v1/analytics/pages?{}", q(&project, "")),
+        )
+        .await;
+        let entry = read(
+            &app,
+            &token,
+            &format!("/v1/analytics/entry-pages?{}", q(&project, "")),
+        )
+        .await;
+        let o = read(
+            &app,
+            &token,
+            &format!("/v1/analytics/overview?{}", q(&project, "")),
+        )
+        .await;
+        json!([pages["data"], entry["data"], o["visits"]])
+    };
+    assert_eq!(now().await, counts(20));
+
+    // A late page view 10 days ago, behind its day's seal, in a complete week.
+    store(
+        &mut enricher,
+        &project,
+        21,
+        "10.0.2.1",
+        noon(10),
+        page("/w"),
+    )
+    .await;
+    rollup::keep_current(&pool, Duration::zero(), Utc::now(), 10)
+        .await
+        .unwrap();
+    assert_eq!(now().await, counts(21));
 }
 
 #[tokio::test]
