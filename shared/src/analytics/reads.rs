@@ -73,17 +73,48 @@ impl Window {
 }
 
 /// The summary rows of `dim` that a read takes (see `Window`), per value, or per day and value
-/// when `by_day`.
+/// when `by_day`. Per value, the complete weeks inside the range come from the weekly summaries
+/// and only the other days from the daily ones (`weekly_or_daily`).
 fn summaries(dim: &str, by_day: bool) -> String {
-    let (day, group) = if by_day {
-        ("day", "day, value")
+    if by_day {
+        return format!(
+            "select day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
+             where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < $3
+             group by day, value"
+        );
+    }
+    let rows = weekly_or_daily(&format!("dim = '{dim}'"), ("$2", "$4", "$3"), true);
+    format!(
+        "select null::date as day, value, sum(views) as views, sum(visitors) as visitors from ({rows}) s
+         group by value"
+    )
+}
+
+/// Rows (value, views, visitors) of the summaries matching `which` (on a row of either table) for
+/// the days from `first` to `last` (SQL expressions): the weekly rows of every week inside that
+/// span whose days are summarised to their end (before `reach`, the summaries' reach), the daily
+/// rows of the other days (only those before `reach` when `reached`; visit summaries of a day
+/// still going on count too). A week's rows are written with its Sunday's completion
+/// (`rollup::weekly`), so the weeks taken are exactly the days left out.
+fn weekly_or_daily(which: &str, (first, last, reach): (&str, &str, &str), reached: bool) -> String {
+    let whole = |week: &str| {
+        format!(
+            "{week} >= {first} and {week} + 6 <= {last} and ({week} + 7)::timestamp at time zone 'UTC' <= {reach}"
+        )
+    };
+    let (weeks, of_day) = (whole("week"), whole("date_trunc('week', day)::date"));
+    let reached = if reached {
+        format!("and day::timestamp at time zone 'UTC' < {reach}")
     } else {
-        ("null::date", "value")
+        String::new()
     };
     format!(
-        "select {day} as day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
-         where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < $3
-         group by {group}"
+        "select value, views, visitors from analytics_weekly
+         where project_id = $1 and {which} and {weeks}
+         union all
+         select value, views, visitors from analytics_daily
+         where project_id = $1 and {which} and day >= {first} and day <= {last}
+           {reached} and not ({of_day})"
     )
 }
 
@@ -325,16 +356,15 @@ fn bind_visits<'q, O>(
         .bind(read.window.end)
 }
 
-/// Summary rows of a visit dimension (of one of its values, if given), as `columns`.
+/// Summary rows of a visit dimension (of one of its values, if given), as `columns` of (value,
+/// views, visitors): weekly for the complete weeks of the range, daily for its other days.
 fn closed(dim: &str, value: Option<&str>, columns: &str) -> String {
-    let dim = match value {
+    let which = match value {
         Some(value) => format!("dim = '{dim}' and value = '{value}'"),
         None => format!("dim = '{dim}'"),
     };
-    format!(
-        "union all select {columns} from analytics_daily
-         where project_id = $1 and {dim} and day >= $5 and day <= $6"
-    )
+    let rows = weekly_or_daily(&which, ("$5", "$6", "$4"), false);
+    format!("union all select {columns} from ({rows}) c")
 }
 
 /// An unfiltered read's visits: one pass over the counted visits, plus the closed days' duration

@@ -300,6 +300,7 @@ async fn seal_and_summarise(
     .execute(&mut *tx)
     .await?;
     if upto == end {
+        weekly(&mut tx, day).await?;
         let table = format!("analytics_events_{}", day.format("%Y%m%d"));
         sqlx::query(&format!(
             "drop index if exists {table}_visitors, {table}_recent"
@@ -308,6 +309,46 @@ async fn seal_and_summarise(
         .await?;
     }
     tx.commit().await?;
+    Ok(())
+}
+
+/// The Monday of `day`'s week.
+pub fn week_of(day: NaiveDate) -> NaiveDate {
+    day - Duration::days(i64::from(
+        chrono::Datelike::weekday(&day).num_days_from_monday(),
+    ))
+}
+
+/// Rewrites the weekly summaries of `day`'s week (every project's) from its daily ones once its
+/// Sunday is summarised to its end: in the transaction that completes the Sunday (days are
+/// completed in order, so the rest of the week is), and again whenever a day of a complete week
+/// is summarised afresh. So a read that takes a week's rows never finds them behind its days'.
+async fn weekly(tx: &mut sqlx::PgConnection, day: NaiveDate) -> AppResult<()> {
+    let week = week_of(day);
+    let sunday = week + Duration::days(6);
+    let complete = sqlx::query_scalar!(
+        r#"select exists (select 1 from analytics_rollups
+                         where day = $1 and through >= ($1 + 1)::timestamp at time zone 'UTC') as "complete!""#,
+        sunday
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if !complete {
+        return Ok(());
+    }
+    sqlx::query!("delete from analytics_weekly where week = $1", week)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query!(
+        "insert into analytics_weekly (project_id, dim, week, value, views, visitors)
+         select project_id, dim, $1, value, sum(views)::int8, sum(visitors)::int8 from analytics_daily
+         where day >= $1 and day <= $2 and dim <> 'hour'
+         group by project_id, dim, value",
+        week,
+        sunday
+    )
+    .execute(&mut *tx)
+    .await?;
     Ok(())
 }
 
