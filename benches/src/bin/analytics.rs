@@ -454,13 +454,13 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     // Bytes per event over the whole table (the ingestion runs' events included).
     let (raw, summaries): (i64, i64) = sqlx::query_as(
         "select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0)::int8 from pg_inherits where inhparent = 'analytics_events'::regclass),
-                pg_total_relation_size('analytics_daily') + pg_total_relation_size('analytics_replays') + pg_total_relation_size('analytics_labels')",
+                pg_total_relation_size('analytics_daily') + pg_total_relation_size('analytics_weekly') + pg_total_relation_size('analytics_replays') + pg_total_relation_size('analytics_labels')",
     )
     .fetch_one(db)
     .await?;
     let events = stored(db).await?;
     println!(
-        "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the summaries, labels and replay record ({events} events)",
+        "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the daily and weekly summaries, labels and replay record ({events} events)",
         raw as f64 / events as f64,
         summaries as f64 / events as f64
     );

@@ -56,6 +56,10 @@ impl Window {
         })
     }
 
+    fn weeks(&self) -> Weeks {
+        Weeks::of(self.start, self.end, self.raw_from)
+    }
+
     /// Binds `$2` (first day), `$3` (`raw_from`), `$4` (last day) and `$5` (`until`) after the
     /// project (`$1`).
     fn bind<'q, O>(
@@ -73,9 +77,9 @@ impl Window {
 }
 
 /// The summary rows of `dim` that a read takes (see `Window`), per value, or per day and value
-/// when `by_day`. Per value, the complete weeks inside the range come from the weekly summaries
-/// and only the other days from the daily ones (`weekly_or_daily`).
-fn summaries(dim: &str, by_day: bool) -> String {
+/// when `by_day`. Per value, the range's complete weeks come from the weekly summaries and only
+/// its other days from the daily ones (`weekly_or_daily`).
+fn summaries(dim: &str, by_day: bool, weeks: Weeks) -> String {
     if by_day {
         return format!(
             "select day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
@@ -83,38 +87,60 @@ fn summaries(dim: &str, by_day: bool) -> String {
              group by day, value"
         );
     }
-    let rows = weekly_or_daily(&format!("dim = '{dim}'"), ("$2", "$4", "$3"), true);
+    let rows = weekly_or_daily(&format!("dim = '{dim}'"), ("$2", "$4"), Some("$3"), weeks);
     format!(
         "select null::date as day, value, sum(views) as views, sum(visitors) as visitors from ({rows}) s
          group by value"
     )
 }
 
+/// The complete weeks of a read's range, as their first and last Monday (the first after the
+/// last when there are none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Weeks(NaiveDate, NaiveDate);
+
+impl Weeks {
+    /// The weeks wholly inside `[start, end]` whose days are all summarised before `reach`.
+    fn of(start: NaiveDate, end: NaiveDate, reach: DateTime<Utc>) -> Weeks {
+        let week = Duration::days(7);
+        let first = rollup::week_of(start + Duration::days(6));
+        let last_day = end.min(reach.date_naive() - Duration::days(1));
+        let last = rollup::week_of(last_day + Duration::days(1)) - week;
+        if last < first {
+            let after = end + Duration::days(1);
+            Weeks(after, after - week)
+        } else {
+            Weeks(first, last)
+        }
+    }
+}
+
 /// Rows (value, views, visitors) of the summaries matching `which` (on a row of either table) for
-/// the days from `first` to `last` (SQL expressions): the weekly rows of every week inside that
-/// span whose days are summarised to their end (before `reach`, the summaries' reach), the daily
-/// rows of the other days (only those before `reach` when `reached`; visit summaries of a day
-/// still going on count too). A week's rows are written with its Sunday's completion
-/// (`rollup::weekly`), so the weeks taken are exactly the days left out.
-fn weekly_or_daily(which: &str, (first, last, reach): (&str, &str, &str), reached: bool) -> String {
-    let whole = |week: &str| {
+/// the days from `first` to `last` (SQL expressions): the weekly rows of `weeks`, the daily rows
+/// of the days around them (only those before `reach`, when given: visit summaries of a day still
+/// going on count too). A week's rows are written with its Sunday's completion
+/// (`rollup::weekly`), and `weeks` are complete, so no day is taken twice or left out.
+fn weekly_or_daily(
+    which: &str,
+    (first, last): (&str, &str),
+    reach: Option<&str>,
+    Weeks(from, to): Weeks,
+) -> String {
+    let reached = reach.map_or(String::new(), |r| {
+        format!(" and day::timestamp at time zone 'UTC' < {r}")
+    });
+    let daily = |days: String| {
         format!(
-            "{week} >= {first} and {week} + 6 <= {last} and ({week} + 7)::timestamp at time zone 'UTC' <= {reach}"
+            "select value, views, visitors from analytics_daily
+             where project_id = $1 and {which} and {days}{reached}"
         )
-    };
-    let (weeks, of_day) = (whole("week"), whole("date_trunc('week', day)::date"));
-    let reached = if reached {
-        format!("and day::timestamp at time zone 'UTC' < {reach}")
-    } else {
-        String::new()
     };
     format!(
         "select value, views, visitors from analytics_weekly
-         where project_id = $1 and {which} and {weeks}
-         union all
-         select value, views, visitors from analytics_daily
-         where project_id = $1 and {which} and day >= {first} and day <= {last}
-           {reached} and not ({of_day})"
+         where project_id = $1 and {which} and week >= '{from}' and week <= '{to}'
+         union all {before} union all {after}",
+        before = daily(format!("day >= {first} and day < '{from}'")),
+        after = daily(format!("day >= '{to}'::date + 7 and day <= {last}")),
     )
 }
 
@@ -229,7 +255,8 @@ pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>
             })
             .collect());
     }
-    let (summaries, tail) = (summaries(dim, false), tail(dim, false));
+    let weeks = read.window.weeks();
+    let (summaries, tail) = (summaries(dim, false, weeks), tail(dim, false));
     let query = format!(
         "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
             select value as key, views, visitors from ({summaries}) s
@@ -255,7 +282,8 @@ async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
             .run(move |days, _| scan::totals(days, &filters))
             .await;
     }
-    let (summaries, tail) = (summaries("total", false), tail("total", false));
+    let weeks = read.window.weeks();
+    let (summaries, tail) = (summaries("total", false, weeks), tail("total", false));
     let query = format!(
         "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
             select views, visitors from ({summaries}) s
@@ -358,12 +386,12 @@ fn bind_visits<'q, O>(
 
 /// Summary rows of a visit dimension (of one of its values, if given), as `columns` of (value,
 /// views, visitors): weekly for the complete weeks of the range, daily for its other days.
-fn closed(dim: &str, value: Option<&str>, columns: &str) -> String {
+fn closed(read: &Read<'_>, dim: &str, value: Option<&str>, columns: &str) -> String {
     let which = match value {
         Some(value) => format!("dim = '{dim}' and value = '{value}'"),
         None => format!("dim = '{dim}'"),
     };
-    let rows = weekly_or_daily(&which, ("$5", "$6", "$4"), false);
+    let rows = weekly_or_daily(&which, ("$5", "$6"), None, read.window.weeks());
     format!("union all select {columns} from ({rows}) c")
 }
 
@@ -373,8 +401,8 @@ fn closed(dim: &str, value: Option<&str>, columns: &str) -> String {
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
     let counted = visits::counted();
     let (durations, bounced) = (
-        closed("visit_duration", None, "value::int8, views, 0::int8"),
-        closed("visits", Some("bounced"), "-1::int8, 0::int8, views"),
+        closed(read, "visit_duration", None, "value::int8, views, 0::int8"),
+        closed(read, "visits", Some("bounced"), "-1::int8, 0::int8, views"),
     );
     let query = format!(
         "select seconds, sum(n)::int8, sum(b)::int8 from (
@@ -407,7 +435,7 @@ async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPa
             ("entry", "entry_page")
         };
         let counted = visits::counted();
-        let closed = closed(dim, None, "value, views, visitors");
+        let closed = closed(read, dim, None, "value, views, visitors");
         let query = format!(
             "select page, sum(visits)::int8, sum(visitors)::int8 from (
                 select {column} as page, count(*) as visits, count(distinct visitor) as visitors
@@ -600,7 +628,8 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
         } else {
             ("total", "interval '0'")
         };
-        let (summaries, tail) = (summaries(dim, true), tail(dim, true));
+        let weeks = read.window.weeks();
+        let (summaries, tail) = (summaries(dim, true, weeks), tail(dim, true));
         let buckets = buckets.replace("$2::", "$6::").replace("$3::", "$5::");
         let query = format!(
             "with buckets as ({buckets}), points as (
@@ -694,4 +723,34 @@ pub async fn properties(
             })
             .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn day(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap_or_default()
+    }
+
+    #[test]
+    fn weeks_are_the_complete_ones_inside_the_range() {
+        let reach = |s: &str| day(s).and_hms_opt(10, 0, 0).unwrap_or_default().and_utc();
+        // Friday 2026-08-28 to Wednesday 2026-11-25, summarised into the 25th: Mondays 08-31 to
+        // 11-16 (its Sunday, the 22nd, is complete; the week of the 23rd is not).
+        assert_eq!(
+            Weeks::of(day("2026-08-28"), day("2026-11-25"), reach("2026-11-25")),
+            Weeks(day("2026-08-31"), day("2026-11-16"))
+        );
+        // A range starting on a Monday and ending on a complete Sunday is all weeks.
+        assert_eq!(
+            Weeks::of(day("2026-11-02"), day("2026-11-15"), reach("2026-11-25")),
+            Weeks(day("2026-11-02"), day("2026-11-09"))
+        );
+        // None: the first after the last, so no week and no day between them is taken.
+        assert_eq!(
+            Weeks::of(day("2026-11-19"), day("2026-11-25"), reach("2026-11-25")),
+            Weeks(day("2026-11-26"), day("2026-11-19"))
+        );
+    }
 }
