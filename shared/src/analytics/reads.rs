@@ -76,21 +76,22 @@ impl Window {
     }
 }
 
-/// The summary rows of `dim` that a read takes (see `Window`), per value, or per day and value
-/// when `by_day`. Per value, the range's complete weeks come from the weekly summaries and only
-/// its other days from the daily ones (`weekly_or_daily`).
-fn summaries(dim: &str, by_day: bool, weeks: Weeks) -> String {
-    if by_day {
-        return format!(
-            "select day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
-             where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < $3
-             group by day, value"
-        );
-    }
+/// The summary rows of `dim` that a read takes (see `Window`) per value: the range's complete
+/// weeks from the weekly summaries, its other days from the daily ones (`weekly_or_daily`).
+fn summaries(dim: &str, weeks: Weeks) -> String {
     let rows = weekly_or_daily(&format!("dim = '{dim}'"), ("$2", "$4"), Some("$3"), weeks);
     format!(
-        "select null::date as day, value, sum(views) as views, sum(visitors) as visitors from ({rows}) s
+        "select value, sum(views) as views, sum(visitors) as visitors from ({rows}) s
          group by value"
+    )
+}
+
+/// The summary rows of `dim` that a read takes (see `Window`) per day and value.
+fn daily_summaries(dim: &str) -> String {
+    format!(
+        "select day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
+         where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < $3
+         group by day, value"
     )
 }
 
@@ -255,8 +256,7 @@ pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>
             })
             .collect());
     }
-    let weeks = read.window.weeks();
-    let (summaries, tail) = (summaries(dim, false, weeks), tail(dim, false));
+    let (summaries, tail) = (summaries(dim, read.window.weeks()), tail(dim, false));
     let query = format!(
         "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
             select value as key, views, visitors from ({summaries}) s
@@ -282,8 +282,10 @@ async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
             .run(move |days, _| scan::totals(days, &filters))
             .await;
     }
-    let weeks = read.window.weeks();
-    let (summaries, tail) = (summaries("total", false, weeks), tail("total", false));
+    let (summaries, tail) = (
+        summaries("total", read.window.weeks()),
+        tail("total", false),
+    );
     let query = format!(
         "select coalesce(sum(views), 0)::int8, coalesce(sum(visitors), 0)::int8 from (
             select views, visitors from ({summaries}) s
@@ -618,9 +620,6 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
         Interval::Day
     };
     let unit = interval.as_str();
-    let buckets = format!(
-        "select generate_series(date_trunc('{unit}', $2::timestamptz, 'UTC'), date_trunc('{unit}', $3::timestamptz - interval '1 microsecond', 'UTC'), interval '1 {unit}') as bucket"
-    );
     let points: Vec<(DateTime<Utc>, i64, i64)> = if read.filters().is_empty() {
         // A summary row's bucket: its day, plus its hour for hourly series.
         let (dim, offset) = if unit == "hour" {
@@ -628,9 +627,11 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
         } else {
             ("total", "interval '0'")
         };
-        let weeks = read.window.weeks();
-        let (summaries, tail) = (summaries(dim, true, weeks), tail(dim, true));
-        let buckets = buckets.replace("$2::", "$6::").replace("$3::", "$5::");
+        let (summaries, tail) = (daily_summaries(dim), tail(dim, true));
+        // From the range's first instant ($6) to `until` ($5).
+        let buckets = format!(
+            "select generate_series(date_trunc('{unit}', $6::timestamptz, 'UTC'), date_trunc('{unit}', $5::timestamptz - interval '1 microsecond', 'UTC'), interval '1 {unit}') as bucket"
+        );
         let query = format!(
             "with buckets as ({buckets}), points as (
                 select (day::timestamp at time zone 'UTC') + {offset} as bucket, views, visitors from ({summaries}) s
@@ -654,17 +655,14 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
         } else {
             Duration::days(1)
         };
-        let buckets = ((read.window.until - from).num_microseconds().unwrap_or(0) - 1)
-            .div_euclid(step.num_microseconds().unwrap_or(1))
-            + 1;
+        let micros = step.num_microseconds().unwrap_or(1);
+        // As the SQL series: every bucket that begins before `until`.
+        let span = (read.window.until - from).num_microseconds().unwrap_or(0);
+        let buckets = ((span - 1).div_euclid(micros) + 1).max(0) as usize;
         let counts = match filters {
-            None => vec![(0, 0); buckets.max(0) as usize],
+            None => vec![(0, 0); buckets],
             Some(filters) => {
-                let bucketing = (
-                    from.timestamp_micros(),
-                    step.num_microseconds().unwrap_or(1),
-                    buckets.max(0) as usize,
-                );
+                let bucketing = (from.timestamp_micros(), micros, buckets);
                 events
                     .run(move |days, _| scan::timeseries(days, &filters, bucketing))
                     .await?

@@ -124,16 +124,23 @@ pub fn totals(days: &[Arc<Day>], filters: &[(usize, u32)]) -> (i64, i64) {
 
 /// Calls `f(visitor run, visit)` for each visit with a page view and a matching event.
 fn counted_visits(day: &Day, filters: &[(usize, u32)], mut f: impl FnMut(usize, usize)) {
+    for (run, v, events) in visits(day) {
+        if day.visits[v].page_views > 0 && events.into_iter().any(|i| hit(day, filters, i)) {
+            f(run, v);
+        }
+    }
+}
+
+/// Each visit of the day with its visitor run: (run, visit, its events).
+fn visits(day: &Day) -> impl Iterator<Item = (usize, usize, std::ops::Range<usize>)> + '_ {
     let mut run = 0;
-    for (v, span) in day.visit_runs.windows(2).enumerate() {
+    day.visit_runs.windows(2).enumerate().map(move |(v, span)| {
         let (from, to) = (span[0] as usize, span[1] as usize);
         while day.runs[run + 1] as usize <= from {
             run += 1;
         }
-        if day.visits[v].page_views > 0 && (from..to).any(|i| hit(day, filters, i)) {
-            f(run, v);
-        }
-    }
+        (run, v, from..to)
+    })
 }
 
 /// Counted visits and their visitors per entry (or exit) page.
@@ -276,21 +283,18 @@ impl OverviewTally {
     }
 
     fn day(&mut self, day: &Day, filters: &[(usize, u32)]) {
-        let mut run = 0;
+        let mut current = usize::MAX;
         let mut seen = false;
-        for (v, span) in day.visit_runs.windows(2).enumerate() {
-            let (from, to) = (span[0] as usize, span[1] as usize);
-            if v == 0 || day.runs[run + 1] as usize <= from {
-                while day.runs[run + 1] as usize <= from {
-                    run += 1;
-                }
+        for (run, v, events) in visits(day) {
+            if run != current {
+                current = run;
                 self.visitors += i64::from(seen);
                 seen = false;
                 self.pages.next_run();
                 self.referrers.next_run();
             }
             let mut hit_visit = false;
-            for i in from..to {
+            for i in events {
                 if !hit(day, filters, i) {
                     continue;
                 }
