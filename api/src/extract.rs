@@ -175,6 +175,30 @@ pub fn client_bucket(parts: &Parts, state: &AppState) -> IpAddr {
     crate::limits::bucket(state.client_ip(peer, &parts.headers))
 }
 
+/// The request's client bucket, for limits a handler checks once it knows what is written.
+pub struct Client(pub IpAddr);
+
+impl FromRequestParts<AppState> for Client {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        Ok(Client(client_bucket(parts, state)))
+    }
+}
+
+/// Sign-in work (login, register, setup, resets, verification): counted against the client's
+/// `SHIPMATE_RATE_AUTH_PER_MINUTE` before the body is read or any password is hashed.
+pub struct AuthLimited;
+
+impl FromRequestParts<AppState> for AuthLimited {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        state.limits.auth(client_bucket(parts, state))?;
+        Ok(AuthLimited)
+    }
+}
+
 /// A signed-in user, from `Authorization: Bearer st_...` or the dashboard's session cookie.
 pub struct SessionUser {
     pub user: User,

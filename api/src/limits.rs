@@ -1,6 +1,7 @@
 //! Per-client rate limits on what the public can reach (governor): creations through a public key
-//! or a public form, analytics events through a public key, and votes per user. A setting of 0
-//! turns a limit off; limiter memory is pruned once a minute.
+//! or a public form (comments and similarity look-ups too), analytics events through a public key,
+//! votes per user, and sign-in work per client. A setting of 0 turns a limit off; limiter memory is
+//! pruned once a minute.
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -18,8 +19,12 @@ pub struct Limits {
     writes: Option<DefaultKeyedRateLimiter<(IpAddr, Uuid)>>,
     /// Analytics events per client and project, per second; a batch counts each event.
     events: Option<DefaultKeyedRateLimiter<(IpAddr, Uuid)>>,
+    /// Comments per actor (user or end user), per minute: the writes quota.
+    actor_writes: Option<DefaultKeyedRateLimiter<Uuid>>,
     /// Votes per user, per minute.
     votes: Option<DefaultKeyedRateLimiter<Uuid>>,
+    /// Sign-in work (login, register, setup, resets, verification) per client, per minute.
+    auth: Option<DefaultKeyedRateLimiter<IpAddr>>,
 }
 
 impl Limits {
@@ -29,7 +34,11 @@ impl Limits {
                 .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
             events: NonZeroU32::new(settings.rate_events_per_second)
                 .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_second(n))),
+            actor_writes: NonZeroU32::new(settings.rate_writes_per_minute)
+                .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
             votes: NonZeroU32::new(settings.rate_votes_per_minute)
+                .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
+            auth: NonZeroU32::new(settings.rate_auth_per_minute)
                 .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
         }
     }
@@ -43,8 +52,16 @@ impl Limits {
         check(self.events.as_ref(), &(client, project), n)
     }
 
+    pub fn actor_write(&self, actor: Uuid) -> AppResult<()> {
+        check(self.actor_writes.as_ref(), &actor, 1)
+    }
+
     pub fn vote(&self, user: Uuid) -> AppResult<()> {
         check(self.votes.as_ref(), &user, 1)
+    }
+
+    pub fn auth(&self, client: IpAddr) -> AppResult<()> {
+        check(self.auth.as_ref(), &client, 1)
     }
 
     /// Forgets clients whose buckets are full again, so memory follows the active clients only.
@@ -57,7 +74,11 @@ impl Limits {
             l.retain_recent();
             l.shrink_to_fit();
         }
-        if let Some(l) = &self.votes {
+        for l in [&self.actor_writes, &self.votes].into_iter().flatten() {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+        if let Some(l) = &self.auth {
             l.retain_recent();
             l.shrink_to_fit();
         }

@@ -64,6 +64,10 @@ pub struct ApiSettings {
     /// counts each event); 0 turns the limit off. The secret key has no per-client limit.
     #[arg(long, env = "SHIPMATE_RATE_EVENTS_PER_SECOND", default_value_t = 200)]
     pub rate_events_per_second: u32,
+    /// Sign-in work per minute from one client (IPv6: per /64): login, register, setup, password
+    /// reset and its confirmation, email verification; 0 turns the limit off.
+    #[arg(long, env = "SHIPMATE_RATE_AUTH_PER_MINUTE", default_value_t = 20)]
+    pub rate_auth_per_minute: u32,
     /// Votes per minute by one user; 0 turns the limit off.
     #[arg(long, env = "SHIPMATE_RATE_VOTES_PER_MINUTE", default_value_t = 60)]
     pub rate_votes_per_minute: u32,

@@ -52,7 +52,8 @@ pub struct Inner {
     pub geo: Geo,
     /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
     pub salts: SaltCache,
-    /// Recent query vectors by (model, query): repeated searches skip the model.
+    /// Recent query vectors by (project, model, query): repeated searches skip the model. Keyed per
+    /// project, so one tenant's answer time never tells what another searched.
     query_cache: Cache<QueryKey, Arc<Vec<f32>>>,
     /// API keys resolved in the last `KEY_CACHE_TTL`: the ingestion hot path skips Postgres (and
     /// keeps accepting events for that long when Postgres is down). Rotating, revoking or deleting
@@ -71,8 +72,8 @@ const KEY_CACHE_SIZE: u64 = 10_000;
 
 const QUERY_CACHE_SIZE: u64 = 1_024;
 
-/// (model, query text).
-type QueryKey = (String, String);
+/// (project, model, query text).
+type QueryKey = (uuid::Uuid, String, String);
 
 impl Deref for AppState {
     type Target = Inner;
@@ -168,7 +169,7 @@ impl AppState {
         model: &str,
         query: &str,
     ) -> AppResult<Arc<Vec<f32>>> {
-        let key = (model.to_owned(), query.to_owned());
+        let key = (project, model.to_owned(), query.to_owned());
         if let Some(v) = self.query_cache.get(&key).await {
             return Ok(v);
         }

@@ -11,7 +11,7 @@ use crate::support::*;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_through_the_browser_stores_a_private_token_that_logout_revokes() {
     let idp = FakeIdp::start().await;
-    let app = spawn_app_with(&idp.flags()).await;
+    let app = spawn_set_up_app(&idp.flags()).await;
     let cli = Shipmate::new(&app);
 
     let run = cli.login().await;
@@ -58,7 +58,7 @@ async fn login_through_the_browser_stores_a_private_token_that_logout_revokes() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_defaults_to_the_password_page_which_hands_the_token_to_the_cli() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
+    let app = spawn_set_up_app(&[]).await;
     let (status, body) = app
         .call(
             Method::POST,
@@ -126,7 +126,7 @@ async fn login_with_token_checks_and_stores_a_token_from_standard_input() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_refuses_a_callback_with_the_wrong_state() {
     let idp = FakeIdp::start().await;
-    let app = spawn_app_with(&idp.flags()).await;
+    let app = spawn_set_up_app(&idp.flags()).await;
     let cli = Shipmate::new(&app);
     let (child, url, drain) = cli.start_login(&[]).await;
 

@@ -307,7 +307,7 @@ pub async fn finish(mut child: std::process::Child, drain: std::thread::JoinHand
 /// An app with a fake identity provider, and the CLI signed in to it as grace@example.com.
 pub async fn signed_in() -> (TestApp, Shipmate) {
     let idp = FakeIdp::start().await;
-    let app = spawn_app_with(&idp.flags()).await;
+    let app = spawn_set_up_app(&idp.flags()).await;
     let cli = Shipmate::new(&app);
     let out = cli.login().await.ok();
     assert!(out.contains("Signed in as grace@example.com"), "{out}");

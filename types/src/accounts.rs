@@ -15,6 +15,9 @@ pub struct User {
     pub name: String,
     /// An instance admin: manages users and sees the instance's settings.
     pub is_admin: bool,
+    /// The address is confirmed: made through setup, an invite or a provider that vouches for it,
+    /// or by the link of the verification email. Only verified accounts are linked to providers.
+    pub email_verified: bool,
 }
 
 /// A session token and its user: the answer of every sign-in.
@@ -106,6 +109,12 @@ pub struct PasswordReset {
     pub token: String,
     #[schema(min_length = 10, max_length = 256)]
     pub password: String,
+}
+
+/// `POST /v1/auth/verify-email`: the token of the verification link.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct VerifyEmail {
+    pub token: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -19,6 +19,7 @@ import { screenAccount } from './account.js';
 import { screenAdmin } from './admin.js';
 import { loginPage, registerPage, setupPage, resetPage } from './auth.js';
 import { invitePage } from './invite.js';
+import { verifyPage } from './verify.js';
 
 start({
   home: screenProjects,
@@ -39,6 +40,7 @@ start({
     [/^\/register\/?$/, registerPage],
     [/^\/setup\/?$/, setupPage],
     [/^\/reset-password\/?$/, resetPage],
+    [/^\/verify-email\/?$/, verifyPage],
     [/^\/invite\/([^/]+)\/?$/, invitePage],
   ],
 });

@@ -7,11 +7,13 @@ import { api, ApiError, q } from './api.js';
 import { ROOT, state } from './state.js';
 import { myRole } from './roles.js';
 import { busy, handleAuthLoss, hideBanner, onSessionEnd, pageHead, setLoading, setMain, setTitle, showError, stopTimers } from './ui.js';
+import { renderVerifyNotice } from './verify.js';
 
 let routes = { home: null, sections: [], pages: {}, publicPages: [] };
 
 export function renderAccount() {
   const box = $('#account');
+  renderVerifyNotice();
   if (!state.me) { box.replaceChildren(); return; }
   const who = state.me.name && state.me.name.trim() ? `${state.me.name} (${state.me.email})` : state.me.email;
   box.replaceChildren(

@@ -2,8 +2,8 @@
 //! stylesheet, all compiled into the binary; the scripts talk to the `/v1` API with the
 //! `shipmate_session` cookie. Every path under `/dashboard/` answers the same shell so client-side
 //! routes survive a reload or a shared link, and so do the public account pages (`/login`,
-//! `/register`, `/setup`, `/reset-password`, `/invite/<token>`), which the shell renders without a
-//! session.
+//! `/register`, `/setup`, `/reset-password`, `/verify-email`, `/invite/<token>`), which the shell
+//! renders without a session.
 
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -53,6 +53,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "analytics-share.js",
     "settings.js",
     "auth.js",
+    "verify.js",
     "invite.js",
     "account.js",
     "members.js",
@@ -70,6 +71,7 @@ pub fn router() -> Router<AppState> {
         .route("/register", get(shell))
         .route("/setup", get(shell))
         .route("/reset-password", get(shell))
+        .route("/verify-email", get(shell))
         .route("/invite/{token}", get(shell))
         .route("/dashboard-assets/app.css", get(app_css));
     SCRIPTS.iter().fold(router, |router, &(name, body)| {

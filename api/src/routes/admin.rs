@@ -60,7 +60,8 @@ pub async fn update(
     ))
 }
 
-/// A one-hour, single-use reset link for the user, to hand over where email is not configured.
+/// A one-hour, single-use reset link for the user, to hand over where email is not configured; it
+/// ends the user's other unused links.
 #[utoipa::path(post, path = "/v1/admin/users/{user_id}/password-reset", tag = "admin", security(("session" = [])),
     responses((status = 200, body = Link), (status = 403, description = "not an instance admin"), (status = 404, description = "no such user")))]
 pub async fn reset_link(
@@ -72,7 +73,7 @@ pub async fn reset_link(
     if !admin::exists(&state.db, id).await? {
         return Err(AppError::not_found("user"));
     }
-    let url = resets::create_link(&state.db, id, &state.public_url).await?;
+    let url = resets::create_link(&state.db, id, &state.public_url, resets::Via::Admin).await?;
     Ok(Json(Link { url }))
 }
 

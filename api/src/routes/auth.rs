@@ -116,7 +116,8 @@ fn password_page(dest: &Destination) -> String {
 /// the dashboard (HttpOnly cookie) or the CLI (its loopback listener).
 #[utoipa::path(get, path = "/v1/auth/{provider}/callback", tag = "auth",
     params(("provider" = String, Path), ("code" = String, Query), ("state" = String, Query)),
-    responses((status = 302, description = "to the dashboard or the CLI's loopback URL"), (status = 401, description = "bad state or code")))]
+    responses((status = 302, description = "to the dashboard or the CLI's loopback URL"), (status = 401, description = "bad state or code"),
+        (status = 403, description = "`setup_required` before the first-run setup; `registration_closed` (under `invite`, an address without a pending invite); `forbidden` when an existing account's address is not vouched for by the provider or not verified; a page saying why when the client asks for HTML")))]
 pub async fn callback(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -155,8 +156,10 @@ pub async fn callback(
             .await
         {
             Ok(user) => user,
-            // A person in a browser gets a page that says why, not a JSON body.
-            Err(AppError::Client { status, detail, .. }) if status == StatusCode::FORBIDDEN => {
+            // A person in a browser gets a page that says why; other clients the problem+json.
+            Err(AppError::Client { status, detail, .. })
+                if status == StatusCode::FORBIDDEN && wants_html(&headers) =>
+            {
                 return Ok(refusal_page(&detail));
             }
             Err(e) => return Err(e),
@@ -181,6 +184,13 @@ pub fn cli_redirect(callback: &str, token: &str, cli_state: Option<&str>) -> App
         url.query_pairs_mut().append_pair("state", s);
     }
     Ok(url.into())
+}
+
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"))
 }
 
 fn refusal_page(reason: &str) -> Response {

@@ -31,18 +31,29 @@ pub fn router() -> Router<AppState> {
         .route("/v1/feedback/{id}/vote", delete_route(withdraw))
 }
 
-/// Submits a bug, feature request or general feedback.
+/// Submits a bug, feature request or general feedback. With the publishable key (or another
+/// public scoped key) the entry follows the project's `feedback_moderation`; with the secret key it
+/// is approved at once.
 #[utoipa::path(post, path = "/v1/feedback", tag = "feedback", security(("api_key" = [])),
     request_body = NewFeedback,
     responses((status = 201, body = Feedback), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
 pub async fn create(
     State(state): State<AppState>,
-    ProjectKey { project, .. }: ProjectKey,
+    ProjectKey {
+        project,
+        public_client,
+    }: ProjectKey,
     Body(new): Body<NewFeedback>,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
+    // Only the secret key (the customer's own server) or a member submits approved entries; a key
+    // the public holds follows the project's moderation, as the public board does.
+    let moderation = if public_client.is_some() && project.feedback_moderation {
+        FeedbackModeration::Pending
+    } else {
+        FeedbackModeration::Approved
+    };
     let mut tx = state.db.begin().await?;
-    // The project's own server (or a member) submits: moderation is for the public board.
-    let entry = feedback::create(&mut tx, project.id, new, FeedbackModeration::Approved).await?;
+    let entry = feedback::create(&mut tx, project.id, new, moderation).await?;
     let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;

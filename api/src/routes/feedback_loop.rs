@@ -20,7 +20,7 @@ use shipmate_shared::{projects, AppError, AppResult};
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;
-use crate::extract::{require, Actor, Body, JsonBody, MaybeActor, SessionUser};
+use crate::extract::{require, Actor, Body, Client, JsonBody, MaybeActor, SessionUser};
 use crate::limits::honeypot_tripped;
 use crate::state::AppState;
 
@@ -122,13 +122,16 @@ pub async fn roadmap(
 /// board's and the widget's "is this already asked?" hint.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/similar", tag = "feedback",
     params(("slug" = String, Path), ("q" = String, Query, description = "the draft's text, 1 to 500 characters")),
-    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::SimilarEntry>), (status = 404, description = "unknown slug"), (status = 422, description = "`q` missing or too long")))]
+    responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::SimilarEntry>), (status = 404, description = "unknown slug"), (status = 422, description = "`q` missing or too long"), (status = 429, description = "the per-client write limit")))]
 pub async fn similar(
     State(state): State<AppState>,
+    Client(client): Client,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> AppResult<Json<List<SimilarEntry>>> {
     let project = projects::by_slug(&state.db, &slug).await?;
+    // Each look-up embeds text: it counts like a public write.
+    state.limits.write(client, project.id)?;
     let text = q.get("q").map(|s| s.trim()).unwrap_or_default();
     if text.is_empty() || text.chars().count() > 500 {
         return Err(AppError::invalid(
@@ -149,9 +152,10 @@ pub async fn similar(
 #[utoipa::path(post, path = "/v1/feedback/{id}/comments", tag = "feedback", security(("session" = [])),
     params(("id" = String, Path)),
     request_body = NewComment,
-    responses((status = 201, body = Comment), (status = 404, description = "no such public entry (hidden and merged entries take no comments)"), (status = 422, description = "invalid body")))]
+    responses((status = 201, body = Comment), (status = 404, description = "no such public entry (hidden and merged entries take no comments)"), (status = 422, description = "invalid body"), (status = 429, description = "the write limit, per client and per actor")))]
 pub async fn add_comment(
     State(state): State<AppState>,
+    Client(client): Client,
     actor: Actor,
     Path(id): Path<String>,
     Body(NewComment { body }): Body<NewComment>,
@@ -162,6 +166,11 @@ pub async fn add_comment(
         name: actor.name,
     };
     let mut tx = state.db.begin().await?;
+    // Counted per client and per actor: neither many accounts on one address nor one account on
+    // many addresses floods a board.
+    let project_id = comments::public_entry_project(&mut tx, id).await?;
+    state.limits.write(client, project_id)?;
+    state.limits.actor_write(author.who.actor_id())?;
     let comment = comments::create(&mut tx, id, &author, &body).await?;
     let deliveries = notify::comment_created(&mut tx, &comment).await?;
     tx.commit().await?;

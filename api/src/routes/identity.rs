@@ -22,7 +22,8 @@ pub fn router() -> Router<AppState> {
 }
 
 /// A new identify secret, shown once: the customer's backend signs end users' JWTs with it
-/// (HS256). Tokens signed with the previous secret stop working at once.
+/// (HS256). Tokens signed with the previous secret stop working at once, and every end-user
+/// (`eu_`) session of the project ends.
 #[utoipa::path(post, path = "/v1/projects/{project_id}/identify-secret/rotate", tag = "identity", security(("session" = [])),
     params(("project_id" = String, Path, description = "the project")),
     responses((status = 200, body = IdentifySecret), (status = 403, description = "not an admin"), (status = 404, description = "no such project")))]

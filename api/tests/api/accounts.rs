@@ -130,7 +130,7 @@ async fn registration_needs_an_invite_for_that_email_by_default() {
         body("other@example.com", Some(&token)),
     )
     .await;
-    assert_problem(res, StatusCode::FORBIDDEN, "forbidden").await;
+    assert_problem(res, StatusCode::FORBIDDEN, "registration_closed").await;
     // The refused attempt left no account behind.
     assert_eq!(
         login(&app, "other@example.com", PASSWORD).await.status(),
@@ -169,7 +169,7 @@ async fn registration_needs_an_invite_for_that_email_by_default() {
 
 #[tokio::test]
 async fn open_and_closed_registration() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
+    let app = spawn_set_up_app(&[]).await;
     register(&app, "open@example.com").await;
     let res = post(
         &app,
@@ -181,6 +181,7 @@ async fn open_and_closed_registration() {
     assert_problem(res, StatusCode::CONFLICT, "conflict").await;
 
     let app = spawn_app_with(&["--registration", "closed"]).await;
+    app.login("admin@example.com").await;
     let res = post(
         &app,
         "/v1/auth/register",
@@ -193,7 +194,7 @@ async fn open_and_closed_registration() {
 
 #[tokio::test]
 async fn login_answers_alike_for_unknown_emails_and_locks_after_ten_failures() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
+    let app = spawn_set_up_app(&[]).await;
     register(&app, "ann@example.com").await;
     assert_eq!(
         login(&app, "Ann@Example.com", PASSWORD).await.status(),
@@ -237,7 +238,7 @@ async fn login_answers_alike_for_unknown_emails_and_locks_after_ten_failures() {
 
 #[tokio::test]
 async fn sessions_are_listed_and_ended_one_by_one() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
+    let app = spawn_set_up_app(&[]).await;
     let first = register(&app, "sam@example.com").await;
     let res = login(&app, "sam@example.com", PASSWORD).await;
     let second: Value = res.json().await.unwrap();
@@ -290,7 +291,7 @@ async fn sessions_are_listed_and_ended_one_by_one() {
 
 #[tokio::test]
 async fn a_password_change_ends_the_other_sessions() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
+    let app = spawn_set_up_app(&[]).await;
     let old = register(&app, "pat@example.com").await;
     let res = login(&app, "pat@example.com", PASSWORD).await;
     let current: Value = res.json().await.unwrap();
@@ -336,8 +337,8 @@ async fn a_password_change_ends_the_other_sessions() {
 
 #[tokio::test]
 async fn an_admin_reset_link_works_once_and_ends_every_session() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
-    let admin = app.login("admin@example.com").await; // the first account is the admin
+    let app = spawn_set_up_app(&[]).await;
+    let admin = app.login("admin@example.com").await;
     let user_session = register(&app, "lee@example.com").await;
     let (_, me) = app
         .call(Method::GET, "/v1/me", Auth::Session(&user_session), None)
@@ -419,7 +420,7 @@ async fn an_admin_reset_link_works_once_and_ends_every_session() {
 
 #[tokio::test]
 async fn an_admin_disables_and_promotes_accounts_and_one_admin_always_stays() {
-    let app = spawn_app_with(&["--registration", "open"]).await;
+    let app = spawn_set_up_app(&[]).await;
     let admin = app.login("admin@example.com").await;
     let user = register(&app, "kim@example.com").await;
     let (_, users) = app

@@ -86,19 +86,10 @@ async fn providers_are_listed_when_configured() {
     );
 }
 
-fn location(res: &reqwest::Response) -> String {
-    assert!(
-        res.status().is_redirection(),
-        "expected a redirect, got {}",
-        res.status()
-    );
-    res.headers()["location"].to_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn oauth_dashboard_flow_sets_an_httponly_session_cookie() {
     let idp = FakeIdp::start().await;
-    let app = spawn_app_with(&idp.flags()).await;
+    let app = spawn_set_up_app(&idp.flags()).await;
     let browser = app.browser();
     let res = browser
         .get(app.url("/v1/auth/oidc/start?redirect_to=/dashboard/projects"))
@@ -133,7 +124,7 @@ async fn oauth_dashboard_flow_sets_an_httponly_session_cookie() {
 #[tokio::test]
 async fn oauth_cli_flow_redirects_to_the_loopback_with_token_and_state() {
     let idp = FakeIdp::start().await;
-    let app = spawn_app_with(&idp.flags()).await;
+    let app = spawn_set_up_app(&idp.flags()).await;
     let browser = app.browser();
     let start = app
         .url("/v1/auth/oidc/start?cli_callback=http://127.0.0.1:45678/callback&state=cli-state-1");
@@ -154,7 +145,7 @@ async fn oauth_cli_flow_redirects_to_the_loopback_with_token_and_state() {
 #[tokio::test]
 async fn oauth_refuses_a_forged_state_a_replayed_state_and_non_loopback_callbacks() {
     let idp = FakeIdp::start().await;
-    let app = spawn_app_with(&idp.flags()).await;
+    let app = spawn_set_up_app(&idp.flags()).await;
     let browser = app.browser();
     let res = browser
         .get(app.url("/v1/auth/oidc/callback?code=x&state=forged"))
@@ -217,19 +208,6 @@ async fn cookie_sessions_refuse_cross_site_writes() {
         .await
         .unwrap();
     assert_eq!(res.status(), StatusCode::CREATED);
-}
-
-/// Walks the dashboard sign-in through the fake provider in `browser`; answers the last response.
-async fn oauth_sign_in(app: &TestApp, browser: &reqwest::Client) -> reqwest::Response {
-    let to_idp = location(
-        &browser
-            .get(app.url("/v1/auth/oidc/start?redirect_to=/dashboard"))
-            .send()
-            .await
-            .unwrap(),
-    );
-    let back = location(&browser.get(&to_idp).send().await.unwrap());
-    browser.get(&back).send().await.unwrap()
 }
 
 #[tokio::test]

@@ -78,6 +78,15 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
     }
 }
 
+/// An app past its first-run setup (an admin made through the development login) whose
+/// registration is open: identity providers and registrations make accounts only once an instance
+/// is set up. `extra` adds flags (an identity provider's, say).
+pub async fn spawn_set_up_app(extra: &[&str]) -> TestApp {
+    let app = spawn_app_with(&[extra, &["--registration", "open"]].concat()).await;
+    app.login("admin@example.com").await;
+    app
+}
+
 impl TestApp {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
@@ -252,4 +261,27 @@ pub fn invite_token(invite: &Value) -> &str {
         .as_str()
         .and_then(|u| u.rsplit('/').next())
         .expect("invite url")
+}
+
+/// The `Location` of a redirect.
+pub fn location(res: &reqwest::Response) -> String {
+    assert!(
+        res.status().is_redirection(),
+        "expected a redirect, got {}",
+        res.status()
+    );
+    res.headers()["location"].to_str().unwrap().to_owned()
+}
+
+/// Walks the dashboard sign-in through the fake provider in `browser`; answers the last response.
+pub async fn oauth_sign_in(app: &TestApp, browser: &reqwest::Client) -> reqwest::Response {
+    let to_idp = location(
+        &browser
+            .get(app.url("/v1/auth/oidc/start?redirect_to=/dashboard"))
+            .send()
+            .await
+            .unwrap(),
+    );
+    let back = location(&browser.get(&to_idp).send().await.unwrap());
+    browser.get(&back).send().await.unwrap()
 }

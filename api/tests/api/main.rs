@@ -10,6 +10,8 @@ mod authz_callers;
 mod changelog;
 mod errors;
 mod fake_idp;
+mod hardening_accounts;
+mod hardening_writes;
 mod feedback;
 mod feedback_loop;
 mod helpers;

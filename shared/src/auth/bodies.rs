@@ -2,7 +2,8 @@
 
 use serde_json::Value;
 use shipmate_types::accounts::{
-    AccountChanges, DevLogin, EmailAddress, Login, NewAccount, PasswordChange, PasswordReset, Setup,
+    AccountChanges, DevLogin, EmailAddress, Login, NewAccount, PasswordChange, PasswordReset,
+    Setup, VerifyEmail,
 };
 
 use crate::validate::{FromInput, Input};
@@ -95,6 +96,14 @@ impl FromInput for PasswordReset {
         Some(PasswordReset {
             token: token?,
             password: password?,
+        })
+    }
+}
+
+impl FromInput for VerifyEmail {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(VerifyEmail {
+            token: input.string("token", 1, 200)?,
         })
     }
 }

@@ -55,16 +55,26 @@ fn invalid(detail: &str) -> AppError {
     )
 }
 
-/// A new identify secret for the project; the previous one stops verifying at once.
+/// A new identify secret for the project; the previous one stops verifying at once, and every
+/// end-user session opened with a token it signed ends (a leaked secret's sessions go with it).
 pub async fn rotate_secret(db: &PgPool, project_id: Uuid) -> AppResult<String> {
     let secret = random_token("isk_", 48);
+    let mut tx = db.begin().await?;
     sqlx::query!(
         "update projects set identify_secret = $2 where id = $1",
         project_id,
         secret
     )
-    .execute(db)
+    .execute(&mut *tx)
     .await?;
+    sqlx::query!(
+        "delete from end_user_sessions s using end_users e
+         where e.id = s.end_user_id and e.project_id = $1",
+        project_id
+    )
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
     Ok(secret)
 }
 

@@ -10,6 +10,7 @@ pub mod passwords;
 pub mod resets;
 pub mod sessions;
 pub mod users;
+pub mod verification;
 
 pub use sessions::SESSION_DAYS;
 pub use users::User;

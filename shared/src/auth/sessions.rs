@@ -37,7 +37,7 @@ pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<Live>>
         return Ok(None);
     }
     let Some(row) = sqlx::query!(
-        "select s.id as session_id, s.last_used_at, u.id, u.email, u.name, u.is_admin
+        "select s.id as session_id, s.last_used_at, u.id, u.email, u.name, u.is_admin, u.email_verified
          from sessions s join users u on u.id = s.user_id
          where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
            and u.disabled_at is null",
@@ -62,6 +62,7 @@ pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<Live>>
             email: row.email,
             name: row.name,
             is_admin: row.is_admin,
+            email_verified: row.email_verified,
         },
         session_id: row.session_id,
     }))

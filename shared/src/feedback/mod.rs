@@ -207,6 +207,13 @@ impl Participant {
         }
     }
 
+    /// The account or end user acting, for per-actor limits (both kinds of id are UUIDs v7).
+    pub fn actor_id(self) -> Uuid {
+        match self {
+            Participant::User(id) | Participant::EndUser { id, .. } => id,
+        }
+    }
+
     /// (dashboard user, end user): exactly one is set.
     pub fn ids(self) -> (Option<Uuid>, Option<Uuid>) {
         match self {

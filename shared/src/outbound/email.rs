@@ -59,12 +59,13 @@ pub fn parse_mailbox(raw: &str) -> Result<Mailbox, String> {
 }
 
 /// What an email is about: notifications and subscriptions honour suppressions and carry an
-/// unsubscribe link; invites and resets always go.
+/// unsubscribe link; invites, resets and verifications always go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Invite,
     PasswordReset,
+    EmailVerification,
     NewFeedback,
     NewTestimonial,
     StatusChanged,
@@ -79,6 +80,7 @@ impl Kind {
         match self {
             Kind::Invite => "email.invite",
             Kind::PasswordReset => "email.password_reset",
+            Kind::EmailVerification => "email.email_verification",
             Kind::NewFeedback => "email.new_feedback",
             Kind::NewTestimonial => "email.new_testimonial",
             Kind::StatusChanged => "email.status_changed",
@@ -91,12 +93,18 @@ impl Kind {
 
     /// Whether a suppressed address is skipped.
     pub fn suppressible(self) -> bool {
-        !matches!(self, Kind::Invite | Kind::PasswordReset)
+        !matches!(
+            self,
+            Kind::Invite | Kind::PasswordReset | Kind::EmailVerification
+        )
     }
 
     /// Whether the message holds a secret link; its body is dropped from the log once sent.
     fn sensitive(self) -> bool {
-        matches!(self, Kind::Invite | Kind::PasswordReset)
+        matches!(
+            self,
+            Kind::Invite | Kind::PasswordReset | Kind::EmailVerification
+        )
     }
 }
 

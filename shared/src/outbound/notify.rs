@@ -260,3 +260,25 @@ pub async fn password_reset(db: &sqlx::PgPool, to: &str, url: &str) -> AppResult
     )
     .await
 }
+
+pub async fn email_verification(db: &sqlx::PgPool, to: &str, url: &str) -> AppResult<Vec<Uuid>> {
+    let message = Template {
+        kind: Kind::EmailVerification,
+        subject: "Confirm your email address for Shipmate".into(),
+        heading: "Confirm your email address".into(),
+        paragraphs: vec![
+            "Confirm that this address is yours to finish setting up your Shipmate account. The link works once, within 24 hours. If you did not sign up, ignore this email.".into(),
+        ],
+        action: Some(("Confirm my address", url.to_owned())),
+        unsubscribe_url: None,
+    }
+    .render();
+    let mut conn = db.acquire().await?;
+    super::email::queue(
+        &mut conn,
+        None,
+        Kind::EmailVerification,
+        vec![(to.to_owned(), message)],
+    )
+    .await
+}

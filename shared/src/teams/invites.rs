@@ -145,6 +145,37 @@ pub async fn preview(db: &PgPool, token: &str) -> AppResult<InvitePreview> {
     })
 }
 
+/// Whether `email` holds a pending (unused, unexpired) invite to any project: under the `invite`
+/// policy, what lets an identity provider make a new account.
+pub async fn pending_for(conn: &mut PgConnection, email: &str) -> AppResult<bool> {
+    Ok(sqlx::query_scalar!(
+        "select exists (select 1 from invites
+                        where email = $1 and accepted_at is null and expires_at > now()) as \"e!\"",
+        normalize_email(email)
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Checks a registration's invite before any password is hashed: 404 unknown, 410 used or
+/// expired, 403 `registration_closed` when it was made for another address.
+pub async fn check_for_registration(db: &PgPool, token: &str, email: &str) -> AppResult<()> {
+    let row = sqlx::query!(
+        "select email, expires_at, accepted_at from invites where token_hash = $1",
+        hash_token(token)
+    )
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| AppError::not_found("invite"))?;
+    if row.accepted_at.is_some() || row.expires_at <= Utc::now() {
+        return Err(expired());
+    }
+    if row.email != normalize_email(email) {
+        return Err(crate::auth::users::registration_closed());
+    }
+    Ok(())
+}
+
 /// Accepts the invite for the user with `email`, inside the caller's transaction: 404 unknown,
 /// 410 used or expired, 403 for another email. Someone already a member keeps their role, so an
 /// invite can never lower it. Answers (project id, the member's role).
