@@ -82,7 +82,8 @@ pub struct CommonSettings {
     #[arg(long, env = "SHIPMATE_EMBED_PROVIDER_CONCURRENCY", default_value_t = 8)]
     pub embed_provider_concurrency: usize,
     /// Memory for filtered analytics reads and funnels: the api keeps the days of events they
-    /// read as columns, about 50 bytes per event, and drops the days read longest ago beyond this.
+    /// read as columns, about 50 bytes per event, and each project's dictionary of their values;
+    /// beyond this it drops the days read longest ago, and a project's dictionary with its last.
     #[arg(long, env = "SHIPMATE_ANALYTICS_MEMORY_MB", default_value_t = 1024)]
     pub analytics_memory_mb: usize,
     /// Database connections per process.

@@ -11,14 +11,15 @@
 //! - the events after the seal (the last seconds of today) are read fresh every time;
 //! - a dirty day is read whole, and kept again once the roller has summarised it afresh.
 //!
-//! Memory is bounded (`SHIPMATE_ANALYTICS_MEMORY_MB`): the days read longest ago go first.
+//! Memory is bounded (`SHIPMATE_ANALYTICS_MEMORY_MB`), the dictionaries included: the days read
+//! longest ago go first, and a project's dictionary with its last day (`memory`).
 
 pub mod day;
+mod memory;
 pub mod scan;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, RwLock};
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use futures::{StreamExt, TryStreamExt};
@@ -26,118 +27,13 @@ use sqlx::{PgPool, Row as _};
 use uuid::Uuid;
 
 use self::day::{Day, Ev, COLUMNS};
+use self::memory::{lock, Kept, Project, EXPLORER};
 use super::query::{Dim, Filters};
 use super::rollup;
 use crate::AppResult;
 
+pub use self::memory::set_memory_budget;
 pub use self::scan::Step;
-
-/// Interned values of a project's string columns: code 0 is "none", `PAGE_VIEW` is `page_view`.
-struct Dict {
-    codes: HashMap<Arc<str>, u32>,
-    values: Vec<Arc<str>>,
-}
-
-impl Dict {
-    fn new() -> Self {
-        let mut d = Dict {
-            codes: HashMap::new(),
-            values: vec![Arc::from("")],
-        };
-        d.intern("page_view");
-        d
-    }
-
-    fn intern(&mut self, value: &str) -> u32 {
-        if let Some(&c) = self.codes.get(value) {
-            return c;
-        }
-        let v: Arc<str> = Arc::from(value);
-        let code = self.values.len() as u32;
-        self.values.push(v.clone());
-        self.codes.insert(v, code);
-        code
-    }
-}
-
-/// A kept day: its events before `upto`, as of the day's `generation`.
-struct Kept {
-    generation: i64,
-    upto: DateTime<Utc>,
-    day: Arc<Day>,
-    used: u64,
-}
-
-struct Project {
-    dict: RwLock<Dict>,
-    days: Mutex<HashMap<NaiveDate, Kept>>,
-    /// One read loads a project's missing days at a time; others then find them kept.
-    loading: tokio::sync::Mutex<()>,
-}
-
-struct Explorer {
-    projects: Mutex<HashMap<Uuid, Arc<Project>>>,
-    budget: AtomicUsize,
-    clock: AtomicU64,
-}
-
-static EXPLORER: LazyLock<Explorer> = LazyLock::new(|| Explorer {
-    projects: Mutex::new(HashMap::new()),
-    budget: AtomicUsize::new(1024 << 20),
-    clock: AtomicU64::new(0),
-});
-
-/// Most bytes of events this process keeps in memory.
-pub fn set_memory_budget(bytes: usize) {
-    EXPLORER.budget.store(bytes, Ordering::Relaxed);
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Explorer {
-    fn project(&self, id: Uuid) -> Arc<Project> {
-        lock(&self.projects)
-            .entry(id)
-            .or_insert_with(|| {
-                Arc::new(Project {
-                    dict: RwLock::new(Dict::new()),
-                    days: Mutex::new(HashMap::new()),
-                    loading: tokio::sync::Mutex::new(()),
-                })
-            })
-            .clone()
-    }
-
-    fn tick(&self) -> u64 {
-        self.clock.fetch_add(1, Ordering::Relaxed)
-    }
-
-    /// Drops the days used longest ago until the kept days fit the budget.
-    fn evict(&self) {
-        let projects: Vec<Arc<Project>> = lock(&self.projects).values().cloned().collect();
-        let mut kept: Vec<(u64, usize, usize, NaiveDate)> = Vec::new();
-        for (p, project) in projects.iter().enumerate() {
-            for (day, k) in lock(&project.days).iter() {
-                kept.push((k.used, k.day.bytes(), p, *day));
-            }
-        }
-        let mut total: usize = kept.iter().map(|k| k.1).sum();
-        let budget = self.budget.load(Ordering::Relaxed);
-        if total <= budget {
-            return;
-        }
-        kept.sort_unstable();
-        for (_, bytes, p, day) in kept {
-            if total <= budget {
-                break;
-            }
-            lock(&projects[p].days).remove(&day);
-            total -= bytes;
-        }
-    }
-}
 
 /// A day's state in the summaries: up to where its events are final, and as of which change.
 struct Sealed {
@@ -475,17 +371,7 @@ async fn load(source: &Source<'_>, from: DateTime<Utc>, to: DateTime<Utc>) -> Ap
             codes,
         });
     }
-    let mut map = vec![0u32; local.len() + 1];
-    {
-        let mut dict = source
-            .project
-            .dict
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        for (value, c) in &local {
-            map[*c as usize] = dict.intern(value);
-        }
-    }
+    let map = source.project.intern(&local);
     for e in &mut events {
         for code in &mut e.codes {
             *code = map[*code as usize];
