@@ -49,7 +49,9 @@ else
     FILES=("$REPO"/tests/browser/*.test.mjs)
 fi
 set +e
-SHIPMATE_API_URL="$API_URL" SHIPMATE_API_LOG="$LOG" CHROMIUM_PATH="$CHROMIUM" node --test "${FILES[@]}"
+# SHIPMATE_TEST_DB_URL lets a test set up what no endpoint makes (an account from before email verification).
+SHIPMATE_API_URL="$API_URL" SHIPMATE_API_LOG="$LOG" SHIPMATE_TEST_DB_URL="$TEST_DB_URL" CHROMIUM_PATH="$CHROMIUM" \
+    node --test "${FILES[@]}"
 status=$?
 set -e
 if (( status != 0 )); then

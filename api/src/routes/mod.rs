@@ -99,7 +99,8 @@ pub async fn method_not_allowed() -> AppError {
     paths(
         auth::providers, auth::start, auth::callback, auth::dev_login, auth::me, auth::logout,
         accounts::setup, accounts::register, accounts::login, accounts::change_password,
-        accounts::request_reset, accounts::confirm_reset, accounts::list_sessions, accounts::end_session,
+        accounts::request_reset, accounts::confirm_reset, accounts::verify_email, accounts::resend_verification,
+        accounts::list_sessions, accounts::end_session,
         admin::list, admin::update, admin::reset_link, admin::settings,
         members::list, members::change_role, members::remove, members::invite, members::list_invites,
         members::revoke_invite, members::preview, members::accept,
