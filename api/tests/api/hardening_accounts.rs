@@ -45,14 +45,7 @@ async fn before_setup_neither_a_provider_nor_registration_makes_an_account() {
     assert_problem(res, StatusCode::FORBIDDEN, "setup_required").await;
     // A person in a browser reads why on a page.
     let browser = app.browser();
-    let to_idp = location(
-        &browser
-            .get(app.url("/v1/auth/oidc/start?redirect_to=/dashboard"))
-            .send()
-            .await
-            .unwrap(),
-    );
-    let back = location(&browser.get(&to_idp).send().await.unwrap());
+    let back = oauth_callback_url(&app, &browser).await;
     let res = browser
         .get(&back)
         .header("Accept", "text/html")

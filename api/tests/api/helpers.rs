@@ -275,6 +275,12 @@ pub fn location(res: &reqwest::Response) -> String {
 
 /// Walks the dashboard sign-in through the fake provider in `browser`; answers the last response.
 pub async fn oauth_sign_in(app: &TestApp, browser: &reqwest::Client) -> reqwest::Response {
+    let back = oauth_callback_url(app, browser).await;
+    browser.get(&back).send().await.unwrap()
+}
+
+/// Starts a dashboard sign-in in `browser` and answers the provider's redirect back, not yet taken.
+pub async fn oauth_callback_url(app: &TestApp, browser: &reqwest::Client) -> String {
     let to_idp = location(
         &browser
             .get(app.url("/v1/auth/oidc/start?redirect_to=/dashboard"))
@@ -282,6 +288,5 @@ pub async fn oauth_sign_in(app: &TestApp, browser: &reqwest::Client) -> reqwest:
             .await
             .unwrap(),
     );
-    let back = location(&browser.get(&to_idp).send().await.unwrap());
-    browser.get(&back).send().await.unwrap()
+    location(&browser.get(&to_idp).send().await.unwrap())
 }

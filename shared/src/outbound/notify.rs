@@ -97,7 +97,8 @@ pub async fn feedback_status_changed(
     Ok(ids)
 }
 
-/// `feedback.merged` (`{source, target}`), and an email to the source's voters and submitter, who
+/// `feedback.merged` (the merged entry as an owner sees it, `merged_into` the target's id, as
+/// every event's `data` is its resource), and an email to the source's voters and submitter, who
 /// now follow the target.
 pub async fn feedback_merged(
     tx: &mut PgConnection,
@@ -105,8 +106,11 @@ pub async fn feedback_merged(
     source: &Feedback,
     target: &Feedback,
 ) -> AppResult<Vec<Uuid>> {
-    let data = serde_json::json!({ "source": source, "target": target });
-    let mut ids = emit(tx, target.project_id, EventType::FeedbackMerged, data).await?;
+    let data = Feedback {
+        merged_into: Some(target.id),
+        ..source.clone()
+    };
+    let mut ids = emit(tx, target.project_id, EventType::FeedbackMerged, &data).await?;
     if mail.configured {
         let name = project_name(tx, target.project_id).await?;
         let (from, into) = (source.title.clone(), target.title.clone());
@@ -249,16 +253,8 @@ pub async fn password_reset(db: &sqlx::PgPool, to: &str, url: &str) -> AppResult
         ],
         action: Some(("Choose a new password", url.to_owned())),
         unsubscribe_url: None,
-    }
-    .render();
-    let mut conn = db.acquire().await?;
-    super::email::queue(
-        &mut conn,
-        None,
-        Kind::PasswordReset,
-        vec![(to.to_owned(), message)],
-    )
-    .await
+    };
+    account_email(db, to, message).await
 }
 
 pub async fn email_verification(db: &sqlx::PgPool, to: &str, url: &str) -> AppResult<Vec<Uuid>> {
@@ -271,14 +267,14 @@ pub async fn email_verification(db: &sqlx::PgPool, to: &str, url: &str) -> AppRe
         ],
         action: Some(("Confirm my address", url.to_owned())),
         unsubscribe_url: None,
-    }
-    .render();
+    };
+    account_email(db, to, message).await
+}
+
+/// An email about the account itself (no project, no unsubscribe link), queued at once.
+async fn account_email(db: &sqlx::PgPool, to: &str, message: Template<'_>) -> AppResult<Vec<Uuid>> {
+    let kind = message.kind;
+    let rendered = message.render();
     let mut conn = db.acquire().await?;
-    super::email::queue(
-        &mut conn,
-        None,
-        Kind::EmailVerification,
-        vec![(to.to_owned(), message)],
-    )
-    .await
+    super::email::queue(&mut conn, None, kind, vec![(to.to_owned(), rendered)]).await
 }

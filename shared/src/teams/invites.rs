@@ -160,17 +160,7 @@ pub async fn pending_for(conn: &mut PgConnection, email: &str) -> AppResult<bool
 /// Checks a registration's invite before any password is hashed: 404 unknown, 410 used or
 /// expired, 403 `registration_closed` when it was made for another address.
 pub async fn check_for_registration(db: &PgPool, token: &str, email: &str) -> AppResult<()> {
-    let row = sqlx::query!(
-        "select email, expires_at, accepted_at from invites where token_hash = $1",
-        hash_token(token)
-    )
-    .fetch_optional(db)
-    .await?
-    .ok_or_else(|| AppError::not_found("invite"))?;
-    if row.accepted_at.is_some() || row.expires_at <= Utc::now() {
-        return Err(expired());
-    }
-    if row.email != normalize_email(email) {
+    if preview(db, token).await?.email != normalize_email(email) {
         return Err(crate::auth::users::registration_closed());
     }
     Ok(())
