@@ -2,6 +2,7 @@
 //! table (RFC 4180). The rows are the body's `data` list; a body without one gives the items of its
 //! first list (`utm`'s sources, `realtime`'s pages), and a body without lists is one row (the
 //! overview). The header row is the rows' JSON field names, in the order the type declares them.
+//! Text that a spreadsheet would run as a formula gets a leading `'` (see `defuse`).
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
@@ -220,11 +221,11 @@ fn line(out: &mut String, cells: impl Iterator<Item = String>) {
     out.push_str("\r\n");
 }
 
-/// A value as a cell's text: strings as they are, null as nothing, anything nested as JSON.
+/// A value as a cell's text: strings as they are (defused), null as nothing, anything nested as JSON.
 fn cell(node: &Node) -> String {
     match node {
         Node::Scalar(Value::Null) => String::new(),
-        Node::Scalar(Value::String(s)) => s.clone(),
+        Node::Scalar(Value::String(s)) => defuse(s),
         Node::Scalar(other) => other.to_string(),
         nested => nested.to_json().to_string(),
     }
@@ -242,6 +243,17 @@ impl Node {
                     .collect(),
             ),
         }
+    }
+}
+
+/// Formula injection (OWASP "CSV injection"): visitors choose page paths, event names and
+/// referrers, and a spreadsheet runs a cell beginning with `=`, `+`, `-`, `@`, a tab or a CR as a
+/// formula; a leading `'` makes it text. Only strings: a number (`-3`) is no formula.
+fn defuse(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
     }
 }
 
@@ -272,6 +284,23 @@ mod tests {
         assert_eq!(
             csv(body),
             "page,views,visitors\r\n\"/a,b\",2,1\r\n\"/say \"\"hi\"\"\",1,1\r\n\"/x\r\ny\",1,\r\n"
+        );
+    }
+
+    #[test]
+    fn text_a_spreadsheet_would_run_as_a_formula_gets_a_leading_quote() {
+        let body = r#"{"data": [
+            {"page": "=HYPERLINK(\"https://evil.example\",\"x\")", "views": -3},
+            {"page": "+1+2", "views": 1},
+            {"page": "-2+3", "views": 1},
+            {"page": "@SUM(A1)", "views": 1},
+            {"page": "\tcmd", "views": 1},
+            {"page": "\r=1", "views": 1},
+            {"page": "/a=b", "views": 1}
+        ]}"#;
+        assert_eq!(
+            csv(body),
+            "page,views\r\n\"'=HYPERLINK(\"\"https://evil.example\"\",\"\"x\"\")\",-3\r\n'+1+2,1\r\n'-2+3,1\r\n'@SUM(A1),1\r\n'\tcmd,1\r\n\"'\r=1\",1\r\n/a=b,1\r\n"
         );
     }
 

@@ -89,6 +89,9 @@ async fn inward_urls_and_unknown_events_are_refused_and_nothing_is_stored() {
         "http://169.254.169.254/latest/meta-data",
         "http://[::1]/hook",
         "http://[fd00::1]/hook",
+        // NAT64 and 6to4 reach IPv4 addresses through a gateway, 10.0.0.1 here.
+        "http://[64:ff9b::a00:1]/hook",
+        "https://[2002:a00:1::1]/hook",
         "http://localhost:3000/hook",
         "not a url",
     ] {
@@ -123,6 +126,37 @@ async fn inward_urls_and_unknown_events_are_refused_and_nothing_is_stored() {
         .call(Method::GET, &base, Auth::Session(&owner), None)
         .await;
     assert_eq!(list["data"], json!([]));
+}
+
+#[tokio::test]
+async fn a_change_to_a_nat64_or_6to4_url_is_refused_and_the_url_kept() {
+    let app = spawn_app().await;
+    let (owner, project) = app.owner_with_project("wh-nat64").await;
+    let base = format!("/v1/projects/{}/webhooks", id(&project));
+    let hook = app
+        .ok(
+            Method::POST,
+            &base,
+            Auth::Session(&owner),
+            Some(json!({"url": "https://93.184.216.34/h", "events": ["*"]})),
+        )
+        .await;
+    let one = format!("{base}/{}", id(&hook));
+    for url in ["http://[64:ff9b::7f00:1]/h", "http://[2002:c0a8:101::1]/h"] {
+        let body = app
+            .refused(
+                (Method::PATCH, &one),
+                Auth::Session(&owner),
+                Some(json!({ "url": url })),
+                (StatusCode::UNPROCESSABLE_ENTITY, "url_not_allowed"),
+            )
+            .await;
+        assert_eq!(body["errors"][0]["field"], "url", "{url}: {body}");
+    }
+    let (_, list) = app
+        .call(Method::GET, &base, Auth::Session(&owner), None)
+        .await;
+    assert_eq!(list["data"][0]["url"], "https://93.184.216.34/h");
 }
 
 #[tokio::test]

@@ -248,7 +248,10 @@ async fn every_read_answers_csv_when_asked_and_json_otherwise() {
         json!({"events": [
             {"url": "https://acme.example/a,b?utm_source=hn", "referrer": hn},
             {"url": "https://acme.example/a,b", "referrer": hn},
-            {"name": "say \"hi\"", "url": "https://acme.example/"}
+            {"name": "say \"hi\"", "url": "https://acme.example/"},
+            // A name a spreadsheet would run: written with a leading `'`.
+            {"name": "=1+2", "url": "https://acme.example/"},
+            {"name": "=1+2", "url": "https://acme.example/"}
         ]}),
     )
     .await;
@@ -262,7 +265,7 @@ async fn every_read_answers_csv_when_asked_and_json_otherwise() {
         // No geolocation database in tests: no countries, just the header row.
         ("countries", "country,views,visitors\r\n"),
         ("devices", "device,views,visitors\r\ndesktop,3,2\r\n"),
-        ("events", "name,count,visitors\r\npage_view,3,2\r\n\"say \"\"hi\"\"\",1,1\r\n"),
+        ("events", "name,count,visitors\r\npage_view,3,2\r\n'=1+2,2,1\r\n\"say \"\"hi\"\"\",1,1\r\n"),
         ("utm", "utm_source,views,visitors\r\nhn,1,1\r\n"),
         ("realtime", "page,visitors\r\n/,1\r\n\"/a,b\",1\r\n"),
     ];
