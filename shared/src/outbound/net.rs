@@ -1,6 +1,7 @@
 //! Where webhooks may go: `http(s)` only, and never to loopback, private, link-local or unique-local
-//! addresses (SSRF), checked when a webhook is saved and again, through the HTTP client's own resolver,
-//! at every delivery, so a name that later resolves inward is still refused.
+//! addresses, nor IPv6 prefixes that translate to IPv4 (NAT64, 6to4) (SSRF), checked when a webhook
+//! is saved and again, through the HTTP client's own resolver, at every delivery, so a name that
+//! later resolves inward is still refused. Deliveries never go through a proxy from the environment.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -36,7 +37,11 @@ pub fn public_address(ip: IpAddr) -> bool {
                 || v6.is_unspecified()
                 || v6.is_multicast()
                 || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (first & 0xffc0) == 0xfe80) // link local fe80::/10
+                || (first & 0xffc0) == 0xfe80 // link local fe80::/10
+                // Both carry an IPv4 address a gateway connects to, private ones included:
+                // NAT64 64:ff9b::/96 and 6to4 2002::/16.
+                || v6.segments()[..6] == [0x64, 0xff9b, 0, 0, 0, 0]
+                || first == 0x2002)
         }
     }
 }
@@ -120,9 +125,11 @@ pub fn literal_host_allowed(url: &Url, allowed: &dyn Fn(&str) -> bool) -> bool {
 }
 
 /// The client that sends webhooks: 10 seconds per attempt, no redirects (a redirect could lead
-/// inward), the guarded resolver.
+/// inward), the guarded resolver, and no proxy (`HTTP_PROXY` and the like are ignored: a proxy would
+/// resolve and connect on its own, past the resolver's check).
 pub fn webhook_client(allowed_hosts: &[String]) -> reqwest::Client {
     reqwest::Client::builder()
+        .no_proxy()
         .timeout(Duration::from_secs(10))
         .connect_timeout(Duration::from_secs(5))
         .redirect(reqwest::redirect::Policy::none())
@@ -155,6 +162,27 @@ mod tests {
         ] {
             assert!(!public_address(ip.parse().unwrap()), "{ip}");
         }
+        // NAT64 and 6to4: whatever IPv4 address they embed, public or not.
+        for ip in [
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b::808:808",
+            "2002:7f00:1::1",
+            "2002:c0a8:101::1",
+            "2002:808:808::1",
+            "2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+        ] {
+            assert!(!public_address(ip.parse().unwrap()), "{ip}");
+        }
+        // Neighbours of those prefixes are ordinary addresses.
+        for ip in [
+            "64:ff9b:0:0:0:1::1",
+            "64:ff9a::7f00:1",
+            "2003::1",
+            "2001:db9::1",
+        ] {
+            assert!(public_address(ip.parse().unwrap()), "{ip}");
+        }
         for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
             assert!(public_address(ip.parse().unwrap()), "{ip}");
         }
@@ -179,5 +207,34 @@ mod tests {
             .is_ok());
         assert!(check_url("https://203.0.113.9/hook", &none).await.is_err());
         assert!(check_url("https://93.184.216.34/hook", &none).await.is_ok());
+        for bad in [
+            "http://[64:ff9b::a00:1]/hook",
+            "https://[2002:a00:1::1]/hook",
+        ] {
+            let e = check_url(bad, &none).await.unwrap_err();
+            assert_eq!(e.code(), "url_not_allowed", "{bad}");
+        }
+    }
+
+    /// At delivery: an address in the URL, and what a name resolves to (an address literal
+    /// resolves to itself, which stands in for a DNS answer here).
+    #[tokio::test]
+    async fn deliveries_refuse_nat64_and_6to4_addresses() {
+        let none = |_: &str| false;
+        for raw in [
+            "http://[64:ff9b::a00:1]/hook",
+            "http://[2002:a00:1::1]/hook",
+        ] {
+            let url = Url::parse(raw).unwrap();
+            assert!(!literal_host_allowed(&url, &none), "{raw}");
+        }
+        let resolver = GuardedResolver {
+            allowed: vec!["2002:a00:1::2".into()],
+        };
+        let resolve = |name: &str| resolver.resolve(name.parse().unwrap());
+        assert!(resolve("64:ff9b::a00:1").await.is_err());
+        assert!(resolve("2002:a00:1::1").await.is_err());
+        assert!(resolve("2002:a00:1::2").await.is_ok(), "an allowed host");
+        assert!(resolve("2606:4700::1111").await.is_ok());
     }
 }
