@@ -645,7 +645,7 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     req.on('data', (c) => { body += c; });
     req.on('end', () => {
       seen.push([req.method, req.url, req.headers.accept, req.headers.authorization, req.headers['x-project-key'], body || undefined]);
-      if (req.method === 'DELETE') { res.writeHead(204); res.end(); return; }
+      if (req.method === 'DELETE') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(JSON.stringify({ id: decodeURIComponent(req.url.split('/').pop()), deleted: true })); return; }
       if (req.headers.accept === 'text/csv') { res.writeHead(200, { 'Content-Type': 'text/csv' }); res.end('page,visits,visitors\r\n'); return; }
       res.writeHead(req.method === 'POST' ? 201 : 200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ ok: req.url }));
@@ -664,14 +664,14 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     assert.equal(await sm.analytics.csv('exit-pages', 'p1', { period: '30d', utm_medium: 'email', utm_campaign: 'launch' }), 'page,visits,visitors\r\n');
     await sm.analytics.goals.create({ project_id: 'p1', name: 'Signed up', event: 'signup' });
     await sm.analytics.goals.list('p1', { period: '7d', device: 'desktop' });
-    assert.equal(await sm.analytics.goals.delete('g/1'), null);
+    assert.deepEqual(await sm.analytics.goals.delete('g/1'), { id: 'g/1', deleted: true });
     await sm.analytics.funnels.create({ project_id: 'p1', name: 'F', steps: [{ page: '/' }, { event: 'signup' }] });
     await sm.analytics.funnels.list('p1');
     await sm.analytics.funnels.get('f1', { from: '2026-02-01', to: '2026-02-02', country: 'FR' });
-    await sm.analytics.funnels.delete('f1');
+    assert.deepEqual(await sm.analytics.funnels.delete('f1'), { id: 'f1', deleted: true });
     await sm.analytics.share.create('p1');
     await sm.analytics.share.list('p1');
-    await sm.analytics.share.revoke('p1', 's1');
+    assert.deepEqual(await sm.analytics.share.revoke('p1', 's1'), { id: 's1', deleted: true });
     assert.deepEqual(seen, [
       ['GET', '/v1/analytics/overview?project_id=p1&period=90d&compare=previous&device=mobile&country=DE', J, S, undefined, undefined],
       ['GET', '/v1/analytics/entry-pages?project_id=p1&from=2026-01-01&to=2026-01-31&utm_source=newsletter', J, S, undefined, undefined],
@@ -780,7 +780,7 @@ test('analytics goals, funnels and share links: create, read with figures, delet
   assert.deepEqual(figures, { 'Signed up': [3, 2, 66.7], Docs: [3, 1, 33.3] });
   const both = await rejects(sm.analytics.goals.create({ project_id: project.id, name: 'Both', event: 'signup', page: '/' }));
   assert.equal(both.status, 422);
-  await sm.analytics.goals.delete(docs.id);
+  assert.deepEqual(await sm.analytics.goals.delete(docs.id), { id: docs.id, deleted: true });
   assert.deepEqual((await sm.analytics.goals.list(project.id, { period: '7d' })).data.map((g) => g.id), [goal.id]);
 
   const funnel = await sm.analytics.funnels.create({ project_id: project.id, name: 'Signup', steps: [{ page: '/' }, { page: '/pricing' }, { event: 'signup' }] });
@@ -792,14 +792,14 @@ test('analytics goals, funnels and share links: create, read with figures, delet
   assert.equal(one.status, 422);
   const nine = await rejects(sm.analytics.funnels.create({ project_id: project.id, name: 'Long', steps: Array.from({ length: 9 }, (_, i) => ({ page: `/${i}` })) }));
   assert.equal(nine.status, 422);
-  await sm.analytics.funnels.delete(funnel.id);
+  assert.deepEqual(await sm.analytics.funnels.delete(funnel.id), { id: funnel.id, deleted: true });
   assert.deepEqual((await sm.analytics.funnels.list(project.id)).data, []);
 
   const link = await sm.analytics.share.create(project.id);
   assert.match(link.url, /\/share\/[^/]+$/);
   assert.deepEqual((await sm.analytics.share.list(project.id)).data.map((l) => l.id), [link.id]);
   assert.equal((await fetch(link.url)).status, 200);
-  await sm.analytics.share.revoke(project.id, link.id);
+  assert.deepEqual(await sm.analytics.share.revoke(project.id, link.id), { id: link.id, deleted: true });
   assert.deepEqual((await sm.analytics.share.list(project.id)).data, []);
   assert.notEqual((await fetch(link.url)).status, 200);
 });

@@ -15,6 +15,7 @@ use shipmate_types::analytics::{
 };
 
 use super::analytics::{ReadParams, Reading};
+use super::schemas::Deleted;
 use crate::csv::Format;
 use crate::extract::{require, Body, ProjectAccess, SessionUser, Viewer};
 use crate::state::AppState;
@@ -76,17 +77,17 @@ pub async fn goal_report(
 /// Deletes a goal (members and up).
 #[utoipa::path(delete, path = "/v1/analytics/goals/{goal_id}", tag = "analytics", security(("session" = [])),
     params(("goal_id" = String, Path)),
-    responses((status = 204, description = "deleted"), (status = 404, description = "no such goal")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not a member, or a viewer"), (status = 404, description = "no such goal")))]
 pub async fn delete_goal(
     State(state): State<AppState>,
     session: SessionUser,
     Path(goal_id): Path<String>,
-) -> AppResult<StatusCode> {
+) -> AppResult<Json<Deleted>> {
     let id = parse_id(&goal_id, "goal")?;
     let project = goals::project_of(&state.db, id).await?;
     require(&state, &session, project, Role::Member).await?;
     goals::delete(&state.db, id).await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(Json(Deleted::new(id)))
 }
 
 /// Creates a funnel of 2 to 8 steps (members and up).
@@ -140,14 +141,14 @@ pub async fn funnel_report(
 /// Deletes a funnel (members and up).
 #[utoipa::path(delete, path = "/v1/analytics/funnels/{funnel_id}", tag = "analytics", security(("session" = [])),
     params(("funnel_id" = String, Path)),
-    responses((status = 204, description = "deleted"), (status = 404, description = "no such funnel")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not a member, or a viewer"), (status = 404, description = "no such funnel")))]
 pub async fn delete_funnel(
     State(state): State<AppState>,
     session: SessionUser,
     Path(funnel_id): Path<String>,
-) -> AppResult<StatusCode> {
+) -> AppResult<Json<Deleted>> {
     let funnel = funnels::find(&state.db, parse_id(&funnel_id, "funnel")?).await?;
     require(&state, &session, funnel.project_id, Role::Member).await?;
     funnels::delete(&state.db, funnel.id).await?;
-    Ok(StatusCode::NO_CONTENT)
+    Ok(Json(Deleted::new(funnel.id)))
 }

@@ -9,6 +9,7 @@ use shipmate_shared::validate::parse_id;
 use shipmate_shared::AppResult;
 use shipmate_types::analytics::{ShareLink, ShareLinkList};
 
+use super::schemas::Deleted;
 use crate::extract::{Admin, ProjectAccess};
 use crate::state::AppState;
 
@@ -52,17 +53,13 @@ pub async fn list(
 /// Revokes a link: its page answers 404 from now on (admins).
 #[utoipa::path(delete, path = "/v1/projects/{project_id}/analytics/share/{share_id}", tag = "analytics", security(("session" = [])),
     params(("project_id" = String, Path), ("share_id" = String, Path)),
-    responses((status = 204, description = "revoked"), (status = 404, description = "no such link")))]
+    responses((status = 200, body = Deleted), (status = 403, description = "not an admin of the project"), (status = 404, description = "no such link")))]
 pub async fn revoke(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path(ids): Path<(String, String)>,
-) -> AppResult<StatusCode> {
-    shares::revoke(
-        &state.db,
-        access.project.id,
-        parse_id(&ids.1, "share link")?,
-    )
-    .await?;
-    Ok(StatusCode::NO_CONTENT)
+) -> AppResult<Json<Deleted>> {
+    let id = parse_id(&ids.1, "share link")?;
+    shares::revoke(&state.db, access.project.id, id).await?;
+    Ok(Json(Deleted::new(id)))
 }

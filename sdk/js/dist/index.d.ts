@@ -394,8 +394,8 @@ export declare class Shipmate {
             create: (input: GoalInput) => Promise<Goal>;
             /** `GET /v1/analytics/goals`: every goal of the project with its conversions over the range. */
             list: (projectId: string, options?: AnalyticsQuery) => Promise<AnalyticsRows<GoalResult>>;
-            /** `DELETE /v1/analytics/goals/:id`. */
-            delete: (goalId: string) => Promise<void>;
+            /** `DELETE /v1/analytics/goals/:id`: `{ id, deleted: true }`. */
+            delete: (goalId: string) => Promise<Deleted>;
         };
         /** Funnels (session): 2 to 8 ordered steps; members create and delete them. */
         funnels: {
@@ -405,8 +405,8 @@ export declare class Shipmate {
             list: (projectId: string) => Promise<List<Funnel>>;
             /** `GET /v1/analytics/funnels/:id`: the visitors at each step over the range, filtered. */
             get: (funnelId: string, options?: AnalyticsQuery) => Promise<FunnelResult>;
-            /** `DELETE /v1/analytics/funnels/:id`. */
-            delete: (funnelId: string) => Promise<void>;
+            /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
+            delete: (funnelId: string) => Promise<Deleted>;
         };
         /** Read-only links to the project's analytics (session; owners and admins). */
         share: {
@@ -414,8 +414,8 @@ export declare class Shipmate {
             create: (projectId: string) => Promise<ShareLink>;
             /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
             list: (projectId: string) => Promise<List<ShareLink>>;
-            /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once. */
-            revoke: (projectId: string, linkId: string) => Promise<void>;
+            /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once; `{ id, deleted: true }`. */
+            revoke: (projectId: string, linkId: string) => Promise<Deleted>;
         };
     };
     /** An analytics read of `report` for `projectId`, as JSON or (`format: 'csv'`) CSV text. */

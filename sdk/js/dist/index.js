@@ -231,7 +231,7 @@ export class Shipmate {
                 create: (input) => this.request('POST', '/v1/analytics/goals', input, undefined, 'session'),
                 /** `GET /v1/analytics/goals`: every goal of the project with its conversions over the range. */
                 list: (projectId, options = {}) => this.analyticsRead('goals', projectId, options),
-                /** `DELETE /v1/analytics/goals/:id`. */
+                /** `DELETE /v1/analytics/goals/:id`: `{ id, deleted: true }`. */
                 delete: (goalId) => this.request('DELETE', `/v1/analytics/goals/${seg(goalId)}`, undefined, undefined, 'session'),
             },
             /** Funnels (session): 2 to 8 ordered steps; members create and delete them. */
@@ -242,7 +242,7 @@ export class Shipmate {
                 list: (projectId) => this.request('GET', '/v1/analytics/funnels', undefined, { project_id: projectId }, 'session'),
                 /** `GET /v1/analytics/funnels/:id`: the visitors at each step over the range, filtered. */
                 get: (funnelId, options = {}) => this.request('GET', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, analyticsParams(options), 'session'),
-                /** `DELETE /v1/analytics/funnels/:id`. */
+                /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
                 delete: (funnelId) => this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
             },
             /** Read-only links to the project's analytics (session; owners and admins). */
@@ -251,7 +251,7 @@ export class Shipmate {
                 create: (projectId) => this.request('POST', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
                 /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
                 list: (projectId) => this.request('GET', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
-                /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once. */
+                /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once; `{ id, deleted: true }`. */
                 revoke: (projectId, linkId) => this.request('DELETE', `/v1/projects/${seg(projectId)}/analytics/share/${seg(linkId)}`, undefined, undefined, 'session'),
             },
         };

@@ -554,8 +554,8 @@ export class Shipmate {
       /** `GET /v1/analytics/goals`: every goal of the project with its conversions over the range. */
       list: (projectId: string, options: AnalyticsQuery = {}): Promise<AnalyticsRows<GoalResult>> =>
         this.analyticsRead('goals', projectId, options) as Promise<AnalyticsRows<GoalResult>>,
-      /** `DELETE /v1/analytics/goals/:id`. */
-      delete: (goalId: string): Promise<void> =>
+      /** `DELETE /v1/analytics/goals/:id`: `{ id, deleted: true }`. */
+      delete: (goalId: string): Promise<Deleted> =>
         this.request('DELETE', `/v1/analytics/goals/${seg(goalId)}`, undefined, undefined, 'session'),
     },
     /** Funnels (session): 2 to 8 ordered steps; members create and delete them. */
@@ -569,8 +569,8 @@ export class Shipmate {
       /** `GET /v1/analytics/funnels/:id`: the visitors at each step over the range, filtered. */
       get: (funnelId: string, options: AnalyticsQuery = {}): Promise<FunnelResult> =>
         this.request('GET', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, analyticsParams(options), 'session'),
-      /** `DELETE /v1/analytics/funnels/:id`. */
-      delete: (funnelId: string): Promise<void> =>
+      /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
+      delete: (funnelId: string): Promise<Deleted> =>
         this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
     },
     /** Read-only links to the project's analytics (session; owners and admins). */
@@ -581,8 +581,8 @@ export class Shipmate {
       /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
       list: (projectId: string): Promise<List<ShareLink>> =>
         this.request('GET', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
-      /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once. */
-      revoke: (projectId: string, linkId: string): Promise<void> =>
+      /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once; `{ id, deleted: true }`. */
+      revoke: (projectId: string, linkId: string): Promise<Deleted> =>
         this.request('DELETE', `/v1/projects/${seg(projectId)}/analytics/share/${seg(linkId)}`, undefined, undefined, 'session'),
     },
   };

@@ -98,7 +98,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A one-hour, single-use reset link for the user, to hand over where email is not configured. */
+        /**
+         * A one-hour, single-use reset link for the user, to hand over where email is not configured; it
+         *     ends the user's other unused links.
+         */
         post: operations["admin_reset_link"];
         delete?: never;
         options?: never;
@@ -489,7 +492,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Asks for a reset link by email. Always 202, whether or not the account exists. */
+        /**
+         * Asks for a reset link by email. Always 202, whether or not the account exists; at most one
+         *     email per account per 5 minutes.
+         */
         post: operations["auth_request_reset"];
         delete?: never;
         options?: never;
@@ -545,7 +551,8 @@ export interface paths {
         put?: never;
         /**
          * Creates a password account under the instance's registration policy; an `invite` token lets
-         *     the invited email in and joins its project at once.
+         *     the invited email in and joins its project at once (and verifies the address). Other accounts
+         *     get a verification email.
          */
         post: operations["auth_register"];
         delete?: never;
@@ -599,6 +606,40 @@ export interface paths {
         put?: never;
         /** First run: creates the instance admin with the token printed on the server's log. */
         post: operations["auth_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirms the account's address with the token of the verification email. */
+        post: operations["auth_verify_email"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/verify-email/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends the signed-in user's verification email again (at most one a minute). */
+        post: operations["auth_resend_verification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -737,7 +778,11 @@ export interface paths {
         /** Every entry of a project, with submitters' addresses (members and up). */
         get: operations["feedback_list_owner"];
         put?: never;
-        /** Submits a bug, feature request or general feedback. */
+        /**
+         * Submits a bug, feature request or general feedback. With the publishable key (or another
+         *     public scoped key) the entry follows the project's `feedback_moderation`; with the secret key it
+         *     is approved at once.
+         */
         post: operations["feedback_create"];
         delete?: never;
         options?: never;
@@ -1362,7 +1407,8 @@ export interface paths {
         put?: never;
         /**
          * A new identify secret, shown once: the customer's backend signs end users' JWTs with it
-         *     (HS256). Tokens signed with the previous secret stop working at once.
+         *     (HS256). Tokens signed with the previous secret stop working at once, and every end-user
+         *     (`eu_`) session of the project ends.
          */
         post: operations["identity_rotate_secret"];
         delete?: never;
@@ -3172,6 +3218,11 @@ export interface components {
         };
         User: {
             email: string;
+            /**
+             * @description The address is confirmed: made through setup, an invite or a provider that vouches for it,
+             *     or by the link of the verification email. Only verified accounts are linked to providers.
+             */
+            email_verified: boolean;
             /** Format: uuid */
             id: string;
             /** @description An instance admin: manages users and sees the instance's settings. */
@@ -3204,6 +3255,10 @@ export interface components {
             views: number;
             /** Format: int64 */
             visitors: number;
+        };
+        /** @description `POST /v1/auth/verify-email`: the token of the verification link. */
+        VerifyEmail: {
+            token: string;
         };
         /** @description An entry or exit page: the visits that began (ended) there and their visitors. */
         VisitPageRow: {
@@ -5226,12 +5281,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description deleted */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
             /** @description malformed JSON */
             400: {
@@ -5251,7 +5307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description not allowed for this caller */
+            /** @description not a member, or a viewer */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5612,12 +5668,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description deleted */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
             /** @description malformed JSON */
             400: {
@@ -5637,7 +5694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description not allowed for this caller */
+            /** @description not a member, or a viewer */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7083,7 +7140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description 10 failures for this email within 15 minutes */
+            /** @description 10 attempts for this email within 15 minutes, or `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7092,7 +7149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description a dependency is unavailable; nothing was accepted */
+            /** @description too many password checks at once */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7445,7 +7502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate limited (see Retry-After) */
+            /** @description `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7576,7 +7633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate limited (see Retry-After) */
+            /** @description `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7753,7 +7810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `registration_closed`, or an invite for another email */
+            /** @description `setup_required` before the first-run setup; `registration_closed` by policy or with an invite for another email */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7825,7 +7882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate limited (see Retry-After) */
+            /** @description `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8185,7 +8242,256 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate limited (see Retry-After) */
+            /** @description `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_verify_email: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyEmail"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `verification_expired`: unknown, used or expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_resend_verification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queued"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_verified`, or `email_not_configured` where the instance sends no email */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description one a minute, or `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8244,7 +8550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description not allowed for this caller */
+            /** @description `setup_required` before the first-run setup; `registration_closed` (under `invite`, an address without a pending invite); `forbidden` when an existing account's address is not vouched for by the provider or not verified; a page saying why when the client asks for HTML */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10039,7 +10345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate limited (see Retry-After) */
+            /** @description the per-client write limit */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10647,7 +10953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description rate limited (see Retry-After) */
+            /** @description the write limit, per client and per actor */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14353,12 +14659,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description revoked */
-            204: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
             };
             /** @description malformed JSON */
             400: {
@@ -14378,7 +14685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description not allowed for this caller */
+            /** @description not an admin of the project */
             403: {
                 headers: {
                     [name: string]: unknown;
