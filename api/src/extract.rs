@@ -140,7 +140,7 @@ async fn on_behalf_of_member(parts: &mut Parts, state: &AppState) -> Result<Proj
         .and_then(|v| v.to_str().ok())
     else {
         return Err(AppError::unauthorized(
-            "this endpoint needs the project's API key in X-Project-Key",
+            "this endpoint needs the project's API key in X-Project-Key, or X-Project-Id (the project's id) with a member's session",
         ));
     };
     let id = parse_id(id.trim(), "project")?;
@@ -203,6 +203,8 @@ impl FromRequestParts<AppState> for AuthLimited {
 pub struct SessionUser {
     pub user: User,
     pub session_id: Uuid,
+    /// The credential is a personal access token, not a sign-in.
+    pub personal_token: bool,
     pub token: String,
     pub via_cookie: bool,
 }
@@ -245,6 +247,7 @@ impl FromRequestParts<AppState> for SessionUser {
         Ok(SessionUser {
             user: live.user,
             session_id: live.session_id,
+            personal_token: live.personal_token,
             token,
             via_cookie,
         })

@@ -16,6 +16,8 @@ use axum::extract::DefaultBodyLimit;
 use axum::Router;
 use tokio::net::TcpListener;
 use tower::ServiceBuilder;
+use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
+use tower_http::compression::CompressionLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::settings::ApiSettings;
@@ -124,6 +126,17 @@ pub fn app(state: AppState) -> Router {
                 .layer(telemetry::set_request_id())
                 .layer(TraceLayer::new_for_http().make_span_with(telemetry::request_span))
                 .layer(telemetry::propagate_request_id())
-                .layer(routes::cors()),
+                .layer(routes::cors())
+                .layer(compression()),
         )
+}
+
+/// gzip or br for every answer over 1 KB that the client takes them for (`Vary: Accept-Encoding`
+/// is added); event streams stay uncompressed, so each event reaches the browser as it is written.
+fn compression() -> CompressionLayer<impl Predicate> {
+    let worth_it = SizeAbove::new(1024)
+        .and(NotForContentType::GRPC)
+        .and(NotForContentType::IMAGES)
+        .and(NotForContentType::SSE);
+    CompressionLayer::new().compress_when(worth_it)
 }

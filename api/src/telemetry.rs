@@ -1,5 +1,7 @@
 //! Logging with one span per request carrying its request id, and shutdown on signals.
 
+use std::io::IsTerminal;
+
 use axum::http::{HeaderName, Request};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tracing_subscriber::EnvFilter;
@@ -12,6 +14,8 @@ pub fn init() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        // Colour codes only for a person at a terminal: a log file or journal would keep them raw.
+        .with_ansi(std::io::stdout().is_terminal())
         .try_init();
 }
 

@@ -1,17 +1,18 @@
-//! The command line: every command, flag and its `--help` text (the knowledge base's in a module
-//! of its own).
+//! The command line: every command, flag and its `--help` text (the knowledge base's and the
+//! analytics reads' in modules of their own).
 
+mod analytics;
 mod kb;
 
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use shipmate_types::analytics::Period;
 use shipmate_types::{
     ChangelogType, EventType, FeedbackModeration, FeedbackStatus, FeedbackType, Role, StringEnum,
 };
 
+pub use analytics::*;
 pub use kb::{KbCommand, SearchArgs, UploadArgs};
 
 const ENVIRONMENT: &str = "\
@@ -89,8 +90,10 @@ By default the browser opens on the server's first sign-in method (email and pas
 dashboard's sign-in page); the page hands the session back to this command through a one-time
 listener on 127.0.0.1. Set SHIPMATE_NO_BROWSER=1 to only print the URL (open it on this machine).
 
-Without a browser (CI, servers), pipe a session token in:
-  shipmate login --with-token < token.txt";
+Without a browser (CI, servers), pipe a personal access token in:
+  shipmate login --with-token < token.txt
+Make one on the dashboard's account page (Account > Personal access tokens, at
+<server>/dashboard/account), or with `POST /v1/auth/tokens` from a signed-in session.";
 
 #[derive(Args, Debug)]
 #[command(after_help = LOGIN_HELP)]
@@ -99,7 +102,8 @@ pub struct LoginArgs {
     /// first one the server offers).
     #[arg(long, value_name = "ID")]
     pub provider: Option<String>,
-    /// Read a session token (st_...) from standard input instead of opening a browser.
+    /// Read a personal access token (st_..., made on the dashboard's account page) from standard
+    /// input instead of opening a browser.
     #[arg(long, conflicts_with = "provider")]
     pub with_token: bool,
 }
@@ -404,7 +408,7 @@ pub enum IndexesCommand {
     },
     /// Delete an index and all its documents.
     Delete {
-        /// Index id.
+        /// Index id or name.
         index: String,
         #[command(flatten)]
         project: ProjectArg,
@@ -415,166 +419,6 @@ pub enum IndexesCommand {
 pub enum DocsCommand {
     /// Same as `shipmate kb upload`.
     Upload(UploadArgs),
-}
-
-#[derive(Args, Debug)]
-pub struct StatsArgs {
-    #[command(flatten)]
-    pub project: ProjectArg,
-    #[command(flatten)]
-    pub range: RangeArgs,
-    #[command(flatten)]
-    pub filters: FilterArgs,
-    /// Print one read of the period as the server's CSV instead (`pages` when no read is named).
-    #[arg(long, value_name = "READ", num_args = 0..=1, default_missing_value = "pages",
-        value_parser = PossibleValuesParser::new(READS))]
-    pub csv: Option<String>,
-}
-
-/// The analytics reads, as `--csv` and `shipmate analytics` name them.
-pub const READS: [&str; 10] = [
-    "overview",
-    "pages",
-    "referrers",
-    "countries",
-    "devices",
-    "events",
-    "timeseries",
-    "utm",
-    "entry-pages",
-    "exit-pages",
-];
-
-/// The window of a read: a period ending today, or `--from`/`--to`.
-#[derive(Args, Debug, Clone)]
-pub struct RangeArgs {
-    /// Time window (ignored with --from and --to).
-    #[arg(long, default_value_t = Period::default(), value_parser = one_of::<Period>())]
-    pub period: Period,
-    /// First day (YYYY-MM-DD, UTC, inclusive); needs --to.
-    #[arg(long, requires = "to")]
-    pub from: Option<chrono::NaiveDate>,
-    /// Last day (YYYY-MM-DD, UTC, inclusive); needs --from.
-    #[arg(long, requires = "from")]
-    pub to: Option<chrono::NaiveDate>,
-}
-
-/// The reads' filters: exact values, combined with AND (the server checks them).
-#[derive(Args, Debug, Clone, Default)]
-pub struct FilterArgs {
-    /// Page path, e.g. /pricing.
-    #[arg(long)]
-    pub page: Option<String>,
-    /// Referrer host, e.g. news.ycombinator.com.
-    #[arg(long)]
-    pub referrer: Option<String>,
-    /// Two-letter country code.
-    #[arg(long)]
-    pub country: Option<String>,
-    /// desktop, mobile or tablet.
-    #[arg(long)]
-    pub device: Option<String>,
-    #[arg(long)]
-    pub browser: Option<String>,
-    #[arg(long)]
-    pub os: Option<String>,
-    #[arg(long)]
-    pub utm_source: Option<String>,
-    #[arg(long)]
-    pub utm_medium: Option<String>,
-    #[arg(long)]
-    pub utm_campaign: Option<String>,
-    /// Event name (page_view for page views).
-    #[arg(long)]
-    pub event: Option<String>,
-}
-
-impl RangeArgs {
-    pub fn query(&self) -> Vec<(&'static str, String)> {
-        match (self.from, self.to) {
-            (Some(from), Some(to)) => vec![("from", from.to_string()), ("to", to.to_string())],
-            _ => vec![("period", self.period.to_string())],
-        }
-    }
-}
-
-impl FilterArgs {
-    pub fn query(&self) -> Vec<(&'static str, String)> {
-        [
-            ("page", &self.page),
-            ("referrer", &self.referrer),
-            ("country", &self.country),
-            ("device", &self.device),
-            ("browser", &self.browser),
-            ("os", &self.os),
-            ("utm_source", &self.utm_source),
-            ("utm_medium", &self.utm_medium),
-            ("utm_campaign", &self.utm_campaign),
-            ("event", &self.event),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.clone().map(|v| (k, v)))
-        .collect()
-    }
-}
-
-#[derive(Subcommand, Debug)]
-pub enum AnalyticsCommand {
-    /// Visitors of the last 5 minutes, page views of the last 30 and the top pages now.
-    Realtime(RealtimeArgs),
-    /// One read of a period with filters: overview, pages, referrers, countries, devices,
-    /// events, timeseries, utm, entry-pages or exit-pages.
-    Show(ShowArgs),
-    /// Every goal's conversions over the period.
-    Goals(ReadArgs),
-    /// A custom event's property values over the period.
-    Properties(PropertiesArgs),
-}
-
-/// A project, a window, filters, and how to print.
-#[derive(Args, Debug)]
-pub struct ReadArgs {
-    #[command(flatten)]
-    pub project: ProjectArg,
-    #[command(flatten)]
-    pub range: RangeArgs,
-    #[command(flatten)]
-    pub filters: FilterArgs,
-    /// Print the server's CSV.
-    #[arg(long)]
-    pub csv: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct ShowArgs {
-    /// The read.
-    #[arg(value_parser = PossibleValuesParser::new(READS), default_value = "overview")]
-    pub read: String,
-    #[command(flatten)]
-    pub args: ReadArgs,
-    /// The overview adds the same numbers for the days just before.
-    #[arg(long)]
-    pub compare: bool,
-}
-
-#[derive(Args, Debug)]
-pub struct PropertiesArgs {
-    /// The property's name (--event names the event, required).
-    #[arg(long)]
-    pub property: String,
-    #[command(flatten)]
-    pub args: ReadArgs,
-}
-
-#[derive(Args, Debug)]
-pub struct RealtimeArgs {
-    #[command(flatten)]
-    pub project: ProjectArg,
-    #[command(flatten)]
-    pub filters: FilterArgs,
-    /// Print the pages as the server's CSV.
-    #[arg(long)]
-    pub csv: bool,
 }
 
 #[derive(Args, Debug)]

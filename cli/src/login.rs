@@ -95,7 +95,7 @@ fn token_from_stdin() -> anyhow::Result<String> {
     let stdin = std::io::stdin();
     let mut input = String::new();
     if stdin.is_terminal() {
-        eprint!("Paste a session token: ");
+        eprint!("Paste a personal access token: ");
         stdin.lock().read_line(&mut input)
     } else {
         stdin.lock().read_to_string(&mut input)
@@ -107,7 +107,10 @@ fn token_from_stdin() -> anyhow::Result<String> {
 fn parse_token(input: &str) -> anyhow::Result<String> {
     let token = input.trim();
     if token.is_empty() {
-        bail!("no token on standard input (try `shipmate login --with-token < token.txt`)");
+        bail!(
+            "no token on standard input (try `shipmate login --with-token < token.txt`, with a \
+             personal access token from the dashboard's account page)"
+        );
     }
     // Two lines or a stray space would only fail later, as an unreadable header.
     if token.chars().any(|c| c.is_whitespace() || c.is_control()) {

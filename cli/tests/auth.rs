@@ -88,7 +88,19 @@ async fn login_defaults_to_the_password_page_which_hands_the_token_to_the_cli() 
 async fn login_with_token_checks_and_stores_a_token_from_standard_input() {
     let app = spawn_app().await;
     let cli = Shipmate::new(&app);
-    let token = app.login("ci@example.com").await;
+    let session = app.login("ci@example.com").await;
+    // A personal access token, as the help says to make one.
+    let help = cli.ok(&["login", "--help"]).await;
+    assert!(help.contains("Personal access tokens"), "{help}");
+    let (_, made) = app
+        .call(
+            Method::POST,
+            "/v1/auth/tokens",
+            Auth::Session(&session),
+            Some(json!({"name": "CI"})),
+        )
+        .await;
+    let token = made["token"].as_str().unwrap().to_owned();
 
     let err = cli
         .run_stdin(&["login", "--with-token"], "st_nonsense\n")

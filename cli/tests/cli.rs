@@ -15,6 +15,7 @@ mod support;
 mod auth;
 mod changelog;
 mod feedback_loop;
+mod index_names;
 mod knowledge_base;
 mod members;
 mod moderation;

@@ -74,6 +74,7 @@ test('first run: the setup link makes the instance admin, who manages users', { 
     const adminEmail = `admin-${tag}@example.com`;
     await page.goto(link);
     await heading(page, 'Set up Shipmate');
+    assert.doesNotMatch(page.url(), /token=/, 'the token leaves the address bar once read');
     await page.fill('#setup-name', 'Ada Admin');
     await page.fill('#setup-email', adminEmail);
     await page.fill('#setup-password', 'short');
@@ -93,6 +94,12 @@ test('first run: the setup link makes the instance admin, who manages users', { 
     await page.fill('#login-email', adminEmail);
     await page.fill('#login-password', PASSWORD);
     await page.click('#login-form button[type="submit"]');
+    await heading(page, 'Projects');
+    // The setup link opened again says so before any form.
+    await page.goto(link);
+    await heading(page, 'Shipmate is set up');
+    assert.equal(await page.locator('#setup').count(), 0);
+    await page.goto(`${API}/dashboard`);
     await heading(page, 'Projects');
 
     // The admin link is in the top bar; the admin page lists users and the sign-in settings.
@@ -474,6 +481,39 @@ test('an unverified password account sees "verify your email" until its link is 
     assert.ok(await notice.isHidden(), 'the notice is gone once verified');
     await page.goto(`${API}/verify-email?token=${link}`);
     await page.getByText('expired or was used already').waitFor();
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('the account page makes a personal access token, shows it once, and revokes it', { timeout: 60_000 }, async () => {
+  const email = `tokens-${tag}@example.com`;
+  const { ctx, page, problems } = await newPage();
+  try {
+    await devSignIn(page, email, '/dashboard/account');
+    await heading(page, 'Account');
+    await page.locator('#token-none').waitFor();
+    await page.fill('#token-name', 'CI deploys');
+    await page.selectOption('#token-expiry', '30');
+    await page.click('#token-form button[type="submit"]');
+    const value = page.locator('#token-value');
+    await value.waitFor();
+    const token = (await value.textContent()).trim();
+    assert.match(token, /^st_/);
+    const row = page.locator('#token-table tbody tr');
+    await row.first().waitFor();
+    assert.equal(await row.count(), 1);
+    assert.match(await row.first().textContent(), /CI deploys/);
+    assert.ok(!(await page.locator('#token-table').textContent()).includes(token), 'the list never shows the token');
+    const me = await api('GET', '/v1/me', { token, expect: 200 });
+    assert.equal(me.email, email);
+    await shot(page, 'tokens');
+
+    await page.click('[data-revoke-token]');
+    await page.click('#confirm-ok');
+    await page.locator('#token-none').waitFor();
+    await api('GET', '/v1/me', { token, expect: 401 });
     assert.deepEqual(problems, [], 'no script errors or CSP violations');
   } finally {
     await ctx.close();

@@ -224,6 +224,9 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
     assert.ok(offered.includes('all-minilm-l6-v2'), `all-minilm-l6-v2 is offered (got: ${offered.join(', ') || 'nothing'})`);
     await page.fill('#index-name', 'Help center');
     await page.selectOption('#index-model', 'all-minilm-l6-v2');
+    // The option is short (id and size); the description stands under it once, in full.
+    assert.equal((await page.locator('#index-model option[value="all-minilm-l6-v2"]').textContent()).trim(), 'all-minilm-l6-v2 (384 dims)');
+    assert.match(await page.locator('#index-model-about').textContent(), /English/);
     await shot(page, 'knowledge-indexes');
     await page.click('#create-index button[type="submit"]');
     await page.getByRole('heading', { level: 1, name: 'Help center' }).waitFor();

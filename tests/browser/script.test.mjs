@@ -61,6 +61,13 @@ async function startSite(key, { host = '127.0.0.2', allowLocalhost = false } = {
   };
 }
 
+/** The script's console.info lines: the one saying why a page is skipped. */
+const hintsOf = (page) => {
+  const hints = [];
+  page.on('console', (m) => { if (m.text().startsWith('Shipmate:')) hints.push(`${m.type()}: ${m.text()}`); });
+  return hints;
+};
+
 /**
  * Runs `fn(page, posts)` in a fresh context; `posts` collects every analytics POST the page makes, with its
  * response status once known. Fails on page errors.
@@ -141,6 +148,7 @@ test('script sends page views, UTM and queued and direct events', { timeout: 90_
   const site = await startSite(s.key);
   try {
     await withPage(async (page, posts) => {
+      const hints = hintsOf(page);
       await browse(page, site.origin);
       // 4 page views + the queued event + the direct one, each answered 202.
       await waitFor(() => {
@@ -164,6 +172,7 @@ test('script sends page views, UTM and queued and direct events', { timeout: 90_
       assert.deepEqual(queued.properties, { a: 1 });
       assert.deepEqual(bodies[5].properties, { b: 2 });
       assert.equal(bodies[5].utm_source, undefined, 'no UTM once the URL has none');
+      assert.deepEqual(hints, [], 'a counted page says nothing');
       for (const p of posts) {
         assert.equal(p.headers['x-project-key'], s.key);
         assert.match(p.headers['content-type'], /^application\/json/);
@@ -193,14 +202,17 @@ test('script sends page views, UTM and queued and direct events', { timeout: 90_
   }
 });
 
-test('script sends nothing at all under Do Not Track', { timeout: 60_000 }, async () => {
+test('script sends nothing at all under Do Not Track, and says why in the console', { timeout: 60_000 }, async () => {
   const s = await setup('script-dnt');
   const site = await startSite(s.key);
   try {
     await withPage(async (page, posts) => {
+      const hints = hintsOf(page);
       await browse(page, site.origin);
       await page.waitForTimeout(3_000);
       assert.equal(posts.length, 0, 'no analytics requests');
+      // One line, however many navigations and events: why, and what would change it.
+      assert.deepEqual(hints, ['info: Shipmate: not counting page views while Do Not Track is on; turn it off in this browser to count them']);
     }, { extraHTTPHeaders: { DNT: '1' } }, () => {
       Object.defineProperty(navigator, 'doNotTrack', { get: () => '1' });
     });
@@ -213,25 +225,30 @@ test('script sends nothing at all under Do Not Track', { timeout: 60_000 }, asyn
   }
 });
 
-test('script ignores localhost unless the tag has data-allow-localhost', { timeout: 60_000 }, async () => {
+test('script ignores localhost unless the tag has data-allow-localhost, and says so in the console', { timeout: 60_000 }, async () => {
   const s = await setup('script-local');
   const quiet = await startSite(s.key, { host: '127.0.0.1' });
   const loud = await startSite(s.key, { host: '127.0.0.1', allowLocalhost: true });
   try {
     await withPage(async (page, posts) => {
+      const hints = hintsOf(page);
       await page.goto(`${quiet.origin}/`);
       await page.waitForFunction(() => typeof window.sm === 'function' && !Array.isArray(window.sm.q));
       await page.evaluate(() => window.sm('ignored'));
+      await page.evaluate(() => history.pushState({}, '', '/next'));
       await page.waitForTimeout(1_000);
       assert.equal(posts.length, 0, 'nothing sent from 127.0.0.1');
+      assert.deepEqual(hints, ['info: Shipmate: not counting page views on 127.0.0.1; add data-allow-localhost to the script tag to count them']);
     });
     await withPage(async (page, posts) => {
+      const hints = hintsOf(page);
       await page.goto(`${loud.origin}/`);
       await waitFor(() => {
         assert.equal(posts.length, 2);
         assert.ok(posts.every((p) => p.status === 202));
       }, 'two accepted POSTs', 10_000);
       assert.deepEqual(posts.map((p) => p.body.name), ['page_view', 'queued_event']);
+      assert.deepEqual(hints, [], 'a counted page says nothing');
     });
   } finally {
     await quiet.close();

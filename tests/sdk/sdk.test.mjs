@@ -511,10 +511,11 @@ test('documents.uploadFile uploads a file as multipart form data', needsApi, asy
     const file = new Blob(['<h1>Guide</h1><p>The file names FL-77.</p>'], { type: 'text/html' });
     const doc = await sm.documents.uploadFile(index.id, file, { filename: 'guide.html', metadata: { source: 'sdk' }, external_id: 'guide' });
     assert.equal(doc.external_id, 'guide');
-    assert.deepEqual(doc.metadata, { source: 'sdk' });
+    assert.deepEqual(doc.metadata, { source: 'sdk', filename: 'guide.html' });
     await waitReady(sm, index.id, doc.id);
     const { results } = await sm.search(index.id, { query: 'FL-77', mode: 'hybrid' });
     assert.equal(results[0].document_id, doc.id);
+    assert.equal(results[0].metadata.filename, 'guide.html');
     assert.match(results[0].chunk_content, /^# Guide/);
     const png = await rejects(sm.documents.uploadFile(index.id, new Blob([new Uint8Array([1, 2])]), { filename: 'logo.png' }));
     assert.equal(png.status, 415);

@@ -131,6 +131,38 @@ pub struct SessionInfo {
     pub current: bool,
 }
 
+/// `POST /v1/auth/tokens`: a personal access token for scripts and the CLI.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct NewAccessToken {
+    /// What the token is for, 1 to 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: String,
+    /// 1 to 365; 90 when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 365)]
+    pub expires_in_days: Option<i64>,
+}
+
+/// A personal access token as listed: never the token itself.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AccessToken {
+    pub id: Uuid,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub last_used_at: DateTime<Utc>,
+}
+
+/// A new personal access token: `token` (`st_...`) is shown this once.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AccessTokenCreated {
+    pub id: Uuid,
+    pub name: String,
+    pub token: String,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ProviderInfo {
     pub id: String,

@@ -28,6 +28,10 @@ pub struct Feedback {
     pub moderation: FeedbackModeration,
     /// The entry this duplicate was merged into (it then leaves every listing).
     pub merged_into: Option<Uuid>,
+    /// Accepted by the team: only these entries are on the roadmap. Entries from the secret key or
+    /// a member start on it; public submissions wait until a member puts them on it (or changes
+    /// their status).
+    pub on_roadmap: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -57,13 +61,17 @@ pub struct NewFeedback {
     pub submitter_email: Option<String>,
 }
 
-/// `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, or both.
+/// `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, whether it
+/// is on the roadmap, or any of them together.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct FeedbackChanges {
+    /// Changing the status also puts the entry on the roadmap (unless `on_roadmap` says otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<FeedbackStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<FeedbackModeration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_roadmap: Option<bool>,
 }
 
 /// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).
@@ -95,7 +103,8 @@ pub struct NewComment {
     pub body: String,
 }
 
-/// The public roadmap: approved feature requests by stage (`shipped`: the last 90 days).
+/// The public roadmap: approved feature requests on the roadmap, by stage (`shipped`: the last 90
+/// days).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Roadmap {
     pub planned: Vec<Feedback>,

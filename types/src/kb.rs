@@ -112,7 +112,8 @@ pub struct DocumentFile {
     /// at most 102,400 bytes.
     #[schema(value_type = String, format = Binary)]
     pub file: String,
-    /// A JSON object, as text.
+    /// A JSON object, as text. The document's metadata gets the file's name as `filename` unless
+    /// this sets one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

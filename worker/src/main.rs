@@ -1,4 +1,5 @@
 use shipmate_worker::settings::WorkerSettings;
+use std::io::IsTerminal;
 use tokio::sync::watch;
 
 /// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
@@ -14,6 +15,8 @@ async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
+        // Colour codes only for a person at a terminal, not in a log file.
+        .with_ansi(std::io::stdout().is_terminal())
         .init();
     let settings: WorkerSettings = shipmate_shared::config::parse_masked();
     let (tx, rx) = watch::channel(false);

@@ -1,6 +1,6 @@
 // Shipmate dashboard: the signed-in person's own account, at /dashboard/account: who they are, a
 // password change, their email notifications per project, and their sessions (browsers and command
-// lines), each of which can be ended. Shapes: docs/accounts.md, "Email and password"; docs/email.md.
+// lines), each of which can be ended, and personal access tokens (tokens.js). Shapes: docs/accounts.md, "Email and password"; docs/email.md.
 
 import { emailOffNotice, field, formErr, h } from './dom.js';
 import { api, ApiError } from './api.js';
@@ -8,6 +8,7 @@ import { ROOT, state } from './state.js';
 import { announce, busy, clearFormErrors, confirmDialog, pageHead, setFieldError, setMain, setTitle, showError, showFormError } from './ui.js';
 import { signOut } from './router.js';
 import { MIN_PASSWORD } from './auth.js';
+import { tokensCard } from './tokens.js';
 
 // The member's own notification settings, per project (GET/PUT /v1/projects/:id/notifications).
 // `weekly_report` is opt-in for everyone: a summary of the project's analytics, by email.
@@ -27,6 +28,7 @@ export async function screenAccount({ alive }) {
   const notifyBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading projects\u2026'));
   const out = h('button', { type: 'button', class: 'button-secondary', id: 'account-sign-out' }, 'Sign out');
   out.addEventListener('click', (ev) => signOut(ev));
+  const tokens = tokensCard({ alive });
 
   setMain(
     pageHead('Account', 'Your sign-in details and where you are signed in.', null, out),
@@ -46,8 +48,9 @@ export async function screenAccount({ alive }) {
       h('h2', { id: 'sessions-title', tabindex: '-1' }, 'Sessions'),
       h('p', { class: 'muted' }, 'Every browser and command line signed in to your account. Signing one out ends it at once; sessions also end after 30 days.'),
       sessionsBox),
+    tokens.card,
   );
-  await Promise.all([loadSessions(), loadNotifications()]);
+  await Promise.all([loadSessions(), loadNotifications(), tokens.load()]);
 
   async function loadNotifications() {
     let projects;

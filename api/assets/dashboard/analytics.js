@@ -4,7 +4,8 @@
 // operating systems, events and UTM tags: clicking a row filters every figure by it. The Goals,
 // Funnels and Sharing tabs are modules of their own (analytics-goals.js, analytics-funnels.js,
 // analytics-share.js); the range, the comparison and the filters live in the address
-// (analytics-query.js), and a realtime counter polls while the page is visible.
+// (analytics-query.js), and a realtime counter polls while the page is visible. A project without
+// events shows the script tag and waits for the first one (analytics-install.js).
 
 import { $, capitalize, fmtNum, h, nextId, options, plural, stat, svg } from './dom.js';
 import { api, ApiError, q } from './api.js';
@@ -15,9 +16,13 @@ import { filterChips, fmtDuration, fmtPct, queryBar, rangeLabel, readParams, rea
 import { goalsView } from './analytics-goals.js';
 import { funnelsView } from './analytics-funnels.js';
 import { shareView } from './analytics-share.js';
+import { firstEventCard } from './analytics-install.js';
 
 /** The realtime counter's polling interval while the page is visible. */
 const REALTIME_MS = 10_000;
+/** After the first event is seen, how often and how many times to read again until the figures show it. */
+const SEEN_RETRY_MS = 2000;
+const SEEN_RETRIES = 10;
 
 let regionNames = null;
 function countryName(code) {
@@ -284,9 +289,13 @@ function overviewView({ project, alive, onFilter, report }) {
   const props = propertiesCard(project, alive, report);
   let lastSeries = null;
   let seq = 0;
+  let current = null; // the query on display, for the reload once the first event is seen
+  let retries = 0;
+  const first = firstEventCard(project, alive, () => load(current, false));
 
   async function load(query, announceDone) {
     const mine = ++seq;
+    current = query;
     $('#main').setAttribute('aria-busy', 'true');
     const params = readParams(query);
     const qs = q({ project_id: project.id, ...params });
@@ -335,10 +344,20 @@ function overviewView({ project, alive, onFilter, report }) {
     );
     props.update(query, ((r.events || {}).data || []).map((e) => e.name));
     if (announceDone && !firstError) announce(`Analytics for ${rangeLabel(query).replace(/^Last/, 'the last')} updated.`);
+    if (!firstError) await emptyOrNot(query, mine, !Object.keys(query.filters).length && !((r.events || {}).data || []).length);
+  }
+
+  /** An unfiltered read without events: the install card waits for the first one, in place of the tables. */
+  async function emptyOrNot(query, mine, empty) {
+    if (!empty) first.hide();
+    else if (!first.seen) await first.check();
+    else if (retries < SEEN_RETRIES) { retries += 1; later(() => { if (mine === seq) load(query, false); }, SEEN_RETRY_MS); }
+    if (!alive() || mine !== seq) return;
+    for (const el of [chartCard, tablesBox, props.card]) el.classList.toggle('hidden', first.waiting);
   }
 
   return {
-    nodes: [statsBox, chartCard, tablesBox, props.card],
+    nodes: [first.card, statsBox, chartCard, tablesBox, props.card],
     load,
     onResize: () => { if (lastSeries) drawChart(chartBox, lastSeries); },
   };

@@ -277,10 +277,24 @@ export async function registerPage({ alive, params }) {
   setMain(card('Create an account', null, form, login));
 }
 
+/**
+ * Takes a one-time token out of the address bar (and so out of the history and of what a shared
+ * screen shows) once the page has read it.
+ */
+export function hideToken() {
+  if (new URLSearchParams(window.location.search).has('token')) history.replaceState(null, '', window.location.pathname);
+}
+
 export async function setupPage({ params }) {
   const token = params.get('token') || '';
+  hideToken();
   setTitle('Set up Shipmate');
   const signIn = h('p', { class: 'signin-foot' }, h('a', { href: '/login', 'data-nav': '' }, 'Go to sign-in'));
+  // The link opened again after the setup: say so at once, not after a filled-in form.
+  if (!(await providers()).setup_required) {
+    setMain(card('Shipmate is set up', 'This Shipmate is set up already: its admin account exists. Sign in instead.', signIn));
+    return;
+  }
   if (!token) {
     setMain(card('Set up Shipmate', 'Open the setup link from the server\u2019s log: it carries a token that changes at every start.', signIn));
     return;
@@ -298,6 +312,7 @@ export async function setupPage({ params }) {
 
 export async function resetPage({ params }) {
   const token = params.get('token') || '';
+  hideToken();
   setTitle('Choose a new password');
   const again = h('p', { class: 'signin-foot' }, h('a', { href: '/login', 'data-nav': '' }, 'Back to sign-in'));
   if (!token) {

@@ -1,5 +1,5 @@
-// Shipmate dashboard: one entry of the members' feedback list: its status, its moderation, its
-// comment thread, merging it into another entry, and deleting it.
+// Shipmate dashboard: one entry of the members' feedback list: its status, whether it is on the
+// public roadmap, its moderation, its comment thread, merging it into another entry, and deleting it.
 
 import { badge, cls, field, fmtNum, formErr, h, options, statusLabel, timeEl } from './dom.js';
 import { api, q } from './api.js';
@@ -25,6 +25,7 @@ export function entryItem(e, { project, onGone, onModerated }) {
   const statusBadge = badge('status', e.status, statusLabel(e.status));
   statusBadge.setAttribute('data-status-badge', '');
   const modBadge = h('span', { 'data-moderation-badge': '' });
+  const roadmap = roadmapSwitch(e);
   const thread = commentThread(e);
   const merge = mergePanel(e, project, onGone);
 
@@ -87,12 +88,40 @@ export function entryItem(e, { project, onGone, onModerated }) {
         timeEl(e.created_at)),
       thread.el, merge.el),
     h('div', { class: 'record-side' },
-      statusField(e, statusBadge),
+      statusField(e, statusBadge, roadmap.sync),
+      roadmap.el,
       h('div', { class: 'segmented small', role: 'group', 'aria-label': 'Moderation' }, modButtons),
       h('div', { class: 'button-row' }, thread.toggle, merge.toggle, del)));
 }
 
-function statusField(e, statusBadge) {
+/**
+ * "On roadmap": the public roadmap shows the feature requests the team accepted. Public
+ * submissions start off it; a status change puts the entry on it (`sync` shows that).
+ */
+function roadmapSwitch(e) {
+  const id = `fb-roadmap-${e.id}`;
+  const box = h('input', { type: 'checkbox', id, name: 'on_roadmap', 'data-action': 'roadmap', checked: e.on_roadmap });
+  const sync = () => { box.checked = Boolean(e.on_roadmap); };
+  box.addEventListener('change', async () => {
+    box.disabled = true;
+    try {
+      Object.assign(e, await api('PATCH', path(e), { body: { on_roadmap: box.checked } }));
+      announce(`\u201c${e.title}\u201d is ${e.on_roadmap ? 'on' : 'off'} the roadmap.`);
+    } catch (err) {
+      showError(err, 'Could not change the roadmap');
+    } finally {
+      sync();
+      box.disabled = false;
+    }
+  });
+  // Only feature requests are on the roadmap: other types have no switch.
+  const el = e.type === 'feature'
+    ? h('label', { class: 'check', for: id }, box, 'On roadmap', h('span', { class: 'sr-only' }, `: \u201c${e.title}\u201d`))
+    : null;
+  return { el, sync };
+}
+
+function statusField(e, statusBadge, changed) {
   const statuses = [...(STATUSES_FOR[e.type] || [])];
   if (!statuses.includes(e.status)) statuses.unshift(e.status);
   const selId = `fb-status-${e.id}`;
@@ -103,6 +132,7 @@ function statusField(e, statusBadge) {
       Object.assign(e, await api('PATCH', path(e), { body: { status: sel.value } }));
       statusBadge.className = `badge status-${cls(e.status)}`;
       statusBadge.textContent = statusLabel(e.status);
+      changed();
       announce(`\u201c${e.title}\u201d is now ${statusLabel(e.status).toLowerCase()}.`);
     } catch (err) {
       sel.value = e.status;

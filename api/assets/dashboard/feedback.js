@@ -57,7 +57,11 @@ export async function screenFeedback(ctx) {
     h('div', { class: 'view-bar' },
       h('div', { class: 'segmented', role: 'group', 'aria-label': 'Show' }, viewBtns),
       h('p', { class: 'muted small', id: 'moderation-state' }, moderationNote,
-        ['owner', 'admin'].includes(myRole(project)) ? [' ', h('a', { href: projectPath(project, 'settings'), 'data-nav': '' }, 'Change in settings')] : null)),
+        ['owner', 'admin'].includes(myRole(project)) ? [' ', h('a', { href: projectPath(project, 'settings'), 'data-nav': '' }, 'Change in settings')] : null),
+      h('p', { class: 'muted small', id: 'roadmap-note' },
+        'Feature requests from the public join the ',
+        h('a', { href: `/f/${project.slug}/roadmap`, target: '_blank', rel: 'noopener' }, 'public roadmap'),
+        ' once you switch on \u201cOn roadmap\u201d or change their status; yours are on it from the start.')),
     filters, count, listBox, pagerBox);
 
   const filtered = () => f.type || f.status;

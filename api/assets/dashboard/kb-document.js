@@ -6,6 +6,12 @@ import { ApiError, keyApi } from './api.js';
 import { announce, busy, confirmDialog, later, pageHead, setLoading, setMain, setTitle, showError } from './ui.js';
 import { navigate, projectPath } from './router.js';
 
+/** What a document is called: its external id, else the name of the file it came from. */
+export function docName(d) {
+  const file = d.metadata && typeof d.metadata.filename === 'string' ? d.metadata.filename : '';
+  return d.external_id || file;
+}
+
 function chunkList(chunks) {
   if (!chunks.length) return h('p', { class: 'muted' }, 'No chunks yet.');
   return h('ol', { class: 'results chunks', id: 'chunk-list' }, chunks.map((c, i) => {
@@ -56,7 +62,7 @@ export async function screenDocument({ project, alive, index, docId }) {
     });
   });
   setMain(back,
-    pageHead(doc.external_id || `Document ${shortId(doc.id)}`, doc.id, project, del),
+    pageHead(docName(doc) || `Document ${shortId(doc.id)}`, doc.id, project, del),
     h('section', { class: 'card', 'aria-labelledby': 'doc-facts-title' }, h('h2', { id: 'doc-facts-title' }, 'Document'), statusBox),
     h('section', { class: 'card', 'aria-labelledby': 'doc-chunks-title' }, h('h2', { id: 'doc-chunks-title' }, 'Chunks'), chunksBox));
 

@@ -101,6 +101,7 @@ function fileForm(project, base, uploaded) {
     const metadata = readMetadata(meta.control);
     if (metadata === null) { setFieldError(form, 'metadata', 'must be a JSON object, for example {"source": "faq"}').focus(); return; }
     const data = new FormData();
+    // The part's file name says how to read it and becomes the document's metadata `filename`.
     data.append('file', chosen, chosen.name);
     if (metadata) data.append('metadata', JSON.stringify(metadata));
     await busy(btn, async () => {

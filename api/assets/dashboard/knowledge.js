@@ -9,7 +9,7 @@ import { announce, busy, clearFormErrors, confirmDialog, later, pageHead, setLoa
 import { navigate, projectPath } from './router.js';
 import { searchCard } from './kb-search.js';
 import { uploadCard } from './kb-upload.js';
-import { screenDocument } from './kb-document.js';
+import { docName, screenDocument } from './kb-document.js';
 
 let modelList = null; // GET /v1/indexes/models: the same for every project, fetched once
 
@@ -92,7 +92,7 @@ export async function screenKnowledge(ctx) {
     const available = models.filter((m) => m.available);
     const modelOptions = locked
       ? [[locked, locked]]
-      : available.map((m) => [m.id, `${m.id} \u2014 ${m.dimensions} dims${m.description ? `, ${m.description}` : ''}`]);
+      : available.map((m) => [m.id, `${m.id} (${m.dimensions} dims)`]);
     const name = h('input', { type: 'text', name: 'name', maxlength: '200', autocomplete: 'off' });
     const model = h('select', { name: 'embedding_model', disabled: Boolean(locked) || !modelOptions.length }, options(modelOptions, locked || (modelOptions[0] && modelOptions[0][0])));
     const externalId = h('input', { type: 'text', name: 'external_id', maxlength: '200', autocomplete: 'off' });
@@ -100,9 +100,16 @@ export async function screenKnowledge(ctx) {
     const hint = locked
       ? `Locked: the project\u2019s first index chose ${locked}, and every index uses the same model.`
       : (modelOptions.length ? 'Your first index locks the project to this model.' : 'No embedding model is available on this server. Install a local model or configure a provider key.');
+    // The option says id and size only (a long description was cut off in the closed select and
+    // repeated both); the chosen model's description stands under it in full.
+    const about = h('p', { class: 'hint', id: 'index-model-about' });
+    const describe = () => { const m = models.find((x) => x.id === model.value); about.textContent = m && m.description ? m.description : ''; };
+    model.addEventListener('change', describe);
+    describe();
     const form = h('form', { id: 'create-index', novalidate: '' },
       field({ id: 'index-name', label: 'Name', control: name }),
       field({ id: 'index-model', label: 'Embedding model', control: model, hint }),
+      about,
       field({ id: 'index-external', label: 'External ID (optional)', control: externalId }),
       formErr(),
       submit);
@@ -245,7 +252,7 @@ async function screenIndex(ctx) {
     const meta = d.metadata && typeof d.metadata === 'object' && Object.keys(d.metadata).length ? JSON.stringify(d.metadata) : '\u2014';
     return h('tr', { 'data-doc': d.id },
       h('td', null, h('a', { href: projectPath(project, 'knowledge', index.id, d.id), 'data-nav': '', title: d.id },
-        d.external_id ? d.external_id : h('code', null, shortId(d.id)))),
+        docName(d) || h('code', null, shortId(d.id)))),
       h('td', null, h('span', { class: `badge status-${cls(d.status)}`, 'data-doc-status': '' }, d.status),
         d.status === 'failed' && d.error ? h('div', { class: 'small muted' }, d.error) : null),
       h('td', { class: 'num' }, fmtNum(d.chunks_created)),

@@ -7,14 +7,7 @@ import { api } from './api.js';
 import { ROOT, state } from './state.js';
 import { announce, busy, confirmDialog, copyText, pageHead, setMain, setTitle, showError } from './ui.js';
 import { loadProject, navigate } from './router.js';
-
-const BASE = window.location.origin; // the address the snippets point at
-
-function snippetBlock(id, label, code, buttonText) {
-  return h('div', null,
-    h('pre', { class: 'code-block', id, tabindex: '0', 'aria-label': label }, h('code', null, code)),
-    h('button', { type: 'button', class: 'button-secondary button-small', onclick: () => copyText(code, label) }, buttonText));
-}
+import { BASE, loopbackHint, scriptTag as analyticsTag, snippetBlock } from './analytics-install.js';
 
 /** Loads the widgets script anew for the preview: it reads its key from its own tag, and the
  *  project (so the key) may have changed since the last settings view. */
@@ -37,7 +30,7 @@ export async function screenSettings(ctx) {
 
   const key = project.api_key; // the secret key: owners and admins only
   const publishable = project.publishable_key;
-  const scriptTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/sm.js"></script>`;
+  const scriptTag = analyticsTag(publishable);
   const widgetsTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/widgets.js"></script>`;
   const widgets = [
     ['feedback', 'Feedback button', 'a form with the "already asked?" hint; identified visitors vote'],
@@ -139,6 +132,7 @@ export async function screenSettings(ctx) {
     h('section', { class: 'card', 'aria-labelledby': 'script-title' },
       h('h2', { id: 'script-title' }, 'Analytics script'),
       h('p', { class: 'muted' }, 'Paste this into the <head> of every page to count page views (cookie-free, respects Do Not Track). Custom events: sm(\'signup\', { plan: \'pro\' }).'),
+      loopbackHint(),
       snippetBlock('script-snippet', 'Script tag', scriptTag, 'Copy script tag')),
     h('section', { class: 'card', 'aria-labelledby': 'widgets-title' },
       h('h2', { id: 'widgets-title' }, 'Widgets'),

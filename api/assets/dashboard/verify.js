@@ -7,7 +7,7 @@ import { api, ApiError } from './api.js';
 import { ROOT, state } from './state.js';
 import { announce, busy, setMain, setTitle } from './ui.js';
 import { renderAccount } from './router.js';
-import { card } from './auth.js';
+import { card, hideToken } from './auth.js';
 
 /** Shows or hides the "verify your email" notice for the signed-in user. */
 export function renderVerifyNotice() {
@@ -36,6 +36,7 @@ export function renderVerifyNotice() {
 /** /verify-email?token=...: confirms the address the link was sent to. */
 export async function verifyPage({ params }) {
   const token = params.get('token') || '';
+  hideToken();
   setTitle('Verify your email');
   const onward = h('p', { class: 'signin-foot' }, h('a', { href: state.me ? ROOT : '/login', 'data-nav': '' }, state.me ? 'Go to the dashboard' : 'Go to sign-in'));
   if (!token) {

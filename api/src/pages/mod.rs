@@ -46,6 +46,9 @@ pub fn router() -> Router<AppState> {
             get(subscriptions::ask).post(subscriptions::unsubscribe),
         )
         .route("/assets/app.css", get(app_css))
+        // Browsers ask for /favicon.ico whatever the page says; both answer the same mark.
+        .route("/favicon.svg", get(favicon))
+        .route("/favicon.ico", get(favicon))
         .route("/assets/board.js", get(board_js))
         .route("/assets/board-form.js", get(board_form_js))
         .route("/assets/testimonial.js", get(testimonial_js))
@@ -72,6 +75,7 @@ pub(crate) fn layout_with_head(
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 title { (title) }
                 link rel="stylesheet" href="/assets/app.css";
+                link rel="icon" href="/favicon.svg" type="image/svg+xml";
                 (extra_head)
                 @for src in scripts {
                     script src=(src) defer {}
@@ -173,6 +177,10 @@ async fn app_css() -> Response {
         "text/css; charset=utf-8",
         include_str!("../../assets/app.css"),
     )
+}
+
+async fn favicon() -> Response {
+    asset("image/svg+xml", include_str!("../../assets/favicon.svg"))
 }
 
 async fn board_js() -> Response {

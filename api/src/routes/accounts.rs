@@ -241,6 +241,6 @@ pub async fn end_session(
     Path(id): Path<String>,
 ) -> AppResult<Json<Deleted>> {
     let id = parse_id(&id, "session")?;
-    sessions::revoke_by_id(&state.db, session.user.id, id).await?;
+    sessions::revoke_by_id(&state.db, session.user.id, id, false).await?;
     Ok(Json(Deleted::new(id)))
 }

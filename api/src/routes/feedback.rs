@@ -8,7 +8,7 @@ use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
 use shipmate_shared::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
-    FeedbackType, ListFilter, NewFeedback, VoteState,
+    FeedbackType, ListFilter, NewFeedback, Start, VoteState,
 };
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
@@ -32,8 +32,9 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Submits a bug, feature request or general feedback. With the publishable key (or another
-/// public scoped key) the entry follows the project's `feedback_moderation`; with the secret key it
-/// is approved at once.
+/// public scoped key) the entry follows the project's `feedback_moderation` and starts off the
+/// roadmap; with the secret key (or a member's session and `X-Project-Id`) it is approved and on
+/// the roadmap at once.
 #[utoipa::path(post, path = "/v1/feedback", tag = "feedback", security(("api_key" = [])),
     request_body = NewFeedback,
     responses((status = 201, body = Feedback), (status = 401, description = "bad API key"), (status = 422, description = "invalid fields")))]
@@ -45,15 +46,20 @@ pub async fn create(
     }: ProjectKey,
     Body(new): Body<NewFeedback>,
 ) -> AppResult<(StatusCode, Json<Feedback>)> {
-    // Only the secret key (the customer's own server) or a member submits approved entries; a key
-    // the public holds follows the project's moderation, as the public board does.
-    let moderation = if public_client.is_some() && project.feedback_moderation {
-        FeedbackModeration::Pending
-    } else {
-        FeedbackModeration::Approved
+    // Only the secret key (the customer's own server) or a member submits approved entries the
+    // team accepts; a key the public holds follows the project's moderation and waits for a member
+    // to put it on the roadmap, as the public board does.
+    let public = public_client.is_some();
+    let start = Start {
+        moderation: if public && project.feedback_moderation {
+            FeedbackModeration::Pending
+        } else {
+            FeedbackModeration::Approved
+        },
+        on_roadmap: !public,
     };
     let mut tx = state.db.begin().await?;
-    let entry = feedback::create(&mut tx, project.id, new, moderation).await?;
+    let entry = feedback::create(&mut tx, project.id, new, start).await?;
     let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
@@ -111,7 +117,8 @@ pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
     })
 }
 
-/// Moves an entry to another status of its type's set, and/or moderates it (members and up).
+/// Moves an entry to another status of its type's set (which puts it on the roadmap), moderates
+/// it, and/or puts it on the roadmap or takes it off (members and up).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
     request_body = FeedbackChanges,
     responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
@@ -146,6 +153,10 @@ pub async fn update(
     }
     if let Some(moderation) = changes.moderation {
         entry = feedback::set_moderation(&mut tx, entry.project_id, entry.id, moderation).await?;
+    }
+    // After the status: an explicit `on_roadmap` wins over the status change's acceptance.
+    if let Some(on_roadmap) = changes.on_roadmap {
+        entry = feedback::set_on_roadmap(&mut tx, entry.project_id, entry.id, on_roadmap).await?;
     }
     tx.commit().await?;
     state.deliver(&deliveries).await;

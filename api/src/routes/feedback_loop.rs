@@ -12,12 +12,15 @@ use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
 use shipmate_shared::feedback::similar::{self, SimilarEntry};
-use shipmate_shared::feedback::{self, Feedback, FeedbackModeration, NewFeedback};
+use shipmate_shared::feedback::{
+    self, Feedback, FeedbackModeration, NewFeedback, Participant, Start,
+};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
 use shipmate_shared::{projects, AppError, AppResult};
 use shipmate_types::common::List;
+use uuid::Uuid;
 
 use super::schemas::Deleted;
 use crate::extract::{require, Actor, Body, Client, JsonBody, MaybeActor, SessionUser};
@@ -38,8 +41,9 @@ pub fn router() -> Router<AppState> {
 }
 
 /// A submission from the public board: anonymous (with an optional email for updates) or signed
-/// in. With the project's moderation on it waits as `pending`; rate-limited per client address;
-/// a filled honeypot field `website` answers 201 and stores nothing.
+/// in. With the project's moderation on it waits as `pending`; it starts off the roadmap unless a
+/// member of the project (the `member` role and up) sends it with their session. Rate-limited per
+/// client address; a filled honeypot field `website` answers 201 and stores nothing.
 #[utoipa::path(post, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
     params(("slug" = String, Path)),
     request_body = NewFeedback,
@@ -73,23 +77,44 @@ pub async fn submit(
             Json(unsaved(project.id, new, moderation)),
         ));
     }
+    let start = Start {
+        moderation,
+        on_roadmap: from_the_team(&state, actor.as_ref(), project.id).await?,
+    };
     // A signed-in or identified submitter hears about status changes at their address.
     if new.submitter_email.is_none() {
         new.submitter_email = actor.and_then(|a| a.email);
     }
     let mut tx = state.db.begin().await?;
-    let entry = feedback::create(&mut tx, project.id, new, moderation).await?;
+    let entry = feedback::create(&mut tx, project.id, new, start).await?;
     let deliveries = notify::feedback_created(&mut tx, state.mail(), &entry).await?;
     tx.commit().await?;
     state.deliver(&deliveries).await;
     Ok((StatusCode::CREATED, Json(entry.public())))
 }
 
+/// Whether a dashboard account of the project's team (the `member` role and up) submits: what the
+/// team submits is accepted, so it starts on the roadmap. End users and viewers are the public.
+async fn from_the_team(
+    state: &AppState,
+    actor: Option<&Actor>,
+    project_id: Uuid,
+) -> AppResult<bool> {
+    let Some(Participant::User(user)) = actor.map(|a| a.who) else {
+        return Ok(false);
+    };
+    match projects::access(&state.db, user, project_id, Role::Member).await {
+        Ok(_) => Ok(true),
+        Err(e) if e.status() == StatusCode::FORBIDDEN => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// What a stored submission would look like, for the honeypot's answer.
-fn unsaved(project_id: uuid::Uuid, new: NewFeedback, moderation: FeedbackModeration) -> Feedback {
+fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -> Feedback {
     let now = chrono::Utc::now();
     Feedback {
-        id: uuid::Uuid::now_v7(),
+        id: Uuid::now_v7(),
         project_id,
         title: new.title,
         description: new.description,
@@ -101,12 +126,14 @@ fn unsaved(project_id: uuid::Uuid, new: NewFeedback, moderation: FeedbackModerat
         score: 0,
         moderation,
         merged_into: None,
+        on_roadmap: false,
         created_at: now,
         updated_at: now,
     }
 }
 
-/// Approved feature requests by stage: planned, in progress, shipped in the last 90 days.
+/// Approved feature requests on the roadmap (`on_roadmap`: accepted by the team) by stage:
+/// planned, in progress, shipped in the last 90 days.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/roadmap", tag = "feedback",
     params(("slug" = String, Path)),
     responses((status = 200, body = Roadmap), (status = 404, description = "unknown slug")))]

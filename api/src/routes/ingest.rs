@@ -331,8 +331,9 @@ pub async fn remove_by_external_id(
 }
 
 /// Uploads a file (multipart, field `file`, up to 10 MB): Markdown, text, HTML or PDF, by its
-/// name's extension. Optional fields: `metadata` (a JSON object, as text) and `external_id`, with
-/// which the upload creates or replaces that document as `PUT .../by-external-id` does.
+/// name's extension. Optional fields: `metadata` (a JSON object, as text; it gets the file's name
+/// as `filename` unless it sets one) and `external_id`, with which the upload creates or replaces
+/// that document as `PUT .../by-external-id` does.
 #[utoipa::path(post, path = "/v1/indexes/{index_id}/documents/file", tag = "knowledge base", security(("api_key" = [])),
     request_body(content = shipmate_types::kb::DocumentFile, content_type = "multipart/form-data"),
     responses((status = 201, body = Document, description = "created"), (status = 200, body = Document, description = "replaced (with `external_id`)"),

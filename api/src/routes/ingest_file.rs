@@ -1,5 +1,7 @@
 //! Reading a file upload's multipart form into a document: the file's kind by its name, its text
-//! (PDFs extracted), and the optional `metadata` and `external_id` fields.
+//! (PDFs extracted), and the optional `metadata` and `external_id` fields. The file's name goes
+//! into the metadata as `filename` (unless the metadata sets one), so listings and search results
+//! say which file a document came from.
 
 use axum::extract::multipart::{Field, MultipartError};
 use axum::extract::Multipart;
@@ -37,7 +39,7 @@ pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
             _ => {}
         }
     }
-    let metadata = match form.metadata.as_deref().map(str::trim) {
+    let mut metadata = match form.metadata.as_deref().map(str::trim) {
         None | Some("") => Default::default(),
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(m)) if text.len() <= 16_384 => m,
@@ -63,6 +65,11 @@ pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
         ));
     };
     let (text, kind) = text_of(&name, mime.as_deref(), bytes).await?;
+    if let Some(filename) = base_name(&name) {
+        metadata
+            .entry("filename")
+            .or_insert_with(|| Value::String(filename));
+    }
     Ok(Item {
         text,
         kind,
@@ -70,6 +77,13 @@ pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
         external_id,
         path: String::new(),
     })
+}
+
+/// The part's file name without any folders a client put in it (at most 255 characters), or
+/// `None` when it sent none.
+fn base_name(name: &str) -> Option<String> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or_default().trim();
+    (!base.is_empty()).then(|| base.chars().take(255).collect())
 }
 
 /// The field's bytes, refusing more than 10 MB.

@@ -1,5 +1,6 @@
 //! The HTTP surface: one module per area, each with its own `router()`.
 
+pub mod access_tokens;
 pub mod accounts;
 pub mod admin;
 pub mod analytics;
@@ -61,6 +62,7 @@ pub fn api() -> Router<AppState> {
     Router::new()
         .merge(auth::router())
         .merge(accounts::router())
+        .merge(access_tokens::router())
         .merge(admin::router())
         .merge(projects::router())
         .merge(members::router())
@@ -101,6 +103,7 @@ pub async fn method_not_allowed() -> AppError {
         accounts::setup, accounts::register, accounts::login, accounts::change_password,
         accounts::request_reset, accounts::confirm_reset, accounts::verify_email, accounts::resend_verification,
         accounts::list_sessions, accounts::end_session,
+        access_tokens::create, access_tokens::list, access_tokens::revoke,
         admin::list, admin::update, admin::reset_link, admin::settings,
         members::list, members::change_role, members::remove, members::invite, members::list_invites,
         members::revoke_invite, members::preview, members::accept,

@@ -53,7 +53,7 @@ pub async fn events() -> Json<EventList> {
     params(("project_id" = String, Path)),
     request_body = NewWebhook,
     responses((status = 201, body = Webhook), (status = 403, description = "without the role needed"),
-        (status = 422, description = "`url_not_allowed` (not http(s), or a loopback, private or link-local address) or unknown events")))]
+        (status = 422, description = "`url_not_allowed` (not http(s), or a loopback, private or link-local address: `detail` names SHIPMATE_WEBHOOK_ALLOWED_HOSTS) or unknown events")))]
 pub async fn create(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,

@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 
 use crate::helpers::*;
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 
-fn jwt(secret: &str, claims: Value) -> String {
+pub(crate) fn jwt(secret: &str, claims: Value) -> String {
     encode(
         &Header::default(),
         &claims,
@@ -20,7 +20,7 @@ fn jwt(secret: &str, claims: Value) -> String {
     .unwrap()
 }
 
-async fn rotate(app: &TestApp, owner: &str, project: &Value) -> String {
+pub(crate) async fn rotate(app: &TestApp, owner: &str, project: &Value) -> String {
     let (status, body) = app
         .call(
             Method::POST,

@@ -25,8 +25,8 @@ pub enum KbCommand {
     Delete {
         #[command(flatten)]
         project: ProjectArg,
-        /// Index id.
-        #[arg(long, value_name = "INDEX_ID")]
+        /// Index id or name.
+        #[arg(long, value_name = "INDEX")]
         index: String,
         /// The document's external id (for folder uploads: its relative path).
         #[arg(long, value_name = "ID")]
@@ -38,8 +38,8 @@ pub enum KbCommand {
 pub struct UploadArgs {
     #[command(flatten)]
     pub project: ProjectArg,
-    /// Index id.
-    #[arg(long, value_name = "INDEX_ID")]
+    /// Index id or name.
+    #[arg(long, value_name = "INDEX")]
     pub index: String,
     /// The document's external id (1 to 256 characters), for a single file only. Default: the
     /// file's relative path.
@@ -60,8 +60,8 @@ pub struct UploadArgs {
 pub struct SearchArgs {
     #[command(flatten)]
     pub project: ProjectArg,
-    /// Index id.
-    #[arg(long, value_name = "INDEX_ID")]
+    /// Index id or name.
+    #[arg(long, value_name = "INDEX")]
     pub index: String,
     /// What to look for.
     pub query: String,

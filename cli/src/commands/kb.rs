@@ -5,13 +5,14 @@
 
 mod upload;
 
+use anyhow::anyhow;
 use serde_json::{json, Map, Value};
 use shipmate_types::common::List;
 use shipmate_types::kb::{Index, NewIndex};
 
 use super::{project_id, seg};
 use crate::cli::{DocsCommand, IndexesCommand, KbCommand, SearchArgs};
-use crate::client::Auth;
+use crate::client::{Auth, Client};
 use crate::ctx::Ctx;
 use crate::output::{align_right, one_line, or_dash, print_json, print_table, table};
 
@@ -67,14 +68,17 @@ pub async fn indexes(ctx: &Ctx, command: IndexesCommand) -> anyhow::Result<()> {
         }
         IndexesCommand::Delete { index, project } => {
             let pid = project_id(&ctx.client, &project.project).await?;
+            let id = index_id(&ctx.client, &pid, &index).await?;
             let deleted = ctx
                 .client
-                .delete(
-                    &format!("/v1/indexes/{}", seg(&index)),
-                    Auth::InProject(&pid),
-                )
+                .delete(&format!("/v1/indexes/{}", seg(&id)), Auth::InProject(&pid))
                 .await?;
-            ctx.done(&deleted, &format!("Deleted index {index}"))
+            let named = if id == index {
+                id
+            } else {
+                format!("{index} ({id})")
+            };
+            ctx.done(&deleted, &format!("Deleted index {named}"))
         }
     }
 }
@@ -89,6 +93,7 @@ pub async fn run(ctx: &Ctx, command: KbCommand) -> anyhow::Result<()> {
             external_id,
         } => {
             let pid = project_id(&ctx.client, &project.project).await?;
+            let index = index_id(&ctx.client, &pid, &index).await?;
             let path = format!(
                 "/v1/indexes/{}/documents/by-external-id/{}",
                 seg(&index),
@@ -106,6 +111,56 @@ pub async fn docs(ctx: &Ctx, command: DocsCommand) -> anyhow::Result<()> {
     }
 }
 
+/// The id of the index named by id or name. An id is taken as is (the server checks it); a name
+/// is looked up among the project's indexes.
+pub async fn index_id(client: &Client, pid: &str, id_or_name: &str) -> anyhow::Result<String> {
+    if uuid::Uuid::parse_str(id_or_name).is_ok() {
+        return Ok(id_or_name.to_owned());
+    }
+    let list: List<Index> = client
+        .get_as("/v1/indexes", Auth::InProject(pid), &[])
+        .await?;
+    let named: Vec<(String, String)> = list
+        .data
+        .into_iter()
+        .map(|i| (i.id.to_string(), i.name))
+        .collect();
+    pick_index(&named, id_or_name)
+}
+
+/// The id among `(id, name)` pairs for `name`: the exact name, else the one name equal to it
+/// ignoring case (names are unique only as typed, so `Docs` and `docs` may both exist).
+fn pick_index(indexes: &[(String, String)], name: &str) -> anyhow::Result<String> {
+    let name = name.trim();
+    if let Some((id, _)) = indexes.iter().find(|(_, n)| n == name) {
+        return Ok(id.clone());
+    }
+    let alike: Vec<_> = indexes
+        .iter()
+        .filter(|(_, n)| n.to_lowercase() == name.to_lowercase())
+        .collect();
+    match alike.as_slice() {
+        [(id, _)] => Ok(id.clone()),
+        [] if indexes.is_empty() => Err(anyhow!(
+            "this project has no index `{name}`, and no indexes at all; create one with `shipmate indexes create`"
+        )),
+        [] => {
+            let names: Vec<_> = indexes.iter().map(|(_, n)| format!("`{n}`")).collect();
+            Err(anyhow!(
+                "this project has no index `{name}` (its indexes: {}); give an index's name or id",
+                names.join(", ")
+            ))
+        }
+        several => {
+            let which: Vec<_> = several.iter().map(|(id, n)| format!("`{n}` ({id})")).collect();
+            Err(anyhow!(
+                "`{name}` is ambiguous: it matches {} ignoring case; give the exact name or the id",
+                which.join(", ")
+            ))
+        }
+    }
+}
+
 /// One result as printed; the answer is read as JSON so fields newer than this CLI's types
 /// (`chunk_index`) show too.
 struct Hit {
@@ -118,6 +173,7 @@ struct Hit {
 
 pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &args.project.project).await?;
+    let index = index_id(&ctx.client, &pid, &args.index).await?;
     let mut query = json!({ "query": args.query, "top_k": args.top_k });
     if let Some(mode) = &args.mode {
         query["mode"] = json!(mode);
@@ -128,7 +184,7 @@ pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let answer = ctx
         .client
         .post(
-            &format!("/v1/indexes/{}/search", seg(&args.index)),
+            &format!("/v1/indexes/{}/search", seg(&index)),
             Auth::InProject(&pid),
             &query,
         )
@@ -187,7 +243,33 @@ fn filter_object(pairs: Vec<(String, Value)>) -> Map<String, Value> {
 mod tests {
     use serde_json::json;
 
-    use super::filter_object;
+    use super::{filter_object, pick_index};
+
+    #[test]
+    fn an_index_is_found_by_its_exact_name_else_by_the_one_name_alike() {
+        let indexes = [
+            ("1".to_owned(), "docs".to_owned()),
+            ("2".to_owned(), "Docs".to_owned()),
+            ("3".to_owned(), "FAQ".to_owned()),
+        ];
+        assert_eq!(pick_index(&indexes, "Docs").unwrap(), "2");
+        assert_eq!(pick_index(&indexes, " docs ").unwrap(), "1");
+        assert_eq!(pick_index(&indexes, "faq").unwrap(), "3");
+        let ambiguous = pick_index(&indexes, "DOCS").unwrap_err().to_string();
+        assert!(
+            ambiguous.contains("ambiguous")
+                && ambiguous.contains("(1)")
+                && ambiguous.contains("(2)"),
+            "{ambiguous}"
+        );
+        let unknown = pick_index(&indexes, "blog").unwrap_err().to_string();
+        assert!(
+            unknown.contains("no index `blog`") && unknown.contains("`FAQ`"),
+            "{unknown}"
+        );
+        let none = pick_index(&[], "blog").unwrap_err().to_string();
+        assert!(none.contains("shipmate indexes create"), "{none}");
+    }
 
     #[test]
     fn a_key_given_twice_matches_any_of_its_values() {

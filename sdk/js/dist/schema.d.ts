@@ -611,6 +611,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user's live personal access tokens, never the tokens themselves. */
+        get: operations["auth_list"];
+        put?: never;
+        /**
+         * Makes a personal access token (`st_...`, shown once) that acts as the signed-in user until it
+         *     expires or is revoked. A token cannot make further tokens.
+         */
+        post: operations["auth_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a token: it answers 401 from then on. */
+        delete: operations["auth_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/verify-email": {
         parameters: {
             query?: never;
@@ -779,8 +817,9 @@ export interface paths {
         put?: never;
         /**
          * Submits a bug, feature request or general feedback. With the publishable key (or another
-         *     public scoped key) the entry follows the project's `feedback_moderation`; with the secret key it
-         *     is approved at once.
+         *     public scoped key) the entry follows the project's `feedback_moderation` and starts off the
+         *     roadmap; with the secret key (or a member's session and `X-Project-Id`) it is approved and on
+         *     the roadmap at once.
          */
         post: operations["feedback_create"];
         delete?: never;
@@ -801,8 +840,9 @@ export interface paths {
         put?: never;
         /**
          * A submission from the public board: anonymous (with an optional email for updates) or signed
-         *     in. With the project's moderation on it waits as `pending`; rate-limited per client address;
-         *     a filled honeypot field `website` answers 201 and stores nothing.
+         *     in. With the project's moderation on it waits as `pending`; it starts off the roadmap unless a
+         *     member of the project (the `member` role and up) sends it with their session. Rate-limited per
+         *     client address; a filled honeypot field `website` answers 201 and stores nothing.
          */
         post: operations["feedback_submit"];
         delete?: never;
@@ -818,7 +858,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Approved feature requests by stage: planned, in progress, shipped in the last 90 days. */
+        /**
+         * Approved feature requests on the roadmap (`on_roadmap`: accepted by the team) by stage:
+         *     planned, in progress, shipped in the last 90 days.
+         */
         get: operations["feedback_roadmap"];
         put?: never;
         post?: never;
@@ -879,7 +922,10 @@ export interface paths {
         delete: operations["feedback_remove"];
         options?: never;
         head?: never;
-        /** Moves an entry to another status of its type's set, and/or moderates it (members and up). */
+        /**
+         * Moves an entry to another status of its type's set (which puts it on the roadmap), moderates
+         *     it, and/or puts it on the roadmap or takes it off (members and up).
+         */
         patch: operations["feedback_update"];
         trace?: never;
     };
@@ -1097,8 +1143,9 @@ export interface paths {
         put?: never;
         /**
          * Uploads a file (multipart, field `file`, up to 10 MB): Markdown, text, HTML or PDF, by its
-         *     name's extension. Optional fields: `metadata` (a JSON object, as text) and `external_id`, with
-         *     which the upload creates or replaces that document as `PUT .../by-external-id` does.
+         *     name's extension. Optional fields: `metadata` (a JSON object, as text; it gets the file's name
+         *     as `filename` unless it sets one) and `external_id`, with which the upload creates or replaces
+         *     that document as `PUT .../by-external-id` does.
          */
         post: operations["knowledge_base_upload_file"];
         delete?: never;
@@ -1722,6 +1769,29 @@ export interface components {
             /** Format: int64 */
             accepted: number;
         };
+        /** @description A personal access token as listed: never the token itself. */
+        AccessToken: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            last_used_at: string;
+            name: string;
+        };
+        /** @description A new personal access token: `token` (`st_...`) is shown this once. */
+        AccessTokenCreated: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            token: string;
+        };
         /** @description An account as the instance's admins see it. */
         Account: {
             /** Format: date-time */
@@ -1980,7 +2050,10 @@ export interface components {
              *     at most 102,400 bytes.
              */
             file: string;
-            /** @description A JSON object, as text. */
+            /**
+             * @description A JSON object, as text. The document's metadata gets the file's name as `filename` unless
+             *     this sets one.
+             */
             metadata?: string | null;
         };
         /** @enum {string} */
@@ -2085,6 +2158,12 @@ export interface components {
             merged_into?: string | null;
             /** @description Only `approved` entries are public; with moderation on, board submissions start `pending`. */
             moderation: components["schemas"]["FeedbackModeration"];
+            /**
+             * @description Accepted by the team: only these entries are on the roadmap. Entries from the secret key or
+             *     a member start on it; public submissions wait until a member puts them on it (or changes
+             *     their status).
+             */
+            on_roadmap: boolean;
             /** Format: uuid */
             project_id: string;
             /** Format: int32 */
@@ -2099,9 +2178,13 @@ export interface components {
             /** Format: int32 */
             upvotes: number;
         };
-        /** @description `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, or both. */
+        /**
+         * @description `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, whether it
+         *     is on the roadmap, or any of them together.
+         */
         FeedbackChanges: {
             moderation?: null | components["schemas"]["FeedbackModeration"];
+            on_roadmap?: boolean | null;
             status?: null | components["schemas"]["FeedbackStatus"];
         };
         /**
@@ -2285,6 +2368,20 @@ export interface components {
         };
         Link: {
             url: string;
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
+        List_AccessToken: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                expires_at: string;
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                last_used_at: string;
+                name: string;
+            }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
         List_Account: {
@@ -2581,6 +2678,16 @@ export interface components {
         ModerationDecision: {
             status: components["schemas"]["Moderation"];
         };
+        /** @description `POST /v1/auth/tokens`: a personal access token for scripts and the CLI. */
+        NewAccessToken: {
+            /**
+             * Format: int64
+             * @description 1 to 365; 90 when absent.
+             */
+            expires_in_days?: number | null;
+            /** @description What the token is for, 1 to 100 characters. */
+            name: string;
+        };
         /** @description `POST /v1/auth/register`. */
         NewAccount: {
             /** Format: email */
@@ -2833,6 +2940,12 @@ export interface components {
                 merged_into?: string | null;
                 /** @description Only `approved` entries are public; with moderation on, board submissions start `pending`. */
                 moderation: components["schemas"]["FeedbackModeration"];
+                /**
+                 * @description Accepted by the team: only these entries are on the roadmap. Entries from the secret key or
+                 *     a member start on it; public submissions wait until a member puts them on it (or changes
+                 *     their status).
+                 */
+                on_roadmap: boolean;
                 /** Format: uuid */
                 project_id: string;
                 /** Format: int32 */
@@ -3008,7 +3121,10 @@ export interface components {
             /** @description Sanitised HTML, as the public changelog page would show the same Markdown. */
             html: string;
         };
-        /** @description The public roadmap: approved feature requests by stage (`shipped`: the last 90 days). */
+        /**
+         * @description The public roadmap: approved feature requests on the roadmap, by stage (`shipped`: the last 90
+         *     days).
+         */
         Roadmap: {
             in_progress: components["schemas"]["Feedback"][];
             planned: components["schemas"]["Feedback"][];
@@ -8242,6 +8358,366 @@ export interface operations {
                 };
             };
             /** @description `SHIPMATE_RATE_AUTH_PER_MINUTE` from this client */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_AccessToken"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewAccessToken"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessTokenCreated"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: called with a personal access token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    auth_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such live token of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16810,7 +17286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `url_not_allowed` (not http(s), or a loopback, private or link-local address) or unknown events */
+            /** @description `url_not_allowed` (not http(s), or a loopback, private or link-local address: `detail` names SHIPMATE_WEBHOOK_ALLOWED_HOSTS) or unknown events */
             422: {
                 headers: {
                     [name: string]: unknown;

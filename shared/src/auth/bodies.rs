@@ -2,8 +2,8 @@
 
 use serde_json::Value;
 use shipmate_types::accounts::{
-    AccountChanges, DevLogin, EmailAddress, Login, NewAccount, PasswordChange, PasswordReset,
-    Setup, VerifyEmail,
+    AccountChanges, DevLogin, EmailAddress, Login, NewAccessToken, NewAccount, PasswordChange,
+    PasswordReset, Setup, VerifyEmail,
 };
 
 use crate::validate::{FromInput, Input};
@@ -104,6 +104,17 @@ impl FromInput for VerifyEmail {
     fn read(input: &mut Input) -> Option<Self> {
         Some(VerifyEmail {
             token: input.string("token", 1, 200)?,
+        })
+    }
+}
+
+impl FromInput for NewAccessToken {
+    fn read(input: &mut Input) -> Option<Self> {
+        let name = input.string("name", 1, 100);
+        let expires_in_days = input.opt_int("expires_in_days", 1, 365);
+        Some(NewAccessToken {
+            name: name?,
+            expires_in_days,
         })
     }
 }

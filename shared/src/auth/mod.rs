@@ -1,5 +1,6 @@
 //! Users, sessions, passwords and sign-in with identity providers.
 
+pub mod access_tokens;
 pub mod accounts;
 pub mod admin;
 pub mod bodies;

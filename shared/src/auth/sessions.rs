@@ -28,6 +28,8 @@ pub async fn create(db: &PgPool, user: &User) -> AppResult<String> {
 pub struct Live {
     pub user: User,
     pub session_id: Uuid,
+    /// A personal access token rather than a sign-in (it may not make further tokens).
+    pub personal_token: bool,
 }
 
 /// The user of a live (unexpired, unrevoked) session of an enabled account. `last_used_at` is
@@ -37,7 +39,8 @@ pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<Live>>
         return Ok(None);
     }
     let Some(row) = sqlx::query!(
-        "select s.id as session_id, s.last_used_at, u.id, u.email, u.name, u.is_admin, u.email_verified
+        "select s.id as session_id, s.last_used_at, s.name is not null as \"personal_token!\",
+                u.id, u.email, u.name, u.is_admin, u.email_verified
          from sessions s join users u on u.id = s.user_id
          where s.token_hash = $1 and s.revoked_at is null and s.expires_at > now()
            and u.disabled_at is null",
@@ -65,6 +68,7 @@ pub async fn user_for_token(db: &PgPool, token: &str) -> AppResult<Option<Live>>
             email_verified: row.email_verified,
         },
         session_id: row.session_id,
+        personal_token: row.personal_token,
     }))
 }
 
@@ -78,11 +82,11 @@ pub async fn revoke(db: &PgPool, token: &str) -> AppResult<()> {
     Ok(())
 }
 
-/// The user's live sessions, newest first.
+/// The user's live sign-in sessions, newest first (personal access tokens are listed apart).
 pub async fn list(db: &PgPool, user: Uuid, current: Uuid) -> AppResult<Vec<SessionInfo>> {
     let rows = sqlx::query!(
         "select id, created_at, last_used_at from sessions
-         where user_id = $1 and revoked_at is null and expires_at > now()
+         where user_id = $1 and name is null and revoked_at is null and expires_at > now()
          order by created_at desc",
         user
     )
@@ -99,24 +103,36 @@ pub async fn list(db: &PgPool, user: Uuid, current: Uuid) -> AppResult<Vec<Sessi
         .collect())
 }
 
-/// Ends one of the user's sessions; 404 when it is not theirs or already ended.
-pub async fn revoke_by_id(db: &PgPool, user: Uuid, id: Uuid) -> AppResult<()> {
+/// Ends one of the user's sign-in sessions, or with `personal_token` one of their personal access
+/// tokens; 404 when it is not theirs, not of that kind, or already ended.
+pub async fn revoke_by_id(
+    db: &PgPool,
+    user: Uuid,
+    id: Uuid,
+    personal_token: bool,
+) -> AppResult<()> {
     let done = sqlx::query!(
         "update sessions set revoked_at = now()
-         where id = $1 and user_id = $2 and revoked_at is null and expires_at > now()",
+         where id = $1 and user_id = $2 and (name is not null) = $3 and revoked_at is null
+           and expires_at > now()",
         id,
-        user
+        user,
+        personal_token
     )
     .execute(db)
     .await?;
     if done.rows_affected() == 0 {
-        return Err(AppError::not_found("session"));
+        return Err(AppError::not_found(if personal_token {
+            "token"
+        } else {
+            "session"
+        }));
     }
     Ok(())
 }
 
-/// Ends every session of the user but `keep` (after a password change or reset, or all of them
-/// when an account is disabled).
+/// Ends every session of the user but `keep`, personal access tokens included (after a password
+/// change or reset, or all of them when an account is disabled).
 pub async fn revoke_others(
     conn: &mut PgConnection,
     user: Uuid,

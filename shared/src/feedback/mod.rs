@@ -17,7 +17,7 @@ pub use shipmate_types::{FeedbackModeration, FeedbackSort, FeedbackStatus, Feedb
 
 pub(crate) const COLUMNS: &str =
     "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
-    upvotes - downvotes as score, moderation, merged_into, created_at, updated_at";
+    upvotes - downvotes as score, moderation, merged_into, on_roadmap, created_at, updated_at";
 
 /// What the public sees: approved entries that were not merged into another.
 pub(crate) const PUBLIC: &str = "moderation = 'approved' and merged_into is null";
@@ -50,24 +50,41 @@ impl FromInput for FeedbackChanges {
         }
         let status = input.opt_enum("status");
         let moderation = input.opt_enum("moderation");
-        if !input.has("status") && !input.has("moderation") {
-            input.error("status", "is required (or `moderation`)");
+        let on_roadmap = input.opt_bool("on_roadmap");
+        if !["status", "moderation", "on_roadmap"]
+            .iter()
+            .any(|f| input.has(f))
+        {
+            input.error("status", "is required (or `moderation`, or `on_roadmap`)");
             return None;
         }
-        Some(FeedbackChanges { status, moderation })
+        Some(FeedbackChanges {
+            status,
+            moderation,
+            on_roadmap,
+        })
     }
+}
+
+/// How a new entry starts: its moderation, and whether the team accepted it onto the roadmap
+/// (entries from the secret key or a member; public submissions wait for a member).
+#[derive(Debug, Clone, Copy)]
+pub struct Start {
+    pub moderation: FeedbackModeration,
+    pub on_roadmap: bool,
 }
 
 pub async fn create(
     db: &mut PgConnection,
     project_id: Uuid,
     new: NewFeedback,
-    moderation: FeedbackModeration,
+    start: Start,
 ) -> AppResult<Feedback> {
     let status = new.kind.statuses()[0];
     Ok(sqlx::query_as::<_, Feedback>(&format!(
-        "insert into feedback (id, project_id, title, description, type, status, submitter_email, moderation)
-         values ($1, $2, $3, $4, $5, $6, $7, $8) returning {COLUMNS}"
+        "insert into feedback
+            (id, project_id, title, description, type, status, submitter_email, moderation, on_roadmap)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning {COLUMNS}"
     ))
     .bind(Uuid::now_v7())
     .bind(project_id)
@@ -76,7 +93,8 @@ pub async fn create(
     .bind(new.kind.as_str())
     .bind(status.as_str())
     .bind(&new.submitter_email)
-    .bind(moderation.as_str())
+    .bind(start.moderation.as_str())
+    .bind(start.on_roadmap)
     .fetch_one(&mut *db)
     .await?)
 }
@@ -148,7 +166,8 @@ pub async fn get(db: &PgPool, id: Uuid) -> AppResult<Feedback> {
         .ok_or_else(|| AppError::not_found("feedback entry"))
 }
 
-/// Moves the entry to any status of its own type's set; answers it and the status it had.
+/// Moves the entry to any status of its own type's set; answers it and the status it had. A member
+/// deciding its status has accepted it: it goes on the roadmap.
 pub async fn set_status(
     db: &mut PgConnection,
     project_id: Uuid,
@@ -164,7 +183,8 @@ pub async fn set_status(
     .await?
     .ok_or_else(|| AppError::not_found("feedback entry"))?;
     let entry = sqlx::query_as::<_, Feedback>(&format!(
-        "update feedback set status = $3, status_changed_at = now(), updated_at = now()
+        "update feedback set status = $3, status_changed_at = now(), on_roadmap = true,
+            updated_at = now()
          where project_id = $1 and id = $2 returning {COLUMNS}"
     ))
     .bind(project_id)
@@ -310,13 +330,37 @@ pub async fn set_moderation(
     id: Uuid,
     moderation: FeedbackModeration,
 ) -> AppResult<Feedback> {
+    set_one(db, project_id, id, "moderation", moderation.as_str()).await
+}
+
+/// Puts the entry on the roadmap or takes it off (only entries on it are on the roadmap).
+pub async fn set_on_roadmap(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    on_roadmap: bool,
+) -> AppResult<Feedback> {
+    set_one(db, project_id, id, "on_roadmap", on_roadmap).await
+}
+
+/// Sets one column of an entry (`column` is one of ours, never input) and answers the entry.
+async fn set_one<T>(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    column: &str,
+    value: T,
+) -> AppResult<Feedback>
+where
+    T: for<'q> sqlx::Encode<'q, sqlx::Postgres> + sqlx::Type<sqlx::Postgres> + Send + 'static,
+{
     sqlx::query_as::<_, Feedback>(&format!(
-        "update feedback set moderation = $3, updated_at = now()
+        "update feedback set {column} = $3, updated_at = now()
          where project_id = $1 and id = $2 returning {COLUMNS}"
     ))
     .bind(project_id)
     .bind(id)
-    .bind(moderation.as_str())
+    .bind(value)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("feedback entry"))

@@ -1,5 +1,5 @@
-//! The public roadmap: approved feature requests that are planned, in progress, or shipped in the
-//! last 90 days, each column in the board's `top` order.
+//! The public roadmap: approved feature requests the team accepted (`on_roadmap`) that are
+//! planned, in progress, or shipped in the last 90 days, each column in the board's `top` order.
 
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -12,7 +12,7 @@ pub use shipmate_types::feedback::Roadmap;
 pub async fn roadmap(db: &PgPool, project_id: Uuid) -> AppResult<Roadmap> {
     let entries = sqlx::query_as::<_, Feedback>(&format!(
         "select {COLUMNS} from feedback
-         where project_id = $1 and {PUBLIC} and type = 'feature'
+         where project_id = $1 and {PUBLIC} and on_roadmap and type = 'feature'
            and (status in ('planned', 'in_progress')
                 or (status = 'shipped' and status_changed_at > now() - interval '90 days'))
          order by upvotes - downvotes desc, created_at desc, id desc"

@@ -61,9 +61,12 @@ pub async fn check_url(raw: &str, allowed: &(dyn Fn(&str) -> bool + Sync)) -> Ap
     if allowed(&name) {
         return Ok(url);
     }
+    // The refusal names its fix: internal receivers are let through by the operator.
     let refused = || {
         not_allowed(format!(
-            "{name} is a loopback, private or link-local address"
+            "{name} is a loopback, private or link-local address; to let this host through (an \
+             internal receiver), add it to SHIPMATE_WEBHOOK_ALLOWED_HOSTS on the api and the worker, \
+             e.g. SHIPMATE_WEBHOOK_ALLOWED_HOSTS={name}"
         ))
     };
     match host {
@@ -102,7 +105,8 @@ impl Resolve for GuardedResolver {
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if !allowed && addrs.iter().any(|a| !public_address(a.ip())) {
                 return Err(format!(
-                    "{host} resolves to a loopback, private or link-local address"
+                    "{host} resolves to a loopback, private or link-local address \
+                     (SHIPMATE_WEBHOOK_ALLOWED_HOSTS lets a host through)"
                 )
                 .into());
             }

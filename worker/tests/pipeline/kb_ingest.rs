@@ -520,7 +520,10 @@ async fn files_of_each_taken_type_become_searchable_documents() {
         .await;
         assert_eq!(res.status(), StatusCode::CREATED, "{name}");
         let doc: Value = res.json().await.unwrap();
-        assert_eq!(doc["metadata"], json!({"source": "upload"}));
+        assert_eq!(
+            doc["metadata"],
+            json!({"source": "upload", "filename": name})
+        );
         assert_eq!(
             wait_done(&app, &k, &index, &doc).await["status"],
             "ready",

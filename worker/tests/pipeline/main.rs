@@ -13,6 +13,7 @@ mod delivery;
 mod email;
 mod fakes;
 mod kb_api;
+mod kb_file_names;
 mod kb_ingest;
 mod kb_search_modes;
 mod loop_delivery;

@@ -91,6 +91,7 @@ struct Target<'a> {
 
 pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &args.project.project).await?;
+    let index = super::index_id(&ctx.client, &pid, &args.index).await?;
     let mut files = Vec::new();
     let mut skipped = 0u64;
     for root in &args.paths {
@@ -113,7 +114,7 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
     let target = Target {
         client: &ctx.client,
         pid: &pid,
-        base: format!("/v1/indexes/{}/documents", seg(&args.index)),
+        base: format!("/v1/indexes/{}/documents", seg(&index)),
         metadata: args.metadata.as_ref(),
     };
     let (target, bar_ref, chosen_id) = (&target, &bar, args.external_id.as_deref());

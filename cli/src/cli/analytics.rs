@@ -1,0 +1,167 @@
+//! `shipmate stats` and `shipmate analytics ...`: the reads, their ranges and filters.
+
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Subcommand};
+use shipmate_types::analytics::Period;
+
+use super::{one_of, ProjectArg};
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    #[command(flatten)]
+    pub range: RangeArgs,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Print one read of the period as the server's CSV instead (`pages` when no read is named).
+    #[arg(long, value_name = "READ", num_args = 0..=1, default_missing_value = "pages",
+        value_parser = PossibleValuesParser::new(READS))]
+    pub csv: Option<String>,
+}
+
+/// The analytics reads, as `--csv` and `shipmate analytics` name them.
+pub const READS: [&str; 10] = [
+    "overview",
+    "pages",
+    "referrers",
+    "countries",
+    "devices",
+    "events",
+    "timeseries",
+    "utm",
+    "entry-pages",
+    "exit-pages",
+];
+
+/// The window of a read: a period ending today, or `--from`/`--to`.
+#[derive(Args, Debug, Clone)]
+pub struct RangeArgs {
+    /// Time window (ignored with --from and --to).
+    #[arg(long, default_value_t = Period::default(), value_parser = one_of::<Period>())]
+    pub period: Period,
+    /// First day (YYYY-MM-DD, UTC, inclusive); needs --to.
+    #[arg(long, requires = "to")]
+    pub from: Option<chrono::NaiveDate>,
+    /// Last day (YYYY-MM-DD, UTC, inclusive); needs --from.
+    #[arg(long, requires = "from")]
+    pub to: Option<chrono::NaiveDate>,
+}
+
+/// The reads' filters: exact values, combined with AND (the server checks them).
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilterArgs {
+    /// Page path, e.g. /pricing.
+    #[arg(long)]
+    pub page: Option<String>,
+    /// Referrer host, e.g. news.ycombinator.com.
+    #[arg(long)]
+    pub referrer: Option<String>,
+    /// Two-letter country code.
+    #[arg(long)]
+    pub country: Option<String>,
+    /// desktop, mobile or tablet.
+    #[arg(long)]
+    pub device: Option<String>,
+    #[arg(long)]
+    pub browser: Option<String>,
+    #[arg(long)]
+    pub os: Option<String>,
+    #[arg(long)]
+    pub utm_source: Option<String>,
+    #[arg(long)]
+    pub utm_medium: Option<String>,
+    #[arg(long)]
+    pub utm_campaign: Option<String>,
+    /// Event name (page_view for page views).
+    #[arg(long)]
+    pub event: Option<String>,
+}
+
+impl RangeArgs {
+    pub fn query(&self) -> Vec<(&'static str, String)> {
+        match (self.from, self.to) {
+            (Some(from), Some(to)) => vec![("from", from.to_string()), ("to", to.to_string())],
+            _ => vec![("period", self.period.to_string())],
+        }
+    }
+}
+
+impl FilterArgs {
+    pub fn query(&self) -> Vec<(&'static str, String)> {
+        [
+            ("page", &self.page),
+            ("referrer", &self.referrer),
+            ("country", &self.country),
+            ("device", &self.device),
+            ("browser", &self.browser),
+            ("os", &self.os),
+            ("utm_source", &self.utm_source),
+            ("utm_medium", &self.utm_medium),
+            ("utm_campaign", &self.utm_campaign),
+            ("event", &self.event),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.clone().map(|v| (k, v)))
+        .collect()
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AnalyticsCommand {
+    /// Visitors of the last 5 minutes, page views of the last 30 and the top pages now.
+    Realtime(RealtimeArgs),
+    /// One read of a period with filters: overview, pages, referrers, countries, devices,
+    /// events, timeseries, utm, entry-pages or exit-pages.
+    Show(ShowArgs),
+    /// Every goal's conversions over the period.
+    Goals(ReadArgs),
+    /// A custom event's property values over the period.
+    Properties(PropertiesArgs),
+}
+
+/// A project, a window, filters, and how to print.
+#[derive(Args, Debug)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    #[command(flatten)]
+    pub range: RangeArgs,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Print the server's CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The read.
+    #[arg(value_parser = PossibleValuesParser::new(READS), default_value = "overview")]
+    pub read: String,
+    #[command(flatten)]
+    pub args: ReadArgs,
+    /// The overview adds the same numbers for the days just before.
+    #[arg(long)]
+    pub compare: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PropertiesArgs {
+    /// The property's name (--event names the event, required).
+    #[arg(long)]
+    pub property: String,
+    #[command(flatten)]
+    pub args: ReadArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct RealtimeArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Print the pages as the server's CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
