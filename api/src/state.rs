@@ -75,6 +75,12 @@ const QUERY_CACHE_SIZE: u64 = 1_024;
 /// (project, model, query text).
 type QueryKey = (uuid::Uuid, String, String);
 
+/// The cache key of a query's vector: per project, so one tenant's cached answer (and so its
+/// faster reply) never tells another tenant what was searched.
+fn query_key(project: uuid::Uuid, model: &str, query: &str) -> QueryKey {
+    (project, model.to_owned(), query.to_owned())
+}
+
 impl Deref for AppState {
     type Target = Inner;
     fn deref(&self) -> &Inner {
@@ -169,7 +175,7 @@ impl AppState {
         model: &str,
         query: &str,
     ) -> AppResult<Arc<Vec<f32>>> {
-        let key = (project, model.to_owned(), query.to_owned());
+        let key = query_key(project, model, query);
         if let Some(v) = self.query_cache.get(&key).await {
             return Ok(v);
         }
@@ -214,5 +220,17 @@ impl AppState {
             .or(hops.first())
             .copied()
             .unwrap_or(peer_ip)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_query_in_two_projects_is_cached_twice() {
+        let (a, b) = (uuid::Uuid::now_v7(), uuid::Uuid::now_v7());
+        assert_ne!(query_key(a, "m", "refunds"), query_key(b, "m", "refunds"));
+        assert_eq!(query_key(a, "m", "refunds"), query_key(a, "m", "refunds"));
     }
 }
