@@ -128,6 +128,13 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
     await page.waitForFunction(() => document.querySelector('#widget-preview [data-shipmate="feedback"]')?.shadowRoot?.querySelector('button'));
     assert.equal(await page.locator('script[data-shipmate-preview]').getAttribute('data-project'), publishable);
     assert.ok(await page.evaluate(() => !!document.querySelector('#widget-preview [data-shipmate="changelog"]').shadowRoot));
+    // Three named widgets; the empty testimonials wall says why it is empty.
+    assert.deepEqual(await page.locator('#widget-preview .widget-preview-label').allTextContents(), ['Feedback button', 'Changelog', 'Testimonials']);
+    await page.locator('#widget-preview-testimonials-note', { hasText: 'No approved testimonials yet' }).waitFor();
+    // Back on Settings after another view, the preview mounts again.
+    await openSection(page, 'feedback', 'Feedback');
+    await openSection(page, 'settings', 'Settings');
+    await page.waitForFunction(() => document.querySelector('#widget-preview [data-shipmate="testimonials"]')?.shadowRoot);
     for (const prefix of ['f', 't', 'c']) {
       assert.equal(await page.locator(`#public-pages a[href="/${prefix}/${slug}"]`).count(), 1, `link to /${prefix}/${slug}`);
     }
@@ -499,6 +506,8 @@ test('a member moderates the board, answers officially and merges a duplicate', 
     const after = await api('GET', `/v1/feedback?project_id=${project.id}`, { token, expect: 200 });
     assert.ok(!after.data.some((e) => e.id === night.id), 'the merged entry left the list');
     assert.equal(after.data.find((e) => e.id === dark.id).upvotes, 1, 'its vote moved');
+    // Counts read as people say them: one upvote, not "1 upvotes".
+    assert.match(await page.locator(`[data-feedback="${dark.id}"] .votes`).getAttribute('aria-label'), /^1 upvote, 0 downvotes,/);
 
     // On a phone, an entry with its thread and merge form open still fits the width.
     await page.locator(`[data-feedback="${dark.id}"] [data-comments-toggle]`).click();

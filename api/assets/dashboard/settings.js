@@ -3,7 +3,7 @@
 // feedback board's moderation, and deleting it.
 
 import { $, h } from './dom.js';
-import { api } from './api.js';
+import { api, q } from './api.js';
 import { ROOT, state } from './state.js';
 import { announce, busy, confirmDialog, copyText, pageHead, setMain, setTitle, showError } from './ui.js';
 import { loadProject, navigate } from './router.js';
@@ -13,6 +13,8 @@ import { BASE, loopbackHint, scriptTag as analyticsTag, snippetBlock } from './a
  *  project (so the key) may have changed since the last settings view. */
 function loadWidgetPreview(publishable) {
   document.querySelectorAll('script[data-shipmate-preview]').forEach((s) => s.remove());
+  // A script already loaded (an earlier visit here) would keep its key and never mount these.
+  delete window.shipmate;
   document.body.append(h('script', { src: '/sdk/widgets.js', 'data-project': publishable, 'data-api': BASE, 'data-shipmate-preview': true }));
 }
 
@@ -31,6 +33,13 @@ export async function screenSettings(ctx) {
   const key = project.api_key; // the secret key: owners and admins only
   const publishable = project.publishable_key;
   const scriptTag = analyticsTag(publishable);
+  // Filled once the count is known: why the wall below may be empty.
+  const testimonialsNote = h('p', { class: 'hint', id: 'widget-preview-testimonials-note' });
+  api('GET', `/v1/testimonials/all?${q({ project_id: project.id })}`).then((r) => {
+    if (alive() && !(r.stats && r.stats.approved)) {
+      testimonialsNote.textContent = 'No approved testimonials yet: on your site this wall stays empty until you approve one (Testimonials).';
+    }
+  }, () => {});
   const widgetsTag = `<script defer data-project="${publishable}" data-api="${BASE}" src="${BASE}/sdk/widgets.js"></script>`;
   const widgets = [
     ['feedback', 'Feedback button', 'a form with the "already asked?" hint; identified visitors vote'],
@@ -144,7 +153,12 @@ export async function screenSettings(ctx) {
       h('h3', { id: 'widget-preview-title' }, 'Live preview'),
       h('p', { class: 'hint' }, 'The three widgets as your visitors see them, with this project\u2019s publishable key: what you send here is real.'),
       h('div', { class: 'widget-preview', id: 'widget-preview', 'aria-labelledby': 'widget-preview-title' },
-        ...widgets.map(([kind]) => h('div', { 'data-shipmate': kind, 'data-limit': '3' })))),
+        // Each under its name: the feedback and changelog widgets are buttons, and an empty
+        // testimonials wall draws nothing, so unnamed they read as two widgets, not three.
+        ...widgets.map(([kind, label]) => h('div', { class: 'widget-preview-item', 'data-preview': kind },
+          h('p', { class: 'hint widget-preview-label' }, label),
+          h('div', { 'data-shipmate': kind, 'data-limit': '3' }),
+          kind === 'testimonials' ? testimonialsNote : null)))),
     h('section', { class: 'card', 'aria-labelledby': 'sdk-title' },
       h('h2', { id: 'sdk-title' }, 'JavaScript SDK'),
       h('p', { class: 'muted' }, 'For feedback forms, testimonials and search from your own code.'),
