@@ -104,7 +104,7 @@ function drawChart(box, ts) {
   let best = null;
   for (const p of points) if (!best || p.views > best.views) best = p;
   const desc = n
-    ? `${fmtNum(totalViews)} page views and ${fmtNum(totalVisitors)} visitors over ${plural(n, interval, `${interval}s`)}` +
+    ? `${plural(totalViews, 'page view', 'page views')} and ${plural(totalVisitors, 'visitor', 'visitors')} over ${plural(n, interval, `${interval}s`)}` +
       (best && best.views ? `; busiest ${interval} ${chartLabel(best.date, interval, true)} with ${plural(best.views, 'view', 'views')}.` : '.')
     : 'No data for this period.';
 

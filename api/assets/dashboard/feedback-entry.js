@@ -1,7 +1,7 @@
 // Shipmate dashboard: one entry of the members' feedback list: its status, whether it is on the
 // public roadmap, its moderation, its comment thread, merging it into another entry, and deleting it.
 
-import { badge, cls, field, fmtNum, formErr, h, options, statusLabel, timeEl } from './dom.js';
+import { badge, cls, field, fmtNum, formErr, h, options, plural, statusLabel, timeEl } from './dom.js';
 import { api, q } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, showError, showFormError } from './ui.js';
 import { feedbackPicker, projectEntries } from './feedback-picker.js';
@@ -79,7 +79,7 @@ export function entryItem(e, { project, onGone, onModerated }) {
         badge('type', e.type, FEEDBACK_TYPES[e.type] || e.type),
         statusBadge,
         modBadge,
-        h('span', { class: 'votes', 'aria-label': `${e.upvotes} upvotes, ${e.downvotes} downvotes, score ${e.score}` },
+        h('span', { class: 'votes', 'aria-label': `${plural(e.upvotes, 'upvote', 'upvotes')}, ${plural(e.downvotes, 'downvote', 'downvotes')}, score ${e.score}` },
           h('span', { 'aria-hidden': 'true' }, h('b', { 'data-upvotes': '' }, fmtNum(e.upvotes)), ' up'),
           h('span', { 'aria-hidden': 'true' }, h('b', { 'data-downvotes': '' }, fmtNum(e.downvotes)), ' down'),
           h('span', { 'aria-hidden': 'true' }, 'score ', h('b', { 'data-score': '' }, fmtNum(e.score))))),

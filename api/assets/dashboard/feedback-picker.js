@@ -2,7 +2,7 @@
 // requests a changelog entry answers (several). A search box narrows the project's entries by
 // title; suggestions, when given, come first.
 
-import { badge, h, nextId, statusLabel } from './dom.js';
+import { badge, h, nextId, plural, statusLabel } from './dom.js';
 import { allPages } from './api.js';
 
 const TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
@@ -69,7 +69,7 @@ export function feedbackPicker({ entries, label, multiple = false, selected = []
         h('ul', { class: 'picker-list', 'data-group': 'all' }, shown.map((e) => option(e))));
     }
     if (rest.length > shown.length) {
-      sections.push(h('p', { class: 'muted small', 'data-more': '' }, `Showing ${shown.length} of ${rest.length} matches: search to narrow them down.`));
+      sections.push(h('p', { class: 'muted small', 'data-more': '' }, `Showing ${shown.length} of ${plural(rest.length, 'match', 'matches')}: search to narrow them down.`));
     }
     if (!sections.length) sections.push(h('p', { class: 'muted small' }, pool.length ? 'No entry matches this search.' : 'This project has no other entries.'));
     list.replaceChildren(...sections);
