@@ -45,14 +45,13 @@ pub struct Queue {
 impl Queue {
     pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<Self> {
         let client = redis::Client::open(url)?;
-        // Every command waits for a reconnection in progress, so it must stay short. redis-rs
-        // waits 1-2 s before the first retry and multiplies that by `factor` (default 100,
-        // capped at 60 s) before the next (redis-rs#1556): with 2 retries, a Redis restart
-        // stalled the api and the workers for one to two minutes. One retry bounds a reconnection
-        // at about 2 s (6 s when connections time out); the next command starts another.
+        // Every command waits for a reconnection in progress, so it must stay short: with
+        // redis-rs 0.29's backoff and 2 retries, a Redis restart stalled the api and the workers
+        // for one to two minutes (redis-rs#1556). One retry bounds a reconnection at a few
+        // seconds (connection timeouts included); the next command starts another.
         let config = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(std::time::Duration::from_secs(2))
-            .set_response_timeout(std::time::Duration::from_secs(5))
+            .set_connection_timeout(Some(std::time::Duration::from_secs(2)))
+            .set_response_timeout(Some(std::time::Duration::from_secs(5)))
             .set_number_of_retries(1);
         let conn = ConnectionManager::new_with_config(client, config).await?;
         let (appends, rx) = mpsc::channel(8_192);
@@ -80,10 +79,10 @@ impl Queue {
     /// Appends a job; returns once Redis has it (with AOF, once it is on disk as Redis is set to).
     pub async fn push<T: Serialize>(&self, stream: &str, job: &T) -> redis::RedisResult<()> {
         let payload = serde_json::to_string(job).map_err(|e| {
-            redis::RedisError::from((redis::ErrorKind::TypeError, "job", e.to_string()))
+            redis::RedisError::from((redis::ErrorKind::UnexpectedReturnType, "job", e.to_string()))
         })?;
         let (done, answer) = oneshot::channel();
-        let closed = || redis::RedisError::from((redis::ErrorKind::IoError, "queue task stopped"));
+        let closed = || redis::RedisError::from((redis::ErrorKind::Io, "queue task stopped"));
         self.appends
             .send(Append {
                 key: self.key(stream),
@@ -218,7 +217,7 @@ impl Queue {
         };
         let oldest_pending = match pending {
             StreamPendingReply::Data(p) => Some(entry_key(&p.start_id).unwrap_or(0)),
-            StreamPendingReply::Empty => None,
+            _ => None,
         };
         Ok(Some(Progress {
             oldest_pending,
@@ -290,8 +289,8 @@ fn parse_autoclaim<T: for<'de> Deserialize<'de>>(v: redis::Value) -> Vec<Entry<T
                 return None;
             }
             let fields = pair.pop()?;
-            let id: String = redis::from_redis_value(&pair.pop()?).ok()?;
-            let fields: Vec<String> = redis::from_redis_value(&fields).unwrap_or_default();
+            let id: String = redis::from_redis_value(pair.pop()?).ok()?;
+            let fields: Vec<String> = redis::from_redis_value(fields).unwrap_or_default();
             let job = fields
                 .chunks(2)
                 .find(|kv| kv[0] == "job")
@@ -341,7 +340,7 @@ async fn group_commit(conn: ConnectionManager, mut rx: mpsc::Receiver<Append>) {
             let answer = match &result {
                 Ok(_) => Ok(()),
                 Err(e) => Err(redis::RedisError::from((
-                    redis::ErrorKind::IoError,
+                    redis::ErrorKind::Io,
                     "appending to the queue failed",
                     e.to_string(),
                 ))),
