@@ -461,3 +461,18 @@ fn query_value(parts: &Parts, name: &str) -> Option<String> {
         .find(|(k, _)| k == name)
         .map(|(_, v)| v.into_owned())
 }
+
+/// A signed-in instance admin: 403 `forbidden` for anyone else.
+pub struct InstanceAdmin(pub SessionUser);
+
+impl FromRequestParts<AppState> for InstanceAdmin {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let session = SessionUser::from_request_parts(parts, state).await?;
+        if !session.user.is_admin {
+            return Err(AppError::forbidden("this needs an instance admin"));
+        }
+        Ok(InstanceAdmin(session))
+    }
+}

@@ -34,8 +34,8 @@ pub struct Application {
 impl Application {
     pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
         tracing::info!(
-            database = %shipmate_shared::config::mask_url(&settings.common.database_url),
-            redis = %shipmate_shared::config::mask_url(&settings.common.redis_url),
+            database = %shipmate_shared::masked::mask_url(&settings.common.database_url),
+            redis = %shipmate_shared::masked::mask_url(&settings.common.redis_url),
             registration = ?settings.registration,
             "starting"
         );

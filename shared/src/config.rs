@@ -4,6 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use crate::masked::mask_url;
+
 /// A secret that never prints.
 #[derive(Clone, Default)]
 pub struct Secret(String);
@@ -102,19 +104,6 @@ const URL_SETTINGS: &[&str] = &[
     "SHIPMATE_SMTP_URL",
 ];
 
-/// The URL with its password, if any, shown as `***`.
-pub fn mask_url(raw: &str) -> String {
-    match url::Url::parse(raw) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.into()
-        }
-        Ok(_) => raw.to_owned(),
-        // Unparseable: it might still hold a password, so show none of it.
-        Err(_) => "***".to_owned(),
-    }
-}
-
 /// Parses the command line, with a `--help` that never prints a secret: URL settings show their
 /// value with the password as `***`, and secret settings only whether they are set.
 pub fn parse_masked<P: clap::Parser>() -> P {
@@ -141,19 +130,4 @@ fn mask_help(cmd: clap::Command) -> clap::Command {
             arg
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::mask_url;
-
-    #[test]
-    fn passwords_in_urls_are_masked() {
-        assert_eq!(
-            mask_url("postgres://app:s3cret@db:5432/shipmate"),
-            "postgres://app:***@db:5432/shipmate"
-        );
-        assert_eq!(mask_url("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
-        assert_eq!(mask_url("not a url with s3cret"), "***");
-    }
 }

@@ -12,6 +12,7 @@ pub mod db;
 pub mod error;
 pub mod feedback;
 pub mod kb;
+pub mod masked;
 pub mod metrics;
 pub mod outbound;
 pub mod projects;

@@ -5,7 +5,7 @@
 import { capitalize, field, formErr, h } from './dom.js';
 import { api, ApiError, q } from './api.js';
 import { ROOT, state } from './state.js';
-import { announce, busy, clearFormErrors, setFieldError, setLoading, setMain, setTitle } from './ui.js';
+import { announce, busy, card, clearFormErrors, hideToken, setFieldError, setLoading, setMain, setTitle } from './ui.js';
 import { devLoginEnabled, navigate, renderAccount } from './router.js';
 
 // The CLI's listener; the api validates `cli_callback`, this only refuses to leave for anything else.
@@ -80,13 +80,6 @@ async function signedIn(form, next) {
   announce(`Signed in as ${state.me.email}.`);
   navigate(next || ROOT, { replace: true });
   return true;
-}
-
-export function card(title, intro, ...children) {
-  return h('section', { class: 'card signin', 'aria-labelledby': 'signin-title' },
-    h('h1', { id: 'signin-title', tabindex: '-1' }, title),
-    intro ? h('p', { class: 'muted', id: 'signin-intro' }, intro) : null,
-    children);
 }
 
 /** While a page loads: not a setMain, so the first screen after a reload does not move focus. */
@@ -275,14 +268,6 @@ export async function registerPage({ alive, params }) {
   });
   if (next) form.dataset.next = next;
   setMain(card('Create an account', null, form, login));
-}
-
-/**
- * Takes a one-time token out of the address bar (and so out of the history and of what a shared
- * screen shows) once the page has read it.
- */
-export function hideToken() {
-  if (new URLSearchParams(window.location.search).has('token')) history.replaceState(null, '', window.location.pathname);
 }
 
 export async function setupPage({ params }) {

@@ -8,9 +8,9 @@ import { capitalize, formErr, h, timeEl } from './dom.js';
 import { api, ApiError, q } from './api.js';
 import { ROOT, state } from './state.js';
 import { ROLES } from './roles.js';
-import { announce, busy, setMain, setTitle, showError } from './ui.js';
+import { announce, busy, card, setMain, setTitle, showError } from './ui.js';
 import { navigate, renderAccount } from './router.js';
-import { accountForm, card, loadingCard, REGISTER_MESSAGES } from './auth.js';
+import { accountForm, loadingCard, REGISTER_MESSAGES } from './auth.js';
 
 export async function invitePage({ alive, match }) {
   let token = match[1];

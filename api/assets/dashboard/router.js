@@ -7,7 +7,7 @@ import { api, ApiError, q } from './api.js';
 import { ROOT, state } from './state.js';
 import { myRole } from './roles.js';
 import { busy, handleAuthLoss, hideBanner, onSessionEnd, pageHead, setLoading, setMain, setTitle, showError, stopTimers } from './ui.js';
-import { renderVerifyNotice } from './verify.js';
+import { renderVerifyNotice } from './verify-notice.js';
 
 let routes = { home: null, sections: [], pages: {}, publicPages: [] };
 

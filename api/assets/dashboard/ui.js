@@ -200,3 +200,19 @@ export function pager(res, [one, many], go) {
   return h('nav', { class: 'pager', 'aria-label': 'Pages' },
     h('span', { 'aria-current': 'page', 'data-page-of': `${page}/${pages}` }, `Page ${page} of ${pages}`), ' \u00b7 ', count, prev, next);
 }
+
+/** The card sign-in, setup, reset and invite pages are drawn in. */
+export function card(title, intro, ...children) {
+  return h('section', { class: 'card signin', 'aria-labelledby': 'signin-title' },
+    h('h1', { id: 'signin-title', tabindex: '-1' }, title),
+    intro ? h('p', { class: 'muted', id: 'signin-intro' }, intro) : null,
+    children);
+}
+
+/**
+ * Takes a one-time token out of the address bar (and so out of the history and of what a shared
+ * screen shows) once the page has read it.
+ */
+export function hideToken() {
+  if (new URLSearchParams(window.location.search).has('token')) history.replaceState(null, '', window.location.pathname);
+}

@@ -55,6 +55,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "settings.js",
     "auth.js",
     "verify.js",
+    "verify-notice.js",
     "invite.js",
     "account.js",
     "tokens.js",

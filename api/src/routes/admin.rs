@@ -1,7 +1,6 @@
 //! The instance admin's endpoints: accounts, reset links, the instance's sign-in settings.
 
-use axum::extract::{FromRequestParts, Path, State};
-use axum::http::request::Parts;
+use axum::extract::{Path, State};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use shipmate_shared::auth::admin::{self, Account, AccountChanges};
@@ -11,7 +10,7 @@ use shipmate_shared::{AppError, AppResult};
 use shipmate_types::accounts::InstanceSettings;
 
 use super::schemas::{AccountList, Link};
-use crate::extract::{Body, SessionUser};
+use crate::extract::{Body, InstanceAdmin};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -20,21 +19,6 @@ pub fn router() -> Router<AppState> {
         .route("/v1/admin/users/{user_id}", patch(update))
         .route("/v1/admin/users/{user_id}/password-reset", post(reset_link))
         .route("/v1/admin/settings", get(settings))
-}
-
-/// A signed-in instance admin: 403 `forbidden` for anyone else.
-pub struct InstanceAdmin(pub SessionUser);
-
-impl FromRequestParts<AppState> for InstanceAdmin {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
-        let session = SessionUser::from_request_parts(parts, state).await?;
-        if !session.user.is_admin {
-            return Err(AppError::forbidden("this needs an instance admin"));
-        }
-        Ok(InstanceAdmin(session))
-    }
 }
 
 /// Every account of the instance, oldest first.

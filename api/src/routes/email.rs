@@ -16,9 +16,8 @@ use shipmate_shared::AppResult;
 use shipmate_types::accounts::EmailAddress;
 use shipmate_types::email::SuppressionLifted;
 
-use super::admin::InstanceAdmin;
 use super::schemas::{Queued, SuppressionList};
-use crate::extract::{Body, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::extract::{Body, InstanceAdmin, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {

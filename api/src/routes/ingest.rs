@@ -22,6 +22,7 @@ use shipmate_shared::{AppError, AppResult};
 use shipmate_types::common::List;
 
 use super::indexes::index_of;
+use super::ingest_item::{path_external_id, too_large, Item};
 use super::schemas::{Deleted, DocumentList};
 use crate::extract::{JsonBody, ProjectKey};
 use crate::state::AppState;
@@ -48,28 +49,12 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-/// A document's text before chunking, and where its fields came from (for error paths).
-pub(super) struct Item {
-    pub text: String,
-    pub kind: ContentType,
-    pub metadata: Map<String, Value>,
-    pub external_id: Option<String>,
-    /// The prefix of the item's field names in errors: `""`, or `documents[3].` in a batch.
-    pub path: String,
-}
-
 /// 413 when the content sent (`field`) is over 100 KB: checked before anything else is read.
 fn check_size(input: &Input, field: &str, path: &str) -> AppResult<()> {
     match input.raw(field) {
         Some(Value::String(s)) if s.len() > MAX_DOCUMENT_BYTES => Err(too_large(path, s.len())),
         _ => Ok(()),
     }
-}
-
-pub(super) fn too_large(path: &str, bytes: usize) -> AppError {
-    AppError::payload_too_large(format!(
-        "{path}content is {bytes} bytes; the limit is {MAX_DOCUMENT_BYTES}"
-    ))
 }
 
 /// Reads each item's text (HTML to Markdown) and chunks them all on the blocking pool (rayon
@@ -309,10 +294,6 @@ async fn store_version(
         StatusCode::OK
     };
     Ok((status, Json(document)))
-}
-
-pub(super) fn path_external_id(raw: &str) -> AppResult<String> {
-    check_external_id(raw).map_err(|m| AppError::invalid("validation_failed", "external_id", m))
 }
 
 /// Deletes the document with this external id, and its chunks.

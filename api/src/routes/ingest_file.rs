@@ -13,7 +13,7 @@ use shipmate_shared::kb::{MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
 use shipmate_shared::{AppError, AppResult};
 use shipmate_types::ContentType;
 
-use super::ingest::{path_external_id, too_large, Item};
+use super::ingest_item::{path_external_id, too_large, Item};
 
 /// The form's fields as sent.
 #[derive(Default)]

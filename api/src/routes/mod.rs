@@ -15,6 +15,7 @@ pub mod identity;
 pub mod indexes;
 pub mod ingest;
 mod ingest_file;
+mod ingest_item;
 pub mod markdown;
 pub mod members;
 pub mod meta;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use serde_json::{json, Value};
 use shipmate_benches::{load, ms, percentile, start, Bench};
-use shipmate_shared::analytics::{rollup, store};
+use shipmate_shared::analytics::{days, rollup, store};
 use sqlx::PgPool;
 
 /// Requests without a browser's user agent are dropped as bots.
@@ -443,7 +443,7 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         "select count(*) from analytics_events where project_id = $1::uuid and ts >= $2",
     )
     .bind(project)
-    .bind(rollup::bounds(today).0)
+    .bind(days::bounds(today).0)
     .fetch_one(db)
     .await?;
     println!(

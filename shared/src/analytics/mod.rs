@@ -1,6 +1,7 @@
 //! Cookie-free analytics: events accepted by the api (which derives the visitor before queueing),
 //! enriched by workers, aggregated for reads.
 
+pub mod days;
 pub mod enrich;
 pub mod events;
 pub mod explore;
@@ -11,6 +12,7 @@ pub mod reads;
 pub mod realtime;
 pub mod report;
 pub mod rollup;
+pub mod salts;
 pub mod shares;
 pub mod store;
 pub mod visitor;

@@ -9,7 +9,7 @@ use shipmate_types::analytics::Period;
 use shipmate_types::common::FieldError;
 use shipmate_types::StringEnum;
 
-use super::rollup;
+use super::days;
 use crate::AppError;
 
 /// A filterable dimension: its query parameter, and how a raw event row (`e`) is tested.
@@ -163,12 +163,12 @@ impl Range {
     }
 
     pub fn from_ts(&self) -> DateTime<Utc> {
-        rollup::bounds(self.start).0
+        days::bounds(self.start).0
     }
 
     /// The end of the last day, or now if earlier.
     pub fn until(&self, now: DateTime<Utc>) -> DateTime<Utc> {
-        rollup::bounds(self.end).1.min(now)
+        days::bounds(self.end).1.min(now)
     }
 
     /// As many days, just before.

@@ -11,36 +11,6 @@ use super::enrich::Enriched;
 use super::events::IncomingEvent;
 use crate::{AppError, AppResult};
 
-/// The salt of `day`, made on first use (every process that asks gets the same one).
-pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {
-    let fresh: [u8; 32] = rand::random();
-    sqlx::query!(
-        "insert into analytics_salts (day, salt) values ($1, $2) on conflict (day) do nothing",
-        day,
-        fresh.as_slice()
-    )
-    .execute(db)
-    .await?;
-    Ok(
-        sqlx::query_scalar!("select salt from analytics_salts where day = $1", day)
-            .fetch_one(db)
-            .await?,
-    )
-}
-
-/// Deletes the salts of every day that has ended (UTC, by Postgres's clock, which all processes
-/// share). Run by the workers' housekeeping once a minute, whether or not events arrive: a day's
-/// visitor hashes can no longer be linked to an address or to another day within a minute of its
-/// end. Answers how many went.
-pub async fn purge_salts(db: &PgPool) -> AppResult<u64> {
-    Ok(
-        sqlx::query!("delete from analytics_salts where day < (now() at time zone 'UTC')::date")
-            .execute(db)
-            .await?
-            .rows_affected(),
-    )
-}
-
 /// One event ready to store, with its request's project and arrival time.
 pub struct Stored {
     pub project_id: Uuid,
@@ -132,13 +102,13 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
     // events stored behind a seal mark its summaries dirty (below).
     let mut days: Vec<i32> = rows
         .iter()
-        .map(|r| super::rollup::day_lock_key(r.ts.date_naive()))
+        .map(|r| super::days::day_lock_key(r.ts.date_naive()))
         .collect();
     days.sort_unstable();
     days.dedup();
     for day in days {
         sqlx::query("select pg_advisory_xact_lock_shared($1, $2)")
-            .bind(super::rollup::DAY_LOCK)
+            .bind(super::days::DAY_LOCK)
             .bind(day)
             .execute(&mut *tx)
             .await?;

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::store;
+use super::salts;
 use crate::AppResult;
 
 /// A request's client as queued: derived values only. Short keys: one rides in every queue entry.
@@ -168,7 +168,7 @@ impl SaltCache {
         if let Some(salt) = self.cached(day) {
             return Ok(salt);
         }
-        let salt: Arc<[u8]> = store::salt_for(db, day).await?.into();
+        let salt: Arc<[u8]> = salts::salt_for(db, day).await?.into();
         if let Ok(mut current) = self.current.lock() {
             *current = Some((day, salt.clone()));
         }

@@ -59,12 +59,12 @@ pub async fn sessionize(
     from: DateTime<Utc>,
     upto: DateTime<Utc>,
 ) -> AppResult<()> {
-    let (start, _) = super::rollup::bounds(day);
+    let (start, _) = super::days::bounds(day);
     if from <= start {
         sqlx::query!(
             "delete from analytics_visits where started_at >= $1 and started_at < $2",
             start,
-            super::rollup::bounds(day).1
+            super::days::bounds(day).1
         )
         .execute(&mut *tx)
         .await?;
@@ -94,7 +94,7 @@ pub async fn sessionize(
 /// visitor with two finished visits entering (or leaving) on the same page, moved by different
 /// passes, counts twice among that page's visitors.
 pub async fn fold(tx: &mut PgConnection, day: NaiveDate, upto: DateTime<Utc>) -> AppResult<()> {
-    let (start, end) = super::rollup::bounds(day);
+    let (start, end) = super::days::bounds(day);
     let before = if upto >= end {
         end
     } else {

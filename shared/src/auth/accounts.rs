@@ -5,7 +5,8 @@ use axum::http::StatusCode;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::users::{self, normalize_email, NewUser, User};
+use super::policy::{normalize_email, registration_closed};
+use super::users::{self, NewUser, User};
 use super::{passwords, resets, sessions, Registration};
 use crate::teams::invites;
 use crate::{AppError, AppResult};
@@ -64,7 +65,7 @@ pub async fn register(
         return Err(users::setup_required());
     }
     if policy == Registration::Closed || (policy == Registration::Invite && invite.is_none()) {
-        return Err(users::registration_closed());
+        return Err(registration_closed());
     }
     if let Some(token) = invite {
         invites::check_for_registration(db, token, email).await?;

@@ -8,6 +8,7 @@ pub mod housekeeping;
 pub mod identity;
 pub mod oauth;
 pub mod passwords;
+pub mod policy;
 pub mod resets;
 pub mod sessions;
 pub mod users;

@@ -68,7 +68,7 @@ pub async fn end_unused(conn: &mut PgConnection, user: Uuid) -> AppResult<()> {
 pub async fn account_for(db: &PgPool, email: &str) -> AppResult<Option<Uuid>> {
     Ok(sqlx::query_scalar!(
         "select id from users where email = $1 and disabled_at is null",
-        super::users::normalize_email(email)
+        super::policy::normalize_email(email)
     )
     .fetch_optional(db)
     .await?)

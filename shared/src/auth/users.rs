@@ -2,17 +2,13 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::oauth::Identity;
+use super::policy::{normalize_email, registration_closed};
 use super::Registration;
 use crate::error::on_constraint;
 use crate::teams::invites;
 use crate::{AppError, AppResult};
 
 pub use shipmate_types::accounts::User;
-
-/// Emails are compared and stored lowercased, so `Ann@X.org` and `ann@x.org` are one account.
-pub fn normalize_email(email: &str) -> String {
-    email.trim().to_lowercase()
-}
 
 /// What a new account is made with.
 pub struct NewUser<'a> {
@@ -191,13 +187,5 @@ pub fn setup_required() -> AppError {
         axum::http::StatusCode::FORBIDDEN,
         "setup_required",
         "this instance is not set up yet: open the setup link printed on the server's log first",
-    )
-}
-
-pub fn registration_closed() -> AppError {
-    AppError::client(
-        axum::http::StatusCode::FORBIDDEN,
-        "registration_closed",
-        "registration is closed on this instance; ask for an invite",
     )
 }

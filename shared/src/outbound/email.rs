@@ -21,7 +21,7 @@ pub struct SmtpUrl(String);
 
 impl fmt::Debug for SmtpUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::config::mask_url(&self.0))
+        f.write_str(&crate::masked::mask_url(&self.0))
     }
 }
 

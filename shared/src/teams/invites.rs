@@ -6,7 +6,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::Role;
-use crate::auth::users::normalize_email;
+use crate::auth::policy::{normalize_email, registration_closed};
 use crate::tokens::{hash_token, random_token};
 use crate::{AppError, AppResult};
 
@@ -161,7 +161,7 @@ pub async fn pending_for(conn: &mut PgConnection, email: &str) -> AppResult<bool
 /// expired, 403 `registration_closed` when it was made for another address.
 pub async fn check_for_registration(db: &PgPool, token: &str, email: &str) -> AppResult<()> {
     if preview(db, token).await?.email != normalize_email(email) {
-        return Err(crate::auth::users::registration_closed());
+        return Err(registration_closed());
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! anything else happens, so a salt goes within a minute after its UTC day ends (the contract allows
 //! an hour) even when no event arrives.
 
-use shipmate_shared::analytics::store;
+use shipmate_shared::analytics::salts;
 use shipmate_shared::auth::housekeeping;
 use shipmate_shared::outbound::store as deliveries;
 use sqlx::PgPool;
@@ -19,7 +19,7 @@ pub async fn round(db: &PgPool) {
         Ok(gone) => tracing::debug!(gone, "purged expired sign-in records"),
         Err(e) => tracing::warn!(error = %e, "sign-in housekeeping failed; will retry"),
     }
-    match store::purge_salts(db).await {
+    match salts::purge_salts(db).await {
         Ok(0) => {}
         Ok(gone) => tracing::info!(gone, "deleted the visitor salts of ended days"),
         Err(e) => tracing::warn!(error = %e, "deleting old visitor salts failed; will retry"),

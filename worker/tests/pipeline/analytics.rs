@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use shipmate_shared::analytics::events::{parse_body, EventBatch};
 use shipmate_shared::analytics::visitor::{self, Geo};
-use shipmate_shared::analytics::{rollup, store};
+use shipmate_shared::analytics::{days, rollup, store};
 use shipmate_worker::jobs::events::{Enricher, Read};
 
 use crate::helpers::*;
@@ -349,7 +349,7 @@ async fn an_event_stored_behind_the_summaries_is_summarised_again() {
     let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
     let now = chrono::Utc::now();
     // Today as of midnight (the test must not straddle it).
-    let earlier = rollup::bounds(now.date_naive()).0 + chrono::Duration::milliseconds(1);
+    let earlier = days::bounds(now.date_naive()).0 + chrono::Duration::milliseconds(1);
     let current =
         || rollup::keep_current(&pool, chrono::Duration::minutes(5), chrono::Utc::now(), 7);
     enricher

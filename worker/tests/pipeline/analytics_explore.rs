@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use shipmate_shared::analytics::visitor::Geo;
-use shipmate_shared::analytics::{report, rollup};
+use shipmate_shared::analytics::{days, report, rollup};
 use shipmate_worker::jobs::events::Enricher;
 
 use crate::analytics_live::{get, page, store};
@@ -620,7 +620,7 @@ async fn the_weekly_report_reaches_members_who_opted_in_once() {
     let pool = sqlx::PgPool::connect(&app.db_url).await.unwrap();
     let mut enricher = Enricher::new(pool.clone(), Geo::open(None));
     let tuesday =
-        rollup::bounds(report::last_week(Utc::now()) + Duration::days(1)).0 + Duration::hours(12);
+        days::bounds(report::last_week(Utc::now()) + Duration::days(1)).0 + Duration::hours(12);
     store(&mut enricher, &project, 1, "10.0.0.1", tuesday, page("/")).await;
     store(
         &mut enricher,

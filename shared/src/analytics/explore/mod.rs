@@ -29,7 +29,7 @@ use uuid::Uuid;
 use self::day::{Day, Ev, COLUMNS};
 use self::memory::{lock, Kept, Project, EXPLORER};
 use super::query::{Dim, Filters};
-use super::rollup;
+use super::days;
 use crate::AppResult;
 
 pub use self::memory::set_memory_budget;
@@ -85,7 +85,7 @@ impl Snapshot {
         .collect();
         let mut plans = Vec::new();
         let mut day = start;
-        while day <= end && rollup::bounds(day).0 < until {
+        while day <= end && days::bounds(day).0 < until {
             plans.push(plan(&project, day, states.get(&day), until));
             day += Duration::days(1);
         }
@@ -178,7 +178,7 @@ pub fn column_named(param: &str) -> usize {
 }
 
 fn plan(project: &Project, day: NaiveDate, state: Option<&Sealed>, until: DateTime<Utc>) -> Plan {
-    let (start, end) = rollup::bounds(day);
+    let (start, end) = days::bounds(day);
     let end = end.min(until);
     let mut plan = Plan {
         day,
@@ -191,7 +191,7 @@ fn plan(project: &Project, day: NaiveDate, state: Option<&Sealed>, until: DateTi
         plan.fresh = Some((start, end));
         return plan;
     };
-    let seal = state.sealed.min(rollup::bounds(day).1);
+    let seal = state.sealed.min(days::bounds(day).1);
     let mut days = lock(&project.days);
     match days.get_mut(&day) {
         Some(k) if k.generation == state.generation && k.upto <= seal => {

@@ -1,0 +1,28 @@
+//! A document as the ingest routes read it from JSON or a file upload, before chunking, and the
+//! refusals both readers share.
+
+use serde_json::{Map, Value};
+use shipmate_shared::kb::documents::{check_external_id, ContentType};
+use shipmate_shared::kb::MAX_DOCUMENT_BYTES;
+use shipmate_shared::{AppError, AppResult};
+
+/// A document's text before chunking, and where its fields came from (for error paths).
+pub(super) struct Item {
+    pub text: String,
+    pub kind: ContentType,
+    pub metadata: Map<String, Value>,
+    pub external_id: Option<String>,
+    /// The prefix of the item's field names in errors: `""`, or `documents[3].` in a batch.
+    pub path: String,
+}
+
+/// 413 when a document's content is over 100 KB.
+pub(super) fn too_large(path: &str, bytes: usize) -> AppError {
+    AppError::payload_too_large(format!(
+        "{path}content is {bytes} bytes; the limit is {MAX_DOCUMENT_BYTES}"
+    ))
+}
+
+pub(super) fn path_external_id(raw: &str) -> AppResult<String> {
+    check_external_id(raw).map_err(|m| AppError::invalid("validation_failed", "external_id", m))
+}
