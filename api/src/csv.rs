@@ -4,6 +4,7 @@
 //! overview). The header row is the rows' JSON field names, in the order the type declares them.
 //! Text that a spreadsheet would run as a formula gets a leading `'` (see `defuse`).
 
+use crate::problem::ApiError;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, HeaderValue};
@@ -11,7 +12,6 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
 use serde_json::Value;
-use shipmate_shared::AppError;
 
 pub const CSV: &str = "text/csv";
 
@@ -54,7 +54,7 @@ impl Format {
 
     /// The body as JSON, or as CSV; either way with `Vary: Accept`, so caches keep both apart.
     /// `columns`: the header row when the list is empty (the rows' fields otherwise name it).
-    pub fn respond<T: Serialize>(self, body: T, columns: &[&str]) -> Result<Response, AppError> {
+    pub fn respond<T: Serialize>(self, body: T, columns: &[&str]) -> Result<Response, ApiError> {
         let mut res = match self {
             Format::Json => Json(body).into_response(),
             Format::Csv => {
@@ -76,9 +76,9 @@ impl Format {
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Format {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         Ok(parts
             .headers
             .get_all(header::ACCEPT)

@@ -9,8 +9,9 @@ use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::{ConnectInfo, RawPathParams};
-use shipmate_shared::api_keys::required_scope;
+use shipmate_shared::api_keys::KeyRoute;
 use shipmate_shared::auth::{identity, sessions, User};
+use shipmate_shared::error::Refusal;
 use shipmate_shared::feedback::Participant;
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::teams::Role;
@@ -18,6 +19,8 @@ use shipmate_shared::validate::{parse_id, project_id_param, FromInput, Input};
 use shipmate_shared::AppError;
 use uuid::Uuid;
 
+use crate::key_routes::key_route;
+use crate::problem::ApiError;
 use crate::state::AppState;
 
 pub const SESSION_COOKIE: &str = "shipmate_session";
@@ -27,9 +30,9 @@ pub const SESSION_COOKIE: &str = "shipmate_session";
 pub struct JsonBody(pub Input);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let is_json = req
             .headers()
             .get(header::CONTENT_TYPE)
@@ -41,18 +44,18 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
             })
             .unwrap_or(false);
         if !is_json {
-            return Err(AppError::client(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            return Err(ApiError::from(AppError::client(
+                Refusal::UnsupportedMediaType,
                 "unsupported_media_type",
                 "send the body as JSON with Content-Type: application/json",
-            ));
+            )));
         }
         let bytes = Bytes::from_request(req, state).await.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 AppError::payload_too_large("the request body is larger than the limit")
             } else {
                 AppError::client(
-                    StatusCode::BAD_REQUEST,
+                    Refusal::BadRequest,
                     "malformed_json",
                     "could not read the request body",
                 )
@@ -60,7 +63,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         })?;
         let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
             AppError::client(
-                StatusCode::BAD_REQUEST,
+                Refusal::BadRequest,
                 "malformed_json",
                 format!("the body is not valid JSON: {e}"),
             )
@@ -74,9 +77,9 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 pub struct Body<T>(pub T);
 
 impl<S: Send + Sync, T: FromInput> FromRequest<S> for Body<T> {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, AppError> {
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
         let JsonBody(input) = JsonBody::from_request(req, state).await?;
         Ok(Body(input.parse()?))
     }
@@ -93,9 +96,9 @@ pub struct ProjectKey {
 }
 
 impl FromRequestParts<AppState> for ProjectKey {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let Some(key) = parts.headers.get("x-project-key") else {
             return on_behalf_of_member(parts, state).await;
         };
@@ -116,7 +119,8 @@ impl FromRequestParts<AppState> for ProjectKey {
             .headers
             .get(header::ORIGIN)
             .and_then(|v| v.to_str().ok());
-        access.check(parts.method.as_str(), route, origin)?;
+        let call = format!("{} {route}", parts.method);
+        access.check(key_route(parts.method.as_str(), route), &call, origin)?;
         let public_client = access.is_public().then(|| client_bucket(parts, state));
         if let Some(client) = public_client {
             if parts.method == Method::POST && WRITE_ROUTES.contains(&route) {
@@ -133,15 +137,15 @@ impl FromRequestParts<AppState> for ProjectKey {
 /// Without a key, the dashboard calls key endpoints as a signed-in member, naming the project in
 /// `X-Project-Id`: members and viewers never hold the secret key, yet work in the knowledge base.
 /// Reads (searches included) need a viewer, writes a member.
-async fn on_behalf_of_member(parts: &mut Parts, state: &AppState) -> Result<ProjectKey, AppError> {
+async fn on_behalf_of_member(parts: &mut Parts, state: &AppState) -> Result<ProjectKey, ApiError> {
     let Some(id) = parts
         .headers
         .get("x-project-id")
         .and_then(|v| v.to_str().ok())
     else {
-        return Err(AppError::unauthorized(
+        return Err(ApiError::from(AppError::unauthorized(
             "this endpoint needs the project's API key in X-Project-Key, or X-Project-Id (the project's id) with a member's session",
-        ));
+        )));
     };
     let id = parse_id(id.trim(), "project")?;
     let session = SessionUser::from_request_parts(parts, state).await?;
@@ -152,8 +156,8 @@ async fn on_behalf_of_member(parts: &mut Parts, state: &AppState) -> Result<Proj
         .map(|m| m.as_str())
         .unwrap_or_default();
     let read = parts.method == Method::GET
-        || required_scope(parts.method.as_str(), route)
-            .is_some_and(|s| s.as_str().ends_with(":read"));
+        || matches!(key_route(parts.method.as_str(), route),
+            KeyRoute::Needs(s) if s.as_str().ends_with(":read"));
     let needed = if read { Role::Viewer } else { Role::Member };
     let (project, _) = require(state, &session, id, needed).await?;
     Ok(ProjectKey {
@@ -179,9 +183,9 @@ pub fn client_bucket(parts: &Parts, state: &AppState) -> IpAddr {
 pub struct Client(pub IpAddr);
 
 impl FromRequestParts<AppState> for Client {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         Ok(Client(client_bucket(parts, state)))
     }
 }
@@ -191,9 +195,9 @@ impl FromRequestParts<AppState> for Client {
 pub struct AuthLimited;
 
 impl FromRequestParts<AppState> for AuthLimited {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         state.limits.auth(client_bucket(parts, state))?;
         Ok(AuthLimited)
     }
@@ -210,9 +214,9 @@ pub struct SessionUser {
 }
 
 impl FromRequestParts<AppState> for SessionUser {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let (token, via_cookie) = match parts.headers.get(header::AUTHORIZATION) {
             Some(v) => {
                 let v = v.to_str().unwrap_or_default();
@@ -221,18 +225,18 @@ impl FromRequestParts<AppState> for SessionUser {
                         (t.trim().to_owned(), false)
                     }
                     _ => {
-                        return Err(AppError::unauthorized(
+                        return Err(ApiError::from(AppError::unauthorized(
                             "use Authorization: Bearer <session token>",
-                        ))
+                        )))
                     }
                 }
             }
             None => match CookieJar::from_headers(&parts.headers).get(SESSION_COOKIE) {
                 Some(c) => (c.value().to_owned(), true),
                 None => {
-                    return Err(AppError::unauthorized(
+                    return Err(ApiError::from(AppError::unauthorized(
                         "sign in first: this endpoint needs a session token",
-                    ))
+                    )))
                 }
             },
         };
@@ -258,15 +262,12 @@ impl FromRequestParts<AppState> for SessionUser {
 pub struct MaybeUser(pub Option<User>);
 
 impl FromRequestParts<AppState> for MaybeUser {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         match SessionUser::from_request_parts(parts, state).await {
             Ok(s) => Ok(MaybeUser(Some(s.user))),
-            Err(AppError::Client {
-                status: StatusCode::UNAUTHORIZED,
-                ..
-            }) => Ok(MaybeUser(None)),
+            Err(e) if e.refusal() == Some(Refusal::Unauthorized) => Ok(MaybeUser(None)),
             Err(e) => Err(e),
         }
     }
@@ -282,9 +283,9 @@ pub struct Actor {
 }
 
 impl FromRequestParts<AppState> for Actor {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let end_user_token = parts
             .headers
             .get(header::AUTHORIZATION)
@@ -324,9 +325,9 @@ impl FromRequestParts<AppState> for Actor {
 pub struct MaybeActor(pub Option<Actor>);
 
 impl FromRequestParts<AppState> for MaybeActor {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let present = parts.headers.contains_key(header::AUTHORIZATION)
             || CookieJar::from_headers(&parts.headers)
                 .get(SESSION_COOKIE)
@@ -337,10 +338,12 @@ impl FromRequestParts<AppState> for MaybeActor {
         match Actor::from_request_parts(parts, state).await {
             Ok(a) => Ok(MaybeActor(Some(a))),
             // A stale dashboard cookie on the public board is no reason to refuse a submission.
-            Err(AppError::Client {
-                status: StatusCode::UNAUTHORIZED,
-                ..
-            }) if !parts.headers.contains_key(header::AUTHORIZATION) => Ok(MaybeActor(None)),
+            Err(e)
+                if e.refusal() == Some(Refusal::Unauthorized)
+                    && !parts.headers.contains_key(header::AUTHORIZATION) =>
+            {
+                Ok(MaybeActor(None))
+            }
             Err(e) => Err(e),
         }
     }
@@ -348,7 +351,7 @@ impl FromRequestParts<AppState> for MaybeActor {
 
 /// CSRF defence for cookie-authenticated writes: the browser must say the request comes from our
 /// own origin (`Origin`, or `Referer` when a browser omits it). Bearer-token calls need no check.
-fn check_same_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
+fn check_same_origin(parts: &Parts, state: &AppState) -> Result<(), ApiError> {
     let ours = url::Url::parse(&state.public_url).ok().map(|u| u.origin());
     let host = parts
         .headers
@@ -369,11 +372,11 @@ fn check_same_origin(parts: &Parts, state: &AppState) -> Result<(), AppError> {
     if ok {
         Ok(())
     } else {
-        Err(AppError::client(
-            StatusCode::FORBIDDEN,
+        Err(ApiError::from(AppError::client(
+            Refusal::Forbidden,
             "forbidden",
             "cross-site request refused",
-        ))
+        )))
     }
 }
 
@@ -419,9 +422,9 @@ pub struct ProjectAccess<R> {
 }
 
 impl<R: Needs + Send + Sync> FromRequestParts<AppState> for ProjectAccess<R> {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let session = SessionUser::from_request_parts(parts, state).await?;
         let from_path = RawPathParams::from_request_parts(parts, state)
             .await
@@ -452,8 +455,8 @@ pub async fn require(
     session: &SessionUser,
     project: Uuid,
     needed: Role,
-) -> Result<(Project, Role), AppError> {
-    projects::access(&state.db, session.user.id, project, needed).await
+) -> Result<(Project, Role), ApiError> {
+    Ok(projects::access(&state.db, session.user.id, project, needed).await?)
 }
 
 fn query_value(parts: &Parts, name: &str) -> Option<String> {
@@ -466,12 +469,14 @@ fn query_value(parts: &Parts, name: &str) -> Option<String> {
 pub struct InstanceAdmin(pub SessionUser);
 
 impl FromRequestParts<AppState> for InstanceAdmin {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let session = SessionUser::from_request_parts(parts, state).await?;
         if !session.user.is_admin {
-            return Err(AppError::forbidden("this needs an instance admin"));
+            return Err(ApiError::from(AppError::forbidden(
+                "this needs an instance admin",
+            )));
         }
         Ok(InstanceAdmin(session))
     }

@@ -2,9 +2,11 @@
 
 pub mod csv;
 pub mod extract;
+pub mod key_routes;
 pub mod limits;
 pub mod metrics;
 pub mod pages;
+pub mod problem;
 pub mod routes;
 pub mod settings;
 pub mod state;

@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use uuid::Uuid;
 
+use crate::problem::{ApiError, ApiResult};
 use crate::settings::ApiSettings;
 
 pub struct Limits {
@@ -43,24 +44,24 @@ impl Limits {
         }
     }
 
-    pub fn write(&self, client: IpAddr, project: Uuid) -> AppResult<()> {
+    pub fn write(&self, client: IpAddr, project: Uuid) -> ApiResult<()> {
         check(self.writes.as_ref(), &(client, project), 1)
     }
 
     /// Takes `n` events at once or none: a batch is accepted whole or refused whole.
-    pub fn events(&self, client: IpAddr, project: Uuid, n: usize) -> AppResult<()> {
+    pub fn events(&self, client: IpAddr, project: Uuid, n: usize) -> ApiResult<()> {
         check(self.events.as_ref(), &(client, project), n)
     }
 
-    pub fn actor_write(&self, actor: Uuid) -> AppResult<()> {
+    pub fn actor_write(&self, actor: Uuid) -> ApiResult<()> {
         check(self.actor_writes.as_ref(), &actor, 1)
     }
 
-    pub fn vote(&self, user: Uuid) -> AppResult<()> {
+    pub fn vote(&self, user: Uuid) -> ApiResult<()> {
         check(self.votes.as_ref(), &user, 1)
     }
 
-    pub fn auth(&self, client: IpAddr) -> AppResult<()> {
+    pub fn auth(&self, client: IpAddr) -> ApiResult<()> {
         check(self.auth.as_ref(), &client, 1)
     }
 
@@ -98,23 +99,23 @@ fn check<K: Clone + std::hash::Hash + Eq>(
     limiter: Option<&DefaultKeyedRateLimiter<K>>,
     key: &K,
     n: usize,
-) -> AppResult<()> {
+) -> ApiResult<()> {
     let Some(limiter) = limiter else {
         return Ok(());
     };
     let n = NonZeroU32::new(u32::try_from(n).unwrap_or(u32::MAX)).unwrap_or(NonZeroU32::MIN);
     match limiter.check_key_n(key, n) {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(not_until)) => Err(AppError::RateLimited {
+        Ok(Err(not_until)) => Err(ApiError::from(AppError::RateLimited {
             retry_after_secs: not_until
                 .wait_time_from(DefaultClock::default().now())
                 .as_secs()
                 .max(1),
-        }),
+        })),
         // More at once than the limit ever allows: refused whole; the wait is one full period.
-        Err(_) => Err(AppError::RateLimited {
+        Err(_) => Err(ApiError::from(AppError::RateLimited {
             retry_after_secs: 60,
-        }),
+        })),
     }
 }
 

@@ -11,9 +11,10 @@ use axum::extract::{ConnectInfo, MatchedPath, State};
 use axum::http::{header, HeaderMap, Method, Request};
 use axum::response::{IntoResponse, Response};
 use shipmate_shared::metrics;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use tower::{Layer, Service};
 
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// Records `shipmate_http_request_duration_seconds` by method, route template and status for every
@@ -92,7 +93,7 @@ pub async fn scrape(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let client = state.client_ip(peer, &headers);
     let client = match client {
         std::net::IpAddr::V6(v6) => v6
@@ -102,7 +103,7 @@ pub async fn scrape(
         v4 => v4,
     };
     if !client.is_loopback() && !state.metrics_allow.iter().any(|n| n.contains(&client)) {
-        return Err(AppError::not_found("route"));
+        return Err(ApiError::from(AppError::not_found("route")));
     }
     let body = metrics::render(&state.queue).await;
     Ok((

@@ -16,10 +16,11 @@ use shipmate_shared::kb::models::Registry;
 use shipmate_shared::kb::pool::Busy;
 use shipmate_shared::projects::Project;
 use shipmate_shared::queue::Queue;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use sqlx::PgPool;
 
 use crate::limits::Limits;
+use crate::problem::ApiResult;
 use crate::settings::ApiSettings;
 
 /// What every handler can reach; cheap to clone.
@@ -140,7 +141,7 @@ impl AppState {
     }
 
     /// The project of an API key and what the key may do, from the cache or Postgres.
-    pub async fn resolve_key(&self, key: &str) -> AppResult<Option<(Project, Access)>> {
+    pub async fn resolve_key(&self, key: &str) -> ApiResult<Option<(Project, Access)>> {
         // Read before Postgres: an answer read before a change is then cached under the old
         // generation, which `forget_keys` has already left behind.
         let generation = self.key_generation.load(Ordering::SeqCst);
@@ -174,7 +175,7 @@ impl AppState {
         project: uuid::Uuid,
         model: &str,
         query: &str,
-    ) -> AppResult<Arc<Vec<f32>>> {
+    ) -> ApiResult<Arc<Vec<f32>>> {
         let key = query_key(project, model, query);
         if let Some(v) = self.query_cache.get(&key).await {
             return Ok(v);

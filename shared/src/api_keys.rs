@@ -2,7 +2,7 @@
 //! tag yet may delete documents; an owner can add keys limited to some scopes (say, analytics only
 //! for the script tag, or search only) and to some browser origins, and revoke them at any time.
 
-use axum::http::StatusCode;
+use crate::error::Refusal;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -36,35 +36,15 @@ impl crate::validate::FromInput for NewApiKey {
 }
 pub use shipmate_types::{Scope, StringEnum};
 
-/// Routes any key of the project may call, whatever its scopes (they reveal only what a
-/// publishable key's owner already shows on its site; identify needs the secret its JWT is signed
-/// with, which no browser holds).
-const ANY_KEY_ROUTES: &[(&str, &str)] = &[("GET", "/v1/project"), ("POST", "/v1/auth/identify")];
-
-/// The scope an API-key route needs, by method and route template. A route missing here is
-/// refused to every scoped key (fail closed), so a new endpoint cannot leak to them by accident.
-pub fn required_scope(method: &str, route: &str) -> Option<Scope> {
-    Some(match (method, route) {
-        ("POST", "/v1/analytics/events") => Scope::AnalyticsWrite,
-        ("POST", "/v1/feedback") => Scope::FeedbackWrite,
-        ("GET", "/v1/testimonials") => Scope::TestimonialsRead,
-        ("POST", "/v1/testimonials") => Scope::TestimonialsWrite,
-        ("GET", "/v1/changelog") => Scope::ChangelogRead,
-        ("GET", "/v1/indexes")
-        | ("GET", "/v1/indexes/{index_id}/documents")
-        | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}")
-        | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}/chunks")
-        | ("POST", "/v1/indexes/{index_id}/search") => Scope::KbRead,
-        ("POST", "/v1/indexes")
-        | ("DELETE", "/v1/indexes/{index_id}")
-        | ("POST", "/v1/indexes/{index_id}/documents")
-        | ("POST", "/v1/indexes/{index_id}/documents/batch")
-        | ("POST", "/v1/indexes/{index_id}/documents/file")
-        | ("PUT", "/v1/indexes/{index_id}/documents/by-external-id/{external_id}")
-        | ("DELETE", "/v1/indexes/{index_id}/documents/by-external-id/{external_id}")
-        | ("DELETE", "/v1/indexes/{index_id}/documents/{doc_id}") => Scope::KbWrite,
-        _ => return None,
-    })
+/// What an API-key route asks of a key; the api's route table says which (`api/src/key_routes.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyRoute {
+    /// Any key of the project.
+    AnyKey,
+    /// A key holding this scope.
+    Needs(Scope),
+    /// A route no scoped key may call (fail closed).
+    Unlisted,
 }
 
 /// What a presented key may do: everything (the project's secret key), the public scopes (its
@@ -83,8 +63,9 @@ impl Access {
     /// Refuses a key outside its scopes (403 `insufficient_scope`) or, for a scoped key that names
     /// origins, a request from any other origin (403 `origin_not_allowed`; a request without an
     /// `Origin` header counts as another origin: such a key is meant for browsers).
-    pub fn check(&self, method: &str, route: &str, origin: Option<&str>) -> AppResult<()> {
-        if ANY_KEY_ROUTES.contains(&(method, route)) {
+    /// `call` names the request in the refusal (`POST /v1/indexes/{index_id}`).
+    pub fn check(&self, route: KeyRoute, call: &str, origin: Option<&str>) -> AppResult<()> {
+        if route == KeyRoute::AnyKey {
             return Ok(());
         }
         let (held, allowed_origins): (&dyn Fn(Scope) -> bool, &[String]) = match self {
@@ -95,17 +76,18 @@ impl Access {
                 allowed_origins,
             } => (&|s| scopes.contains(&s), allowed_origins),
         };
-        match required_scope(method, route) {
-            Some(needed) if held(needed) => {}
-            needed => {
+        match route {
+            KeyRoute::Needs(needed) if held(needed) => {}
+            route => {
                 return Err(AppError::client(
-                    StatusCode::FORBIDDEN,
+                    Refusal::Forbidden,
                     "insufficient_scope",
                     format!(
-                        "this API key may not call {method} {route}{}",
-                        needed
-                            .map(|s| format!(" (it needs the {s} scope)"))
-                            .unwrap_or_default()
+                        "this API key may not call {call}{}",
+                        match route {
+                            KeyRoute::Needs(s) => format!(" (it needs the {s} scope)"),
+                            _ => String::new(),
+                        }
                     ),
                 ))
             }
@@ -114,7 +96,7 @@ impl Access {
             && !origin.is_some_and(|o| allowed_origins.iter().any(|a| a == o))
         {
             return Err(AppError::client(
-                StatusCode::FORBIDDEN,
+                Refusal::Forbidden,
                 "origin_not_allowed",
                 "this API key only works from its allowed origins",
             ));
@@ -242,33 +224,30 @@ mod tests {
     }
 
     #[test]
-    fn scoped_keys_reach_only_their_routes_and_origins() {
+    fn scoped_keys_reach_only_their_scopes_and_origins() {
+        let events = KeyRoute::Needs(Scope::AnalyticsWrite);
         let analytics = scoped(&["analytics:write"], &["https://example.com"]);
         assert!(analytics
-            .check("POST", "/v1/analytics/events", Some("https://example.com"))
+            .check(events, "POST /e", Some("https://example.com"))
             .is_ok());
         assert!(analytics
-            .check("POST", "/v1/analytics/events", Some("https://evil.test"))
+            .check(events, "POST /e", Some("https://evil.test"))
             .is_err());
+        assert!(analytics.check(events, "POST /e", None).is_err());
         assert!(analytics
-            .check("POST", "/v1/analytics/events", None)
-            .is_err());
-        assert!(analytics
-            .check(
-                "DELETE",
-                "/v1/indexes/{index_id}",
-                Some("https://example.com")
-            )
-            .is_err());
+            .check(KeyRoute::AnyKey, "GET /p", Some("https://evil.test"))
+            .is_ok());
         let search = scoped(&["kb:read"], &[]);
         assert!(search
-            .check("POST", "/v1/indexes/{index_id}/search", None)
+            .check(KeyRoute::Needs(Scope::KbRead), "POST /s", None)
             .is_ok());
         assert!(search
-            .check("POST", "/v1/indexes/{index_id}/documents", None)
+            .check(KeyRoute::Needs(Scope::KbWrite), "POST /d", None)
             .is_err());
-        assert!(search.check("GET", "/v1/unlisted", None).is_err());
-        assert!(Access::Full.check("GET", "/v1/unlisted", None).is_ok());
+        assert!(search.check(KeyRoute::Unlisted, "GET /u", None).is_err());
+        assert!(Access::Full
+            .check(KeyRoute::Unlisted, "GET /u", None)
+            .is_ok());
     }
 
     #[test]

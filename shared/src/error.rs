@@ -1,18 +1,35 @@
-//! One error type for the whole service, rendered as RFC 9457 problem details.
-
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+//! One error type for the domain: what went wrong and its stable machine code. The api gives each
+//! kind its HTTP status and renders it as RFC 9457 problem details, in one place (`api/src/problem.rs`).
 
 pub type AppResult<T> = Result<T, AppError>;
 
 pub use shipmate_types::common::{FieldError, Problem};
+
+/// What a refused request did wrong, as the caller can act on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    BadRequest,
+    /// Not signed in, or the credential is unknown.
+    Unauthorized,
+    /// Signed in, but not allowed this.
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    Conflict,
+    /// It existed once: an expired or used link.
+    Gone,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    /// The body was read, and fields in it break the rules.
+    Invalid,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     /// A client error with a stable machine code (`not_found`, `conflict`, ...).
     #[error("{detail}")]
     Client {
-        status: StatusCode,
+        kind: Refusal,
         code: &'static str,
         detail: String,
         errors: Vec<FieldError>,
@@ -27,35 +44,31 @@ pub enum AppError {
 }
 
 impl AppError {
-    pub fn client(status: StatusCode, code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn client(kind: Refusal, code: &'static str, detail: impl Into<String>) -> Self {
         AppError::Client {
-            status,
+            kind,
             code,
             detail: detail.into(),
             errors: Vec::new(),
         }
     }
     pub fn not_found(what: &str) -> Self {
-        Self::client(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("{what} not found"),
-        )
+        Self::client(Refusal::NotFound, "not_found", format!("{what} not found"))
     }
     pub fn unauthorized(detail: impl Into<String>) -> Self {
-        Self::client(StatusCode::UNAUTHORIZED, "unauthorized", detail)
+        Self::client(Refusal::Unauthorized, "unauthorized", detail)
     }
     pub fn forbidden(detail: impl Into<String>) -> Self {
-        Self::client(StatusCode::FORBIDDEN, "forbidden", detail)
+        Self::client(Refusal::Forbidden, "forbidden", detail)
     }
     pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
-        Self::client(StatusCode::CONFLICT, code, detail)
+        Self::client(Refusal::Conflict, code, detail)
     }
     /// 422 for one field, with a specific code (`invalid_status`, `unknown_model`, ...).
     pub fn invalid(code: &'static str, field: &str, message: impl Into<String>) -> Self {
         let message = message.into();
         AppError::Client {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
+            kind: Refusal::Invalid,
             code,
             detail: format!("{field} {message}"),
             errors: vec![FieldError {
@@ -71,22 +84,21 @@ impl AppError {
             .collect::<Vec<_>>()
             .join("; ");
         AppError::Client {
-            status: StatusCode::UNPROCESSABLE_ENTITY,
+            kind: Refusal::Invalid,
             code: "validation_failed",
             detail,
             errors,
         }
     }
     pub fn payload_too_large(detail: impl Into<String>) -> Self {
-        Self::client(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", detail)
+        Self::client(Refusal::PayloadTooLarge, "payload_too_large", detail)
     }
 
-    pub fn status(&self) -> StatusCode {
+    /// A client error's kind; None for the rest (rate limits, dependencies down, internal).
+    pub fn refusal(&self) -> Option<Refusal> {
         match self {
-            AppError::Client { status, .. } => *status,
-            AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            AppError::Client { kind, .. } => Some(*kind),
+            _ => None,
         }
     }
 
@@ -135,48 +147,5 @@ pub fn on_constraint(
             AppError::conflict(code, detail)
         }
         _ => e.into(),
-    }
-}
-
-impl IntoResponse for AppError {
-    fn into_response(mut self) -> Response {
-        let status = self.status();
-        let detail = match &self {
-            AppError::Client { detail, .. } => detail.clone(),
-            AppError::RateLimited { retry_after_secs } => {
-                format!("too many requests; retry after {retry_after_secs} s")
-            }
-            AppError::Unavailable(cause) => {
-                tracing::warn!(cause = %cause, "dependency unavailable");
-                "a dependency is unavailable; try again shortly".into()
-            }
-            AppError::Internal(e) => {
-                tracing::error!(error = ?e, "internal error");
-                "internal error".into()
-            }
-        };
-        let code = self.code().to_owned();
-        let errors = match self {
-            AppError::Client { ref mut errors, .. } => std::mem::take(errors),
-            _ => Vec::new(),
-        };
-        let body = Problem {
-            kind: "about:blank".into(),
-            title: status.canonical_reason().unwrap_or("Error").into(),
-            status: status.as_u16(),
-            detail,
-            code,
-            errors,
-        };
-        let mut res = (status, axum::Json(body)).into_response();
-        res.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/problem+json"),
-        );
-        if let AppError::RateLimited { retry_after_secs } = self {
-            res.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
-        }
-        res
     }
 }

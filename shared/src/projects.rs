@@ -39,7 +39,7 @@ impl crate::validate::FromInput for NewProject {
     }
 }
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Project {
     pub id: Uuid,
     pub name: String,

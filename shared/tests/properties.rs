@@ -8,6 +8,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use shipmate_shared::analytics::events::parse_body;
+use shipmate_shared::error::Refusal;
 use shipmate_shared::kb::chunking::chunk;
 use shipmate_shared::AppError;
 
@@ -101,8 +102,8 @@ proptest! {
                     }
                 }
             }
-            Err(AppError::Client { status, errors, .. }) => {
-                prop_assert!(status.is_client_error());
+            Err(AppError::Client { kind, errors, .. }) => {
+                prop_assert_eq!(kind, Refusal::Invalid);
                 prop_assert!(!errors.is_empty());
             }
             Err(other) => prop_assert!(false, "not a client error: {other}"),

@@ -11,9 +11,9 @@ use pulldown_cmark::{Options, Parser};
 use shipmate_shared::changelog::{self, Answered, Entry};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::Paging;
-use shipmate_shared::AppResult;
 
 use super::{error_page, html_page, human_date, layout, layout_with_head};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 const KINDS: &[(&str, &str)] = &[
@@ -60,7 +60,7 @@ fn rfc3339(d: DateTime<Utc>) -> String {
     d.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-async fn load(state: &AppState, slug: &str) -> AppResult<(Project, Vec<Entry>)> {
+async fn load(state: &AppState, slug: &str) -> ApiResult<(Project, Vec<Entry>)> {
     let project = projects::by_slug(&state.db, slug).await?;
     // The page and its feed show the latest 100; older entries stay in the API's pages.
     let (entries, _) = changelog::list(&state.db, project.id, true, Paging::first(100)).await?;
@@ -110,7 +110,7 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
 async fn load_with_answers(
     state: &AppState,
     slug: &str,
-) -> AppResult<(Project, Vec<Entry>, Vec<Answered>)> {
+) -> ApiResult<(Project, Vec<Entry>, Vec<Answered>)> {
     let (project, entries) = load(state, slug).await?;
     let ids: Vec<uuid::Uuid> = entries.iter().map(|e| e.id).collect();
     let answered = changelog::answered(&state.db, project.id, &ids).await?;
@@ -186,7 +186,8 @@ pub async fn subscribe(
         (Ok(()), Ok(input)) => {
             crate::routes::email::start_subscription(&state, &project, input).await
         }
-        (Err(e), _) | (_, Err(e)) => Err(e),
+        (Err(e), _) => Err(e),
+        (_, Err(e)) => Err(e.into()),
     };
     let (status, notice) = match result {
         Ok(()) => (

@@ -16,8 +16,8 @@ use axum::routing::get;
 use axum::Router;
 use chrono::{DateTime, Utc};
 use maud::{html, Markup, PreEscaped};
-use shipmate_shared::AppError;
 
+use crate::problem::ApiError;
 use crate::state::AppState;
 
 pub const CSP: &str =
@@ -129,7 +129,8 @@ pub(crate) fn not_found_page() -> Response {
 
 /// A friendly page for a failed lookup: 404 for a missing project, 503 while a dependency is down,
 /// 500 otherwise (the details go to the log, never to the visitor).
-pub(crate) fn error_page(err: AppError) -> Response {
+pub(crate) fn error_page(err: impl Into<ApiError>) -> Response {
+    let err: ApiError = err.into();
     let status = err.status();
     if status == StatusCode::NOT_FOUND {
         return not_found_page();

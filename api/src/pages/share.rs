@@ -10,9 +10,9 @@ use axum::response::Response;
 use maud::{html, Markup};
 use shipmate_shared::analytics::reads::{self, Read, Row};
 use shipmate_shared::analytics::{shares, ReadQuery};
-use shipmate_shared::AppResult;
 
 use super::{error_page, html_page, layout};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub async fn page(
@@ -26,7 +26,7 @@ pub async fn page(
     }
 }
 
-async fn render(state: &AppState, token: &str, q: &HashMap<String, String>) -> AppResult<Markup> {
+async fn render(state: &AppState, token: &str, q: &HashMap<String, String>) -> ApiResult<Markup> {
     let project_id = shares::project_of(&state.db, token).await?;
     let name: String = sqlx::query_scalar("select name from projects where id = $1")
         .bind(project_id)

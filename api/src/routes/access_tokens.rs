@@ -7,11 +7,12 @@ use axum::{Json, Router};
 use shipmate_shared::auth::access_tokens::{self, AccessToken, AccessTokenCreated, NewAccessToken};
 use shipmate_shared::auth::sessions;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;
 use crate::extract::{Body, SessionUser};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -29,11 +30,11 @@ pub async fn create(
     State(state): State<AppState>,
     session: SessionUser,
     Body(new): Body<NewAccessToken>,
-) -> AppResult<(StatusCode, Json<AccessTokenCreated>)> {
+) -> ApiResult<(StatusCode, Json<AccessTokenCreated>)> {
     if session.personal_token {
-        return Err(AppError::forbidden(
+        return Err(ApiError::from(AppError::forbidden(
             "a personal access token cannot make tokens; sign in to the dashboard to make one",
-        ));
+        )));
     }
     let token = access_tokens::create(&state.db, session.user.id, new).await?;
     Ok((StatusCode::CREATED, Json(token)))
@@ -45,7 +46,7 @@ pub async fn create(
 pub async fn list(
     State(state): State<AppState>,
     session: SessionUser,
-) -> AppResult<Json<List<AccessToken>>> {
+) -> ApiResult<Json<List<AccessToken>>> {
     Ok(Json(
         access_tokens::list(&state.db, session.user.id)
             .await?
@@ -61,7 +62,7 @@ pub async fn revoke(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&id, "token")?;
     sessions::revoke_by_id(&state.db, session.user.id, id, true).await?;
     Ok(Json(Deleted::new(id)))

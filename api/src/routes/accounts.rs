@@ -11,7 +11,7 @@ use shipmate_shared::auth::{accounts, resets, sessions, verification, User};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::tokens::secrets_equal;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::accounts::{
     EmailAddress, Login, NewAccount, PasswordChange, PasswordChanged, PasswordReset, Setup,
     VerifyEmail,
@@ -20,6 +20,7 @@ use shipmate_types::accounts::{
 use super::auth::signed_in;
 use super::schemas::{Deleted, Queued, SessionList, SignedIn};
 use crate::extract::{AuthLimited, Body, SessionUser};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -44,14 +45,14 @@ pub async fn setup(
     State(state): State<AppState>,
     _: AuthLimited,
     Body(body): Body<Setup>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     if shipmate_shared::auth::users::any_exist(&state.db).await? {
-        return Err(accounts::already_set_up());
+        return Err(ApiError::from(accounts::already_set_up()));
     }
     if !secrets_equal(&body.token, &state.setup_token) {
-        return Err(AppError::unauthorized(
+        return Err(ApiError::from(AppError::unauthorized(
             "wrong setup token: use the link on the server's log",
-        ));
+        )));
     }
     let name = body.name.unwrap_or_default();
     let user = accounts::setup(&state.db, &body.email, &name, body.password).await?;
@@ -69,7 +70,7 @@ pub async fn register(
     State(state): State<AppState>,
     _: AuthLimited,
     Body(body): Body<NewAccount>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let user = accounts::register(
         &state.db,
         state.settings.registration,
@@ -86,7 +87,7 @@ pub async fn register(
 }
 
 /// Queues a verification email where email is configured (without it the dashboard says so).
-async fn send_verification(state: &AppState, user: &User) -> AppResult<()> {
+async fn send_verification(state: &AppState, user: &User) -> ApiResult<()> {
     if !state.mail().configured {
         return Ok(());
     }
@@ -104,7 +105,7 @@ pub async fn verify_email(
     State(state): State<AppState>,
     _: AuthLimited,
     Body(VerifyEmail { token }): Body<VerifyEmail>,
-) -> AppResult<Json<User>> {
+) -> ApiResult<Json<User>> {
     Ok(Json(verification::confirm(&state.db, &token).await?))
 }
 
@@ -115,24 +116,24 @@ pub async fn resend_verification(
     State(state): State<AppState>,
     _: AuthLimited,
     session: SessionUser,
-) -> AppResult<(StatusCode, Json<Queued>)> {
+) -> ApiResult<(StatusCode, Json<Queued>)> {
     let user = session.user;
     if user.email_verified {
-        return Err(AppError::conflict(
+        return Err(ApiError::from(AppError::conflict(
             "already_verified",
             "this address is already verified",
-        ));
+        )));
     }
     if !state.mail().configured {
-        return Err(AppError::conflict(
+        return Err(ApiError::from(AppError::conflict(
             "email_not_configured",
             "this instance sends no email (SHIPMATE_SMTP_URL is not set); ask an instance admin",
-        ));
+        )));
     }
     if verification::sent_recently(&state.db, user.id).await? {
-        return Err(AppError::RateLimited {
+        return Err(ApiError::from(AppError::RateLimited {
             retry_after_secs: verification::RESEND_GAP_SECONDS as u64,
-        });
+        }));
     }
     send_verification(&state, &user).await?;
     Ok((StatusCode::ACCEPTED, Json(Queued::YES)))
@@ -147,7 +148,7 @@ pub async fn login(
     State(state): State<AppState>,
     _: AuthLimited,
     Body(body): Body<Login>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let cli = match body.cli_callback {
         Some(cb) => Some(oauth::parse_destination(
             None,
@@ -169,7 +170,7 @@ pub async fn change_password(
     State(state): State<AppState>,
     session: SessionUser,
     Body(body): Body<PasswordChange>,
-) -> AppResult<Json<PasswordChanged>> {
+) -> ApiResult<Json<PasswordChanged>> {
     accounts::change_password(
         &state.db,
         session.user.id,
@@ -190,7 +191,7 @@ pub async fn request_reset(
     State(state): State<AppState>,
     _: AuthLimited,
     Body(EmailAddress { email }): Body<EmailAddress>,
-) -> AppResult<(StatusCode, Json<Queued>)> {
+) -> ApiResult<(StatusCode, Json<Queued>)> {
     if let Some(user) = resets::account_for(&state.db, &email).await? {
         if resets::emailed_recently(&state.db, user).await? {
             // The answer stays 202: it must not tell whether the address has an account.
@@ -216,7 +217,7 @@ pub async fn confirm_reset(
     State(state): State<AppState>,
     _: AuthLimited,
     Body(body): Body<PasswordReset>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let user = resets::confirm(&state.db, &body.token, body.password).await?;
     signed_in(&state, StatusCode::OK, user, None).await
 }
@@ -227,7 +228,7 @@ pub async fn confirm_reset(
 pub async fn list_sessions(
     State(state): State<AppState>,
     session: SessionUser,
-) -> AppResult<Json<SessionList>> {
+) -> ApiResult<Json<SessionList>> {
     let data = sessions::list(&state.db, session.user.id, session.session_id).await?;
     Ok(Json(data.into()))
 }
@@ -239,7 +240,7 @@ pub async fn end_session(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&id, "session")?;
     sessions::revoke_by_id(&state.db, session.user.id, id, false).await?;
     Ok(Json(Deleted::new(id)))

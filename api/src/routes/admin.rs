@@ -6,11 +6,12 @@ use axum::{Json, Router};
 use shipmate_shared::auth::admin::{self, Account, AccountChanges};
 use shipmate_shared::auth::resets;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::accounts::InstanceSettings;
 
 use super::schemas::{AccountList, Link};
 use crate::extract::{Body, InstanceAdmin};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -24,7 +25,7 @@ pub fn router() -> Router<AppState> {
 /// Every account of the instance, oldest first.
 #[utoipa::path(get, path = "/v1/admin/users", tag = "admin", security(("session" = [])),
     responses((status = 200, body = shipmate_types::common::List<shipmate_types::accounts::Account>), (status = 403, description = "not an instance admin")))]
-pub async fn list(State(state): State<AppState>, _: InstanceAdmin) -> AppResult<Json<AccountList>> {
+pub async fn list(State(state): State<AppState>, _: InstanceAdmin) -> ApiResult<Json<AccountList>> {
     Ok(Json(admin::list(&state.db).await?.into()))
 }
 
@@ -37,7 +38,7 @@ pub async fn update(
     _: InstanceAdmin,
     Path(id): Path<String>,
     Body(changes): Body<AccountChanges>,
-) -> AppResult<Json<Account>> {
+) -> ApiResult<Json<Account>> {
     let id = parse_id(&id, "user")?;
     Ok(Json(
         admin::update(&state.db, id, changes.is_admin, changes.disabled).await?,
@@ -52,10 +53,10 @@ pub async fn reset_link(
     State(state): State<AppState>,
     _: InstanceAdmin,
     Path(id): Path<String>,
-) -> AppResult<Json<Link>> {
+) -> ApiResult<Json<Link>> {
     let id = parse_id(&id, "user")?;
     if !admin::exists(&state.db, id).await? {
-        return Err(AppError::not_found("user"));
+        return Err(ApiError::from(AppError::not_found("user")));
     }
     let url = resets::create_link(&state.db, id, &state.public_url, resets::Via::Admin).await?;
     Ok(Json(Link { url }))

@@ -16,7 +16,7 @@ use shipmate_shared::analytics::visitor;
 use shipmate_shared::analytics::ReadQuery;
 use shipmate_shared::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_shared::queue::EVENTS_STREAM;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, PropertyRow,
     Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
@@ -25,6 +25,7 @@ use shipmate_types::analytics::{
 use super::schemas::Accepted;
 use crate::csv::Format;
 use crate::extract::{JsonBody, ProjectAccess, ProjectKey, Viewer};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -56,7 +57,7 @@ pub async fn track(
         public_client,
     }: ProjectKey,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Accepted>)> {
+) -> ApiResult<(StatusCode, Json<Accepted>)> {
     // The firehose reads the body straight into the queue's shape (one pass, no copy); the
     // OpenAPI document describes it with `EventPayload`.
     let events = parse_body(input.into_value())?;
@@ -75,9 +76,9 @@ pub async fn track(
         Ok(Ok(())) => {}
         _ => {
             dropped("rate_limited");
-            return Err(AppError::RateLimited {
+            return Err(ApiError::from(AppError::RateLimited {
                 retry_after_secs: 1,
-            });
+            }));
         }
     }
     // The raw IP address and user agent live only in this request's memory: the queued entry
@@ -151,12 +152,12 @@ pub struct ReadParams {
 pub struct Reading(pub ReadQuery);
 
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Reading {
-    type Rejection = AppError;
+    type Rejection = ApiError;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
         state: &S,
-    ) -> Result<Self, AppError> {
+    ) -> Result<Self, ApiError> {
         let Query(q) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
             .map_err(|e| AppError::invalid("validation_failed", "query", e.body_text()))?;
@@ -170,7 +171,7 @@ macro_rules! read_endpoint {
         #[utoipa::path(get, path = $path, tag = "analytics", security(("session" = [])),
             params(ReadParams),
             responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content(($shape = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad parameters, every one listed")))]
-        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, format: Format, Reading(query): Reading) -> AppResult<Response> {
+        pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, format: Format, Reading(query): Reading) -> ApiResult<Response> {
             let read = Read::new(&state.db, access.project.id, &query).await?;
             format.respond(reads::$name(&read).await?, $columns)
         }
@@ -257,7 +258,7 @@ pub async fn properties(
     access: ProjectAccess<Viewer>,
     format: Format,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let asked = PropertyQuery::parse(&q, chrono::Utc::now())?;
     let read = Read::new(&state.db, access.project.id, &asked.read).await?;
     format.respond(
@@ -276,7 +277,7 @@ pub async fn realtime(
     access: ProjectAccess<Viewer>,
     format: Format,
     Reading(query): Reading,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     // The windows are fixed (the last minutes): only the filters apply.
     let now = chrono::Utc::now();
     format.respond(

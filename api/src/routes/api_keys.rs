@@ -6,10 +6,10 @@ use axum::routing::{delete, post};
 use axum::{Json, Router};
 use shipmate_shared::api_keys::{self, ApiKey, NewApiKey};
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::AppResult;
 
 use super::schemas::{ApiKeyList, Deleted};
 use crate::extract::{Admin, Body, ProjectAccess};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -30,7 +30,7 @@ pub async fn create(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Admin>,
     Body(new): Body<NewApiKey>,
-) -> AppResult<(StatusCode, Json<ApiKey>)> {
+) -> ApiResult<(StatusCode, Json<ApiKey>)> {
     let key = api_keys::create(
         &state.db,
         project.id,
@@ -48,7 +48,7 @@ pub async fn create(
 pub async fn list(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Admin>,
-) -> AppResult<Json<ApiKeyList>> {
+) -> ApiResult<Json<ApiKeyList>> {
     Ok(Json(api_keys::list(&state.db, project.id).await?.into()))
 }
 
@@ -60,7 +60,7 @@ pub async fn revoke(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Admin>,
     Path((_project_id, key_id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let key_id = parse_id(&key_id, "API key")?;
     api_keys::revoke(&state.db, project.id, key_id).await?;
     state.forget_keys();

@@ -12,13 +12,15 @@ use axum::{Json, Router};
 use axum_extra::extract::CookieJar;
 use shipmate_shared::auth::oauth::{self, Destination, ProviderInfo};
 use shipmate_shared::auth::{sessions, users, User, SESSION_DAYS};
+use shipmate_shared::error::Refusal;
 use shipmate_shared::tokens::random_token;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::accounts::{DevLogin, LoggedOut};
 
 use super::schemas::{ProviderList, SignedIn};
 use crate::extract::{JsonBody, SessionUser, SESSION_COOKIE};
 use crate::pages::{html_page, layout};
+use crate::problem::{ApiError, ApiResult};
 
 /// Holds the random value that binds a started sign-in to its browser.
 const OAUTH_COOKIE: &str = "shipmate_oauth";
@@ -37,7 +39,7 @@ pub fn router() -> Router<AppState> {
 /// The ways to sign in here (email and password first, then each configured identity provider),
 /// who may register, and whether the first-run setup is still open.
 #[utoipa::path(get, path = "/v1/auth/providers", tag = "auth", responses((status = 200, body = ProviderList)))]
-pub async fn providers(State(state): State<AppState>) -> AppResult<Json<ProviderList>> {
+pub async fn providers(State(state): State<AppState>) -> ApiResult<Json<ProviderList>> {
     Ok(Json(ProviderList {
         data: sign_in_methods(&state),
         registration: state.settings.registration,
@@ -66,7 +68,7 @@ pub async fn start(
     headers: HeaderMap,
     Path(provider): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let dest = oauth::parse_destination(
         q.get("redirect_to").map(String::as_str),
         q.get("cli_callback").map(String::as_str),
@@ -123,7 +125,7 @@ pub async fn callback(
     headers: HeaderMap,
     Path(provider): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let provider = state
         .provider(&provider)
         .ok_or_else(|| AppError::not_found("identity provider"))?;
@@ -136,9 +138,9 @@ pub async fn callback(
     let (verifier, dest) =
         oauth::take_state(&state.db, provider.id, our_state, nonce.as_deref()).await?;
     if let Some(err) = q.get("error") {
-        return Err(AppError::unauthorized(format!(
+        return Err(ApiError::from(AppError::unauthorized(format!(
             "sign-in was not completed: {err}"
-        )));
+        ))));
     }
     let code = q
         .get("code")
@@ -157,12 +159,14 @@ pub async fn callback(
         {
             Ok(user) => user,
             // A person in a browser gets a page that says why; other clients the problem+json.
-            Err(AppError::Client { status, detail, .. })
-                if status == StatusCode::FORBIDDEN && wants_html(&headers) =>
-            {
+            Err(AppError::Client {
+                kind: Refusal::Forbidden,
+                detail,
+                ..
+            }) if wants_html(&headers) => {
                 return Ok(refusal_page(&detail));
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(ApiError::from(e)),
         };
     let token = sessions::create(&state.db, &user).await?;
     Ok(match dest {
@@ -177,7 +181,7 @@ pub async fn callback(
 }
 
 /// The CLI's loopback URL with the session token and the CLI's own state.
-pub fn cli_redirect(callback: &str, token: &str, cli_state: Option<&str>) -> AppResult<String> {
+pub fn cli_redirect(callback: &str, token: &str, cli_state: Option<&str>) -> ApiResult<String> {
     let mut url = url::Url::parse(callback).map_err(|e| AppError::Internal(e.into()))?;
     url.query_pairs_mut().append_pair("token", token);
     if let Some(s) = cli_state {
@@ -209,10 +213,10 @@ fn refusal_page(reason: &str) -> Response {
 pub async fn dev_login(
     State(state): State<AppState>,
     JsonBody(input): JsonBody,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     // Off means the route does not exist, whatever the body.
     if !state.settings.dev_login {
-        return Err(AppError::not_found("route"));
+        return Err(ApiError::from(AppError::not_found("route")));
     }
     let DevLogin { email, name } = input.parse()?;
     let user = users::upsert_by_email(&state.db, &email, name.as_deref()).await?;
@@ -227,7 +231,7 @@ pub async fn signed_in(
     status: StatusCode,
     user: User,
     cli: Option<Destination>,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let token = sessions::create(&state.db, &user).await?;
     let redirect = match cli {
         Some(Destination::Cli { callback, state }) => {
@@ -259,7 +263,7 @@ pub async fn me(session: SessionUser) -> Json<User> {
 
 /// Revokes the session token (and clears the dashboard cookie).
 #[utoipa::path(post, path = "/v1/auth/logout", tag = "auth", security(("session" = [])), responses((status = 200, body = LoggedOut)))]
-pub async fn logout(State(state): State<AppState>, session: SessionUser) -> AppResult<Response> {
+pub async fn logout(State(state): State<AppState>, session: SessionUser) -> ApiResult<Response> {
     sessions::revoke(&state.db, &session.token).await?;
     let mut res = Json(LoggedOut { logged_out: true }).into_response();
     if session.via_cookie {

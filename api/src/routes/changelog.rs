@@ -9,13 +9,13 @@ use axum::{Json, Router};
 use shipmate_shared::changelog::{self, Entry, EntryChanges, NewEntry};
 use shipmate_shared::outbound::notify;
 use shipmate_shared::validate::{parse_id, Paging};
-use shipmate_shared::AppResult;
 use shipmate_types::common::Page;
 use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
 use crate::extract::{Body, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -39,7 +39,7 @@ pub async fn list_published(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<Page<Entry>>> {
+) -> ApiResult<Json<Page<Entry>>> {
     let paging = Paging::parse(&q)?;
     let (data, total) = changelog::list(&state.db, project.id, true, paging).await?;
     Ok(Json(paging.wrap(data, total)))
@@ -52,7 +52,7 @@ pub async fn list_all(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<Page<Entry>>> {
+) -> ApiResult<Json<Page<Entry>>> {
     let paging = Paging::parse(&q)?;
     let (data, total) = changelog::list(&state.db, project.id, false, paging).await?;
     Ok(Json(paging.wrap(data, total)))
@@ -65,7 +65,7 @@ pub async fn create(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Body(new): Body<NewEntry>,
-) -> AppResult<(StatusCode, Json<Entry>)> {
+) -> ApiResult<(StatusCode, Json<Entry>)> {
     let mut tx = state.db.begin().await?;
     let entry = changelog::create(&mut tx, project.id, new).await?;
     let deliveries = saved(&state, &mut tx, &entry, false).await?;
@@ -83,7 +83,7 @@ pub async fn update(
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path((_project_id, id)): Path<(String, String)>,
     Body(changes): Body<EntryChanges>,
-) -> AppResult<Json<Entry>> {
+) -> ApiResult<Json<Entry>> {
     let id = parse_id(&id, "changelog entry")?;
     let mut tx = state.db.begin().await?;
     let (entry, was_published) = changelog::update(&mut tx, project.id, id, changes).await?;
@@ -99,7 +99,7 @@ pub async fn remove(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path((_project_id, id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&id, "changelog entry")?;
     changelog::delete(&state.db, project.id, id).await?;
     Ok(Json(Deleted::new(id)))
@@ -113,7 +113,7 @@ async fn saved(
     tx: &mut PgConnection,
     entry: &Entry,
     was_published: bool,
-) -> AppResult<Vec<Uuid>> {
+) -> ApiResult<Vec<Uuid>> {
     let mut deliveries = notify::changelog_saved(tx, state.mail(), entry, was_published).await?;
     for (feedback, previous) in changelog::ship_linked(tx, entry).await? {
         deliveries

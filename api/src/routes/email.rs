@@ -12,12 +12,12 @@ use shipmate_shared::outbound::subscriptions::{
 };
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::Input;
-use shipmate_shared::AppResult;
 use shipmate_types::accounts::EmailAddress;
 use shipmate_types::email::SuppressionLifted;
 
 use super::schemas::{Queued, SuppressionList};
 use crate::extract::{Body, InstanceAdmin, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -48,7 +48,7 @@ pub fn router() -> Router<AppState> {
 pub async fn notifications(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
-) -> AppResult<Json<Notifications>> {
+) -> ApiResult<Json<Notifications>> {
     Ok(Json(
         subscriptions::notifications(
             &state.db,
@@ -69,7 +69,7 @@ pub async fn set_notifications(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
     Body(changes): Body<NotificationChanges>,
-) -> AppResult<Json<Notifications>> {
+) -> ApiResult<Json<Notifications>> {
     let (project, user) = (access.project.id, access.session.user.id);
     subscriptions::set_notifications(&state.db, project, user, &changes).await?;
     let configured = state.mail().configured;
@@ -85,7 +85,7 @@ pub async fn set_notifications(
 pub async fn subscribers(
     State(state): State<AppState>,
     access: ProjectAccess<Member>,
-) -> AppResult<Json<SubscriberCounts>> {
+) -> ApiResult<Json<SubscriberCounts>> {
     Ok(Json(
         subscriptions::counts(&state.db, access.project.id).await?,
     ))
@@ -96,7 +96,7 @@ pub(crate) async fn start_subscription(
     state: &AppState,
     project: &Project,
     input: Input,
-) -> AppResult<()> {
+) -> ApiResult<()> {
     let EmailAddress { email } = input.parse()?;
     let mut tx = state.db.begin().await?;
     let deliveries =
@@ -119,7 +119,7 @@ pub async fn subscribe(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Queued>)> {
+) -> ApiResult<(StatusCode, Json<Queued>)> {
     start_subscription(&state, &project, input).await?;
     Ok(accepted())
 }
@@ -135,7 +135,7 @@ pub async fn subscribe_public(
     headers: HeaderMap,
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Queued>)> {
+) -> ApiResult<(StatusCode, Json<Queued>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
     state.limits.write(client, project.id)?;
@@ -149,7 +149,7 @@ pub async fn subscribe_public(
 pub async fn suppressions(
     State(state): State<AppState>,
     _: InstanceAdmin,
-) -> AppResult<Json<SuppressionList>> {
+) -> ApiResult<Json<SuppressionList>> {
     Ok(Json(subscriptions::suppressions(&state.db).await?.into()))
 }
 
@@ -161,7 +161,7 @@ pub async fn lift(
     State(state): State<AppState>,
     _: InstanceAdmin,
     Path(email): Path<String>,
-) -> AppResult<Json<SuppressionLifted>> {
+) -> ApiResult<Json<SuppressionLifted>> {
     subscriptions::lift(&state.db, &email).await?;
     Ok(Json(SuppressionLifted {
         id: email.to_lowercase(),

@@ -13,12 +13,13 @@ use shipmate_shared::feedback::{
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::{parse_id, query_enum, Paging};
-use shipmate_shared::{projects, AppError, AppResult};
+use shipmate_shared::{projects, AppError};
 use shipmate_types::common::Page;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
 use crate::extract::{require, Actor, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -45,7 +46,7 @@ pub async fn create(
         public_client,
     }: ProjectKey,
     Body(new): Body<NewFeedback>,
-) -> AppResult<(StatusCode, Json<Feedback>)> {
+) -> ApiResult<(StatusCode, Json<Feedback>)> {
     // Only the secret key (the customer's own server) or a member submits approved entries the
     // team accepts; a key the public holds follows the project's moderation and waits for a member
     // to put it on the roadmap, as the public board does.
@@ -76,7 +77,7 @@ pub async fn list_public(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<Page<Feedback>>> {
+) -> ApiResult<Json<Page<Feedback>>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     // The board shows approved entries only, whatever `moderation` asks for.
     let filter = ListFilter {
@@ -100,14 +101,14 @@ pub async fn list_owner(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<Page<Feedback>>> {
+) -> ApiResult<Json<Page<Feedback>>> {
     let filter = parse_filter(&q)?;
     let paging = Paging::parse(&q)?;
     let (data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
     Ok(Json(paging.wrap(data, total)))
 }
 
-pub fn parse_filter(q: &HashMap<String, String>) -> AppResult<ListFilter> {
+pub fn parse_filter(q: &HashMap<String, String>) -> ApiResult<ListFilter> {
     Ok(ListFilter {
         kind: query_enum(q, "type")?,
         status: query_enum(q, "status")?,
@@ -127,7 +128,7 @@ pub async fn update(
     session: SessionUser,
     Path(id): Path<String>,
     Body(changes): Body<FeedbackChanges>,
-) -> AppResult<Json<Feedback>> {
+) -> ApiResult<Json<Feedback>> {
     let mut entry = entry_owned(&state, &session, &id).await?;
     let mut tx = state.db.begin().await?;
     let mut deliveries = Vec::new();
@@ -135,7 +136,7 @@ pub async fn update(
         let allowed = entry.kind.statuses();
         if !allowed.contains(&status) {
             let names: Vec<&str> = allowed.iter().map(|s| s.as_str()).collect();
-            return Err(AppError::invalid(
+            return Err(ApiError::from(AppError::invalid(
                 "invalid_status",
                 "status",
                 format!(
@@ -143,7 +144,7 @@ pub async fn update(
                     names.join(", "),
                     entry.kind
                 ),
-            ));
+            )));
         }
         let previous;
         (entry, previous) =
@@ -170,7 +171,7 @@ pub async fn remove(
     State(state): State<AppState>,
     session: SessionUser,
     Path(id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let entry = entry_owned(&state, &session, &id).await?;
     feedback::delete(&state.db, entry.project_id, entry.id).await?;
     Ok(Json(Deleted::new(entry.id)))
@@ -178,7 +179,7 @@ pub async fn remove(
 
 /// The entry, if the session's user moderates its project (404 when there is no such entry, 403
 /// for a viewer or a non-member).
-async fn entry_owned(state: &AppState, session: &SessionUser, id: &str) -> AppResult<Feedback> {
+async fn entry_owned(state: &AppState, session: &SessionUser, id: &str) -> ApiResult<Feedback> {
     let entry = feedback::get(&state.db, parse_id(id, "feedback entry")?).await?;
     require(state, session, entry.project_id, Role::Member).await?;
     Ok(entry)
@@ -191,7 +192,7 @@ pub async fn upvote(
     state: State<AppState>,
     actor: Actor,
     id: Path<String>,
-) -> AppResult<Json<VoteState>> {
+) -> ApiResult<Json<VoteState>> {
     cast(state, actor, id, 1).await
 }
 
@@ -202,7 +203,7 @@ pub async fn downvote(
     state: State<AppState>,
     actor: Actor,
     id: Path<String>,
-) -> AppResult<Json<VoteState>> {
+) -> ApiResult<Json<VoteState>> {
     cast(state, actor, id, -1).await
 }
 
@@ -213,7 +214,7 @@ pub async fn withdraw(
     state: State<AppState>,
     actor: Actor,
     id: Path<String>,
-) -> AppResult<Json<VoteState>> {
+) -> ApiResult<Json<VoteState>> {
     cast(state, actor, id, 0).await
 }
 
@@ -223,7 +224,7 @@ async fn cast(
     actor: Actor,
     Path(id): Path<String>,
     value: i16,
-) -> AppResult<Json<VoteState>> {
+) -> ApiResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
     let (user, end_user) = actor.who.ids();
     state.limits.vote(user.or(end_user).unwrap_or_default())?;

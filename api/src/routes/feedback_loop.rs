@@ -8,6 +8,7 @@ use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use shipmate_shared::error::Refusal;
 use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
@@ -18,13 +19,14 @@ use shipmate_shared::feedback::{
 use shipmate_shared::outbound::notify;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{projects, AppError, AppResult};
+use shipmate_shared::{projects, AppError};
 use shipmate_types::common::List;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
 use crate::extract::{require, Actor, Body, Client, JsonBody, MaybeActor, SessionUser};
 use crate::limits::honeypot_tripped;
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -55,7 +57,7 @@ pub async fn submit(
     MaybeActor(actor): MaybeActor,
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Feedback>)> {
+) -> ApiResult<(StatusCode, Json<Feedback>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
     if let Some(a) = &actor {
         a.who.check_project(project.id)?;
@@ -99,14 +101,14 @@ async fn from_the_team(
     state: &AppState,
     actor: Option<&Actor>,
     project_id: Uuid,
-) -> AppResult<bool> {
+) -> ApiResult<bool> {
     let Some(Participant::User(user)) = actor.map(|a| a.who) else {
         return Ok(false);
     };
     match projects::access(&state.db, user, project_id, Role::Member).await {
         Ok(_) => Ok(true),
-        Err(e) if e.status() == StatusCode::FORBIDDEN => Ok(false),
-        Err(e) => Err(e),
+        Err(e) if e.refusal() == Some(Refusal::Forbidden) => Ok(false),
+        Err(e) => Err(ApiError::from(e)),
     }
 }
 
@@ -140,7 +142,7 @@ fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -
 pub async fn roadmap(
     State(state): State<AppState>,
     Path(slug): Path<String>,
-) -> AppResult<Json<Roadmap>> {
+) -> ApiResult<Json<Roadmap>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     Ok(Json(roadmap::roadmap(&state.db, project.id).await?))
 }
@@ -155,17 +157,17 @@ pub async fn similar(
     Client(client): Client,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<List<SimilarEntry>>> {
+) -> ApiResult<Json<List<SimilarEntry>>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     // Each look-up embeds text: it counts like a public write.
     state.limits.write(client, project.id)?;
     let text = q.get("q").map(|s| s.trim()).unwrap_or_default();
     if text.is_empty() || text.chars().count() > 500 {
-        return Err(AppError::invalid(
+        return Err(ApiError::from(AppError::invalid(
             "validation_failed",
             "q",
             "must be 1 to 500 characters",
-        ));
+        )));
     }
     let vector = state.embed_query(project.id, similar::MODEL, text).await?;
     Ok(Json(
@@ -186,7 +188,7 @@ pub async fn add_comment(
     actor: Actor,
     Path(id): Path<String>,
     Body(NewComment { body }): Body<NewComment>,
-) -> AppResult<(StatusCode, Json<Comment>)> {
+) -> ApiResult<(StatusCode, Json<Comment>)> {
     let id = parse_id(&id, "feedback entry")?;
     let author = Author {
         who: actor.who,
@@ -212,7 +214,7 @@ pub async fn add_comment(
 pub async fn list_comments(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> AppResult<Json<List<Comment>>> {
+) -> ApiResult<Json<List<Comment>>> {
     let id = parse_id(&id, "feedback entry")?;
     Ok(Json(comments::list(&state.db, id).await?.into()))
 }
@@ -225,7 +227,7 @@ pub async fn remove_comment(
     State(state): State<AppState>,
     actor: Actor,
     Path(comment_id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&comment_id, "comment")?;
     comments::delete(&state.db, id, actor.who).await?;
     Ok(Json(Deleted::new(id)))
@@ -242,7 +244,7 @@ pub async fn merge_into(
     session: SessionUser,
     Path(id): Path<String>,
     Body(MergeRequest { into }): Body<MergeRequest>,
-) -> AppResult<Json<Feedback>> {
+) -> ApiResult<Json<Feedback>> {
     let source = feedback::get(&state.db, parse_id(&id, "feedback entry")?).await?;
     require(&state, &session, source.project_id, Role::Member).await?;
     let mut tx = state.db.begin().await?;

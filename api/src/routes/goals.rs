@@ -9,7 +9,6 @@ use axum::{Json, Router};
 use shipmate_shared::analytics::{funnels, goals};
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::AppResult;
 use shipmate_types::analytics::{
     Breakdown, Funnel, FunnelList, FunnelReport, Goal, GoalRow, NewFunnel, NewGoal,
 };
@@ -18,6 +17,7 @@ use super::analytics::{ReadParams, Reading};
 use super::schemas::Deleted;
 use crate::csv::Format;
 use crate::extract::{require, Body, ProjectAccess, SessionUser, Viewer};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -42,7 +42,7 @@ pub async fn create_goal(
     State(state): State<AppState>,
     session: SessionUser,
     Body(new): Body<goals::NewGoal>,
-) -> AppResult<(StatusCode, Json<Goal>)> {
+) -> ApiResult<(StatusCode, Json<Goal>)> {
     require(&state, &session, new.project_id, Role::Member).await?;
     Ok((
         StatusCode::CREATED,
@@ -59,7 +59,7 @@ pub async fn goal_report(
     access: ProjectAccess<Viewer>,
     format: Format,
     Reading(query): Reading,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     format.respond(
         goals::report(&state.db, access.project.id, &query).await?,
         &[
@@ -82,7 +82,7 @@ pub async fn delete_goal(
     State(state): State<AppState>,
     session: SessionUser,
     Path(goal_id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&goal_id, "goal")?;
     let project = goals::project_of(&state.db, id).await?;
     require(&state, &session, project, Role::Member).await?;
@@ -98,7 +98,7 @@ pub async fn create_funnel(
     State(state): State<AppState>,
     session: SessionUser,
     Body(new): Body<funnels::NewFunnel>,
-) -> AppResult<(StatusCode, Json<Funnel>)> {
+) -> ApiResult<(StatusCode, Json<Funnel>)> {
     require(&state, &session, new.project_id, Role::Member).await?;
     Ok((
         StatusCode::CREATED,
@@ -113,7 +113,7 @@ pub async fn create_funnel(
 pub async fn list_funnels(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
-) -> AppResult<Json<FunnelList>> {
+) -> ApiResult<Json<FunnelList>> {
     Ok(Json(FunnelList {
         data: funnels::list(&state.db, access.project.id).await?,
     }))
@@ -129,7 +129,7 @@ pub async fn funnel_report(
     format: Format,
     Path(funnel_id): Path<String>,
     Reading(query): Reading,
-) -> AppResult<Response> {
+) -> ApiResult<Response> {
     let funnel = funnels::find(&state.db, parse_id(&funnel_id, "funnel")?).await?;
     require(&state, &session, funnel.project_id, Role::Viewer).await?;
     format.respond(
@@ -146,7 +146,7 @@ pub async fn delete_funnel(
     State(state): State<AppState>,
     session: SessionUser,
     Path(funnel_id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let funnel = funnels::find(&state.db, parse_id(&funnel_id, "funnel")?).await?;
     require(&state, &session, funnel.project_id, Role::Member).await?;
     funnels::delete(&state.db, funnel.id).await?;

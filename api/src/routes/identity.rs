@@ -7,9 +7,9 @@ use axum::{Json, Router};
 use shipmate_shared::auth::identity::{
     self, EndUserInfo, Identified, IdentifyRequest, IdentifySecret,
 };
-use shipmate_shared::AppResult;
 
 use crate::extract::{Admin, Body, ProjectAccess, ProjectKey};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -30,7 +30,7 @@ pub fn router() -> Router<AppState> {
 pub async fn rotate_secret(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<Json<IdentifySecret>> {
+) -> ApiResult<Json<IdentifySecret>> {
     Ok(Json(IdentifySecret {
         identify_secret: identity::rotate_secret(&state.db, access.project.id).await?,
     }))
@@ -46,7 +46,7 @@ pub async fn identify(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Body(IdentifyRequest { token }): Body<IdentifyRequest>,
-) -> AppResult<Json<Identified>> {
+) -> ApiResult<Json<Identified>> {
     let (token, user) = identity::identify(&state.db, project.id, &token).await?;
     Ok(Json(Identified {
         token,

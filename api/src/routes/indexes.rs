@@ -10,11 +10,12 @@ use shipmate_shared::kb::documents::{self, Chunk, Document};
 use shipmate_shared::kb::indexes::{self, Index, IndexRef, NewIndex};
 use shipmate_shared::kb::search::{self, Search, SearchMode, SearchQuery};
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::common::List;
 
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
 use crate::extract::{Body, JsonBody, ProjectKey};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -49,7 +50,7 @@ pub async fn create(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Body(new): Body<NewIndex>,
-) -> AppResult<(StatusCode, Json<Index>)> {
+) -> ApiResult<(StatusCode, Json<Index>)> {
     let index = indexes::create(
         &state.db,
         &state.models,
@@ -66,7 +67,7 @@ pub async fn create(
 pub async fn list(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
-) -> AppResult<Json<IndexList>> {
+) -> ApiResult<Json<IndexList>> {
     Ok(Json(indexes::list(&state.db, project.id).await?.into()))
 }
 
@@ -77,7 +78,7 @@ pub async fn remove(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&index_id, "index")?;
     indexes::delete(&state.db, project.id, id).await?;
     Ok(Json(Deleted::new(id)))
@@ -87,8 +88,8 @@ pub(super) async fn index_of(
     state: &AppState,
     project_id: uuid::Uuid,
     index_id: &str,
-) -> AppResult<IndexRef> {
-    indexes::find(&state.db, project_id, parse_id(index_id, "index")?).await
+) -> ApiResult<IndexRef> {
+    Ok(indexes::find(&state.db, project_id, parse_id(index_id, "index")?).await?)
 }
 
 /// A page of the index's documents, newest first.
@@ -100,7 +101,7 @@ pub async fn list_documents(
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<DocumentPage>> {
+) -> ApiResult<Json<DocumentPage>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let page = int_param(&q, "page", 1, 1, 1_000_000)?;
     let per_page = int_param(&q, "per_page", 20, 1, 100)?;
@@ -119,16 +120,16 @@ fn int_param(
     default: i64,
     min: i64,
     max: i64,
-) -> AppResult<i64> {
+) -> ApiResult<i64> {
     match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
         None => Ok(default),
         Some(s) => match s.parse::<i64>() {
             Ok(n) if (min..=max).contains(&n) => Ok(n),
-            _ => Err(AppError::invalid(
+            _ => Err(ApiError::from(AppError::invalid(
                 "validation_failed",
                 field,
                 format!("must be an integer from {min} to {max}"),
-            )),
+            ))),
         },
     }
 }
@@ -140,7 +141,7 @@ pub async fn show_document(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path((index_id, doc_id)): Path<(String, String)>,
-) -> AppResult<Json<Document>> {
+) -> ApiResult<Json<Document>> {
     let index = index_of(&state, project.id, &index_id).await?;
     Ok(Json(
         documents::get(&state.db, index.id, parse_id(&doc_id, "document")?).await?,
@@ -154,7 +155,7 @@ pub async fn document_chunks(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path((index_id, doc_id)): Path<(String, String)>,
-) -> AppResult<Json<List<Chunk>>> {
+) -> ApiResult<Json<List<Chunk>>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let id = parse_id(&doc_id, "document")?;
     Ok(Json(
@@ -169,7 +170,7 @@ pub async fn remove_document(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path((index_id, doc_id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let id = parse_id(&doc_id, "document")?;
     documents::delete(&state.db, index.id, id).await?;
@@ -188,7 +189,7 @@ pub async fn search_index(
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<Json<SearchResults>> {
+) -> ApiResult<Json<SearchResults>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let Search {
         query,

@@ -6,25 +6,26 @@ use axum::extract::{DefaultBodyLimit, Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::routing::{post, put};
 use axum::{Json, Router};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use shipmate_shared::error::FieldError;
+use shipmate_shared::error::Refusal;
 use shipmate_shared::kb::content;
 use shipmate_shared::kb::documents::{
-    self, check_external_id, ContentType, Document, DocumentStatus, DocumentVersion, Draft,
-    NewDocument,
+    self, ContentType, Document, DocumentStatus, DocumentVersion, Draft, NewDocument,
 };
 use shipmate_shared::kb::indexes::IndexRef;
 use shipmate_shared::kb::upsert::{self, Upserted};
 use shipmate_shared::kb::{chunking, MAX_BATCH, MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
 use shipmate_shared::queue::{EmbedJob, EMBED_STREAM};
 use shipmate_shared::validate::Input;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::common::List;
 
 use super::indexes::index_of;
 use super::ingest_item::{path_external_id, too_large, Item};
 use super::schemas::{Deleted, DocumentList};
 use crate::extract::{JsonBody, ProjectKey};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 /// A batch of 100 documents of 100 KB each, JSON-escaped, fits.
@@ -50,9 +51,11 @@ pub fn router() -> Router<AppState> {
 }
 
 /// 413 when the content sent (`field`) is over 100 KB: checked before anything else is read.
-fn check_size(input: &Input, field: &str, path: &str) -> AppResult<()> {
+fn check_size(input: &Input, field: &str, path: &str) -> ApiResult<()> {
     match input.raw(field) {
-        Some(Value::String(s)) if s.len() > MAX_DOCUMENT_BYTES => Err(too_large(path, s.len())),
+        Some(Value::String(s)) if s.len() > MAX_DOCUMENT_BYTES => {
+            Err(ApiError::from(too_large(path, s.len())))
+        }
         _ => Ok(()),
     }
 }
@@ -60,7 +63,7 @@ fn check_size(input: &Input, field: &str, path: &str) -> AppResult<()> {
 /// Reads each item's text (HTML to Markdown) and chunks them all on the blocking pool (rayon
 /// across a batch). A text with nothing to index is a 422 naming its field; a text grown past the
 /// limit a 413.
-async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> AppResult<Vec<Draft>> {
+async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> ApiResult<Vec<Draft>> {
     let embedder = state.models.embedder(&index.embedding_model)?;
     let (items, chunked) = tokio::task::spawn_blocking(move || {
         let texts: Vec<(String, ContentType)> = items
@@ -82,7 +85,7 @@ async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> AppResu
     let mut out = Vec::with_capacity(items.len());
     for (item, ((chunks, size), content_hash)) in items.into_iter().zip(chunked) {
         if size > MAX_DOCUMENT_BYTES {
-            return Err(too_large(&item.path, size));
+            return Err(ApiError::from(too_large(&item.path, size)));
         }
         if chunks.is_empty() {
             errors.push(FieldError {
@@ -100,7 +103,7 @@ async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> AppResu
     if errors.is_empty() {
         Ok(out)
     } else {
-        Err(AppError::validation(errors))
+        Err(ApiError::from(AppError::validation(errors)))
     }
 }
 
@@ -140,7 +143,7 @@ pub async fn upload(
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Document>)> {
+) -> ApiResult<(StatusCode, Json<Document>)> {
     let index = index_of(&state, project.id, &index_id).await?;
     check_size(&input, "content", "")?;
     let new: NewDocument = input.parse()?;
@@ -153,7 +156,7 @@ async fn store_new(
     index: &IndexRef,
     project_id: uuid::Uuid,
     item: Item,
-) -> AppResult<(StatusCode, Json<Document>)> {
+) -> ApiResult<(StatusCode, Json<Document>)> {
     let drafts = drafts(state, index, vec![item]).await?;
     let doc = documents::create(&state.db, index, drafts)
         .await?
@@ -176,7 +179,7 @@ pub async fn upload_batch(
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<DocumentList>)> {
+) -> ApiResult<(StatusCode, Json<DocumentList>)> {
     let index = index_of(&state, project.id, &index_id).await?;
     let items = batch_items(input)?;
     let drafts = drafts(&state, &index, items).await?;
@@ -186,15 +189,17 @@ pub async fn upload_batch(
 }
 
 /// Reads a batch body: every item checked, every problem of every item in one 422.
-fn batch_items(input: Input) -> AppResult<Vec<Item>> {
+fn batch_items(input: Input) -> ApiResult<Vec<Item>> {
     let field = |msg: &str| AppError::invalid("validation_failed", "documents", msg.to_owned());
     let list = match input.raw("documents") {
         Some(Value::Array(list)) => list.clone(),
-        Some(_) => return Err(field("must be an array of documents")),
-        None => return Err(field("is required")),
+        Some(_) => return Err(ApiError::from(field("must be an array of documents"))),
+        None => return Err(ApiError::from(field("is required"))),
     };
     if list.is_empty() || list.len() > MAX_BATCH {
-        return Err(field(&format!("must hold 1 to {MAX_BATCH} documents")));
+        return Err(ApiError::from(field(&format!(
+            "must hold 1 to {MAX_BATCH} documents"
+        ))));
     }
     let mut errors = Vec::new();
     let mut items = Vec::with_capacity(list.len());
@@ -229,13 +234,13 @@ fn batch_items(input: Input) -> AppResult<Vec<Item>> {
                     message: e.message,
                 }))
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(ApiError::from(e)),
         }
     }
     if errors.is_empty() {
         Ok(items)
     } else {
-        Err(AppError::validation(errors))
+        Err(ApiError::from(AppError::validation(errors)))
     }
 }
 
@@ -253,7 +258,7 @@ pub async fn upsert_document(
     ProjectKey { project, .. }: ProjectKey,
     Path((index_id, external_id)): Path<(String, String)>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Document>)> {
+) -> ApiResult<(StatusCode, Json<Document>)> {
     let index = index_of(&state, project.id, &index_id).await?;
     let external_id = path_external_id(&external_id)?;
     check_size(&input, "content", "")?;
@@ -273,7 +278,7 @@ async fn store_version(
     index: &IndexRef,
     project_id: uuid::Uuid,
     item: Item,
-) -> AppResult<(StatusCode, Json<Document>)> {
+) -> ApiResult<(StatusCode, Json<Document>)> {
     let external_id = item.external_id.clone().unwrap_or_default();
     let hash = documents::content_hash(&item.text, item.kind);
     if let Some(document) =
@@ -304,7 +309,7 @@ pub async fn remove_by_external_id(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Path((index_id, external_id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let external_id = path_external_id(&external_id)?;
     let id = documents::delete_by_external_id(&state.db, index.id, &external_id).await?;
@@ -327,11 +332,11 @@ pub async fn upload_file(
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
-) -> AppResult<(StatusCode, Json<Document>)> {
+) -> ApiResult<(StatusCode, Json<Document>)> {
     let index = index_of(&state, project.id, &index_id).await?;
     let multipart = multipart.map_err(|_| {
         AppError::client(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Refusal::UnsupportedMediaType,
             "unsupported_media_type",
             "send the file as multipart/form-data, in the field `file`",
         )

@@ -8,12 +8,14 @@ use axum::extract::Multipart;
 use axum::http::StatusCode;
 use serde_json::Value;
 use shipmate_shared::error::FieldError;
+use shipmate_shared::error::Refusal;
 use shipmate_shared::kb::content::{self, FileKind, PdfError};
 use shipmate_shared::kb::{MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 use shipmate_types::ContentType;
 
 use super::ingest_item::{path_external_id, too_large, Item};
+use crate::problem::{ApiError, ApiResult};
 
 /// The form's fields as sent.
 #[derive(Default)]
@@ -25,7 +27,7 @@ struct Form {
 
 /// Reads the form and the file's text. Fields other than `file`, `metadata` and `external_id`
 /// are ignored, as unknown JSON fields are.
-pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
+pub(super) async fn read(mut multipart: Multipart) -> ApiResult<Item> {
     let mut form = Form::default();
     while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
         match field.name() {
@@ -44,11 +46,11 @@ pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(m)) if text.len() <= 16_384 => m,
             _ => {
-                return Err(AppError::invalid(
+                return Err(ApiError::from(AppError::invalid(
                     "validation_failed",
                     "metadata",
                     "must be a JSON object of at most 16,384 bytes",
-                ))
+                )))
             }
         },
     };
@@ -58,11 +60,11 @@ pub(super) async fn read(mut multipart: Multipart) -> AppResult<Item> {
         .map(path_external_id)
         .transpose()?;
     let Some((name, mime, bytes)) = form.file else {
-        return Err(AppError::invalid(
+        return Err(ApiError::from(AppError::invalid(
             "validation_failed",
             "file",
             "is required",
-        ));
+        )));
     };
     let (text, kind) = text_of(&name, mime.as_deref(), bytes).await?;
     if let Some(filename) = base_name(&name) {
@@ -87,11 +89,11 @@ fn base_name(name: &str) -> Option<String> {
 }
 
 /// The field's bytes, refusing more than 10 MB.
-async fn bytes(mut field: Field<'_>) -> AppResult<Vec<u8>> {
+async fn bytes(mut field: Field<'_>) -> ApiResult<Vec<u8>> {
     let mut out = Vec::new();
     while let Some(chunk) = field.chunk().await.map_err(bad_form)? {
         if out.len() + chunk.len() > MAX_FILE_BYTES {
-            return Err(file_too_large());
+            return Err(ApiError::from(file_too_large()));
         }
         out.extend_from_slice(&chunk);
     }
@@ -105,7 +107,7 @@ fn no_text(e: PdfError) -> AppError {
         PdfError::Unreadable(why) => format!("no text could be read from the PDF: {why}"),
     };
     AppError::Client {
-        status: StatusCode::UNPROCESSABLE_ENTITY,
+        kind: Refusal::Invalid,
         code: "no_text",
         errors: vec![FieldError {
             field: "file".into(),
@@ -124,7 +126,7 @@ fn bad_form(e: MultipartError) -> AppError {
         file_too_large()
     } else {
         AppError::client(
-            StatusCode::BAD_REQUEST,
+            Refusal::BadRequest,
             "malformed_multipart",
             format!("could not read the multipart form: {e}"),
         )
@@ -147,10 +149,10 @@ async fn text_of(
     name: &str,
     mime: Option<&str>,
     bytes: Vec<u8>,
-) -> AppResult<(String, ContentType)> {
+) -> ApiResult<(String, ContentType)> {
     let kind = kind_of(name, mime).ok_or_else(|| {
         AppError::client(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Refusal::UnsupportedMediaType,
             "unsupported_media_type",
             format!("`{name}` is not a file type the knowledge base takes: send .md, .markdown, .txt, .html, .htm or .pdf"),
         )
@@ -172,7 +174,7 @@ async fn text_of(
     };
     // HTML's limit applies to its visible text, checked once it is converted.
     if kind != ContentType::Html && text.len() > MAX_DOCUMENT_BYTES {
-        return Err(too_large("file ", text.len()));
+        return Err(ApiError::from(too_large("file ", text.len())));
     }
     Ok((text, kind))
 }

@@ -1,10 +1,11 @@
 //! A document as the ingest routes read it from JSON or a file upload, before chunking, and the
 //! refusals both readers share.
 
+use crate::problem::ApiResult;
 use serde_json::{Map, Value};
 use shipmate_shared::kb::documents::{check_external_id, ContentType};
 use shipmate_shared::kb::MAX_DOCUMENT_BYTES;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 
 /// A document's text before chunking, and where its fields came from (for error paths).
 pub(super) struct Item {
@@ -23,6 +24,7 @@ pub(super) fn too_large(path: &str, bytes: usize) -> AppError {
     ))
 }
 
-pub(super) fn path_external_id(raw: &str) -> AppResult<String> {
-    check_external_id(raw).map_err(|m| AppError::invalid("validation_failed", "external_id", m))
+pub(super) fn path_external_id(raw: &str) -> ApiResult<String> {
+    Ok(check_external_id(raw)
+        .map_err(|m| AppError::invalid("validation_failed", "external_id", m))?)
 }

@@ -5,10 +5,10 @@
 use axum::routing::post;
 use axum::{Json, Router};
 use shipmate_shared::changelog::{MarkdownPreview, RenderedMarkdown};
-use shipmate_shared::AppResult;
 
 use crate::extract::{Body, SessionUser};
 use crate::pages::changelog::{render_markdown, sanitizer};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -22,7 +22,7 @@ pub fn router() -> Router<AppState> {
 pub async fn preview(
     _: SessionUser,
     Body(MarkdownPreview { markdown }): Body<MarkdownPreview>,
-) -> AppResult<Json<RenderedMarkdown>> {
+) -> ApiResult<Json<RenderedMarkdown>> {
     Ok(Json(RenderedMarkdown {
         html: render_markdown(&markdown, &sanitizer()),
     }))

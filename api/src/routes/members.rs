@@ -9,10 +9,11 @@ use shipmate_shared::teams::invites::{self, Invite, InviteAccepted, InvitePrevie
 use shipmate_shared::teams::members::{self, Actor, Member, RoleChange};
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{AppError, AppResult};
+use shipmate_shared::AppError;
 
 use super::schemas::{Deleted, InviteList, MemberList};
 use crate::extract::{Admin, Body, ProjectAccess, SessionUser, Viewer};
+use crate::problem::{ApiError, ApiResult};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -40,7 +41,7 @@ pub fn router() -> Router<AppState> {
 pub async fn list(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
-) -> AppResult<Json<MemberList>> {
+) -> ApiResult<Json<MemberList>> {
     let data = members::list(&state.db, access.project.id).await?;
     Ok(Json(data.into()))
 }
@@ -54,7 +55,7 @@ pub async fn change_role(
     access: ProjectAccess<Admin>,
     Path((_project_id, user_id)): Path<(String, String)>,
     Body(RoleChange { role }): Body<RoleChange>,
-) -> AppResult<Json<Member>> {
+) -> ApiResult<Json<Member>> {
     let target = parse_id(&user_id, "member")?;
     let member =
         members::change_role(&state.db, access.project.id, &actor(&access), target, role).await?;
@@ -68,7 +69,7 @@ pub async fn remove(
     State(state): State<AppState>,
     access: ProjectAccess<Viewer>,
     Path((_project_id, user_id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let target = parse_id(&user_id, "member")?;
     members::remove(&state.db, access.project.id, &actor(&access), target).await?;
     Ok(Json(Deleted::new(target)))
@@ -90,9 +91,11 @@ pub async fn invite(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Body(NewInvite { email, role }): Body<NewInvite>,
-) -> AppResult<(StatusCode, Json<Invite>)> {
+) -> ApiResult<(StatusCode, Json<Invite>)> {
     if role == Role::Owner && access.role < Role::Owner {
-        return Err(AppError::forbidden("only an owner can invite an owner"));
+        return Err(ApiError::from(AppError::forbidden(
+            "only an owner can invite an owner",
+        )));
     }
     let invite = invites::create(
         &state.db,
@@ -122,7 +125,7 @@ pub async fn invite(
 pub async fn list_invites(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<Json<InviteList>> {
+) -> ApiResult<Json<InviteList>> {
     let data = invites::list_pending(&state.db, access.project.id).await?;
     Ok(Json(data.into()))
 }
@@ -134,7 +137,7 @@ pub async fn revoke_invite(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, invite_id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&invite_id, "invite")?;
     invites::delete(&state.db, access.project.id, id).await?;
     Ok(Json(Deleted::new(id)))
@@ -146,7 +149,7 @@ pub async fn revoke_invite(
 pub async fn preview(
     State(state): State<AppState>,
     Path(token): Path<String>,
-) -> AppResult<Json<InvitePreview>> {
+) -> ApiResult<Json<InvitePreview>> {
     Ok(Json(invites::preview(&state.db, &token).await?))
 }
 
@@ -157,7 +160,7 @@ pub async fn accept(
     State(state): State<AppState>,
     session: SessionUser,
     Path(token): Path<String>,
-) -> AppResult<Json<InviteAccepted>> {
+) -> ApiResult<Json<InviteAccepted>> {
     let mut tx = state.db.begin().await?;
     let (project_id, role) =
         invites::accept(&mut tx, &token, session.user.id, &session.user.email).await?;

@@ -27,11 +27,13 @@ pub mod webhooks;
 
 use axum::http::{header, HeaderName, Method};
 use axum::Router;
+use shipmate_shared::error::Refusal;
 use shipmate_shared::AppError;
 use tower_http::cors::{Any, CorsLayer};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+use crate::problem::ApiError;
 use crate::state::AppState;
 
 /// CORS open to any origin without credentials: the API-key endpoints are called from customers'
@@ -84,16 +86,17 @@ pub fn api() -> Router<AppState> {
         .merge(meta::api_router())
 }
 
-pub async fn not_found() -> AppError {
-    AppError::not_found("route")
+pub async fn not_found() -> ApiError {
+    AppError::not_found("route").into()
 }
 
-pub async fn method_not_allowed() -> AppError {
+pub async fn method_not_allowed() -> ApiError {
     AppError::client(
-        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        Refusal::MethodNotAllowed,
         "method_not_allowed",
         "this method is not allowed here",
     )
+    .into()
 }
 
 #[derive(OpenApi)]

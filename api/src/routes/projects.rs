@@ -8,10 +8,10 @@ use shipmate_shared::projects::{
     self, KeyKind, KeyProject, NewProject, ProjectChanges, ProjectView,
 };
 use shipmate_shared::teams::Role;
-use shipmate_shared::AppResult;
 
 use super::schemas::{Deleted, ProjectList};
 use crate::extract::{Admin, Body, Owner, ProjectAccess, ProjectKey, SessionUser, Viewer};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -37,7 +37,7 @@ pub async fn create(
     State(state): State<AppState>,
     session: SessionUser,
     Body(new): Body<NewProject>,
-) -> AppResult<(StatusCode, Json<ProjectView>)> {
+) -> ApiResult<(StatusCode, Json<ProjectView>)> {
     let project = projects::create(&state.db, session.user.id, &new.name, &new.slug).await?;
     Ok((StatusCode::CREATED, Json(project.view(Role::Owner))))
 }
@@ -47,7 +47,7 @@ pub async fn create(
 pub async fn list(
     State(state): State<AppState>,
     session: SessionUser,
-) -> AppResult<Json<ProjectList>> {
+) -> ApiResult<Json<ProjectList>> {
     let data = projects::list_for(&state.db, session.user.id).await?;
     Ok(Json(ProjectList { data }))
 }
@@ -65,7 +65,7 @@ pub async fn show(access: ProjectAccess<Viewer>) -> Json<ProjectView> {
 pub async fn rotate(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<Json<ProjectView>> {
+) -> ApiResult<Json<ProjectView>> {
     let rotated = projects::rotate_key(&state.db, access.project.id, KeyKind::Secret).await?;
     state.forget_keys();
     Ok(Json(rotated.view(access.role)))
@@ -77,7 +77,7 @@ pub async fn rotate(
 pub async fn rotate_publishable(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<Json<ProjectView>> {
+) -> ApiResult<Json<ProjectView>> {
     let rotated = projects::rotate_key(&state.db, access.project.id, KeyKind::Publishable).await?;
     state.forget_keys();
     Ok(Json(rotated.view(access.role)))
@@ -91,7 +91,7 @@ pub async fn update(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Body(changes): Body<ProjectChanges>,
-) -> AppResult<Json<ProjectView>> {
+) -> ApiResult<Json<ProjectView>> {
     let project = projects::update(&state.db, access.project.id, &changes).await?;
     // Cached key lookups carry the project's settings.
     state.forget_keys();
@@ -115,7 +115,7 @@ pub async fn of_key(ProjectKey { project, .. }: ProjectKey) -> Json<KeyProject> 
 pub async fn delete(
     State(state): State<AppState>,
     access: ProjectAccess<Owner>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     projects::delete(&state.db, access.project.id).await?;
     state.forget_keys();
     Ok(Json(Deleted::new(access.project.id)))

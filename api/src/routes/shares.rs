@@ -6,11 +6,11 @@ use axum::routing::{delete, post};
 use axum::{Json, Router};
 use shipmate_shared::analytics::shares;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::AppResult;
 use shipmate_types::analytics::{ShareLink, ShareLinkList};
 
 use super::schemas::Deleted;
 use crate::extract::{Admin, ProjectAccess};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -32,7 +32,7 @@ pub fn router() -> Router<AppState> {
 pub async fn create(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<(StatusCode, Json<ShareLink>)> {
+) -> ApiResult<(StatusCode, Json<ShareLink>)> {
     let link = shares::create(&state.db, &state.public_url, access.project.id).await?;
     Ok((StatusCode::CREATED, Json(link)))
 }
@@ -44,7 +44,7 @@ pub async fn create(
 pub async fn list(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<Json<ShareLinkList>> {
+) -> ApiResult<Json<ShareLinkList>> {
     Ok(Json(ShareLinkList {
         data: shares::list(&state.db, &state.public_url, access.project.id).await?,
     }))
@@ -58,7 +58,7 @@ pub async fn revoke(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path(ids): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&ids.1, "share link")?;
     shares::revoke(&state.db, access.project.id, id).await?;
     Ok(Json(Deleted::new(id)))

@@ -8,15 +8,16 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use shipmate_shared::outbound::notify;
+use shipmate_shared::projects;
 use shipmate_shared::testimonials::{
     self, ModerationDecision, NewTestimonial, Testimonial, TestimonialStatus,
 };
 use shipmate_shared::validate::{parse_id, Paging};
-use shipmate_shared::{projects, AppResult};
 use shipmate_types::common::Page;
 
 use super::schemas::{Deleted, TestimonialsWithStats};
 use crate::extract::{Body, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -35,7 +36,7 @@ pub async fn create(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Body(new): Body<NewTestimonial>,
-) -> AppResult<(StatusCode, Json<Testimonial>)> {
+) -> ApiResult<(StatusCode, Json<Testimonial>)> {
     let created = store(&state, project.id, new).await?;
     // The key is public by nature (it sits in customers' pages): addresses are for the owner's views only.
     Ok((StatusCode::CREATED, Json(created.public())))
@@ -46,7 +47,7 @@ async fn store(
     state: &AppState,
     project_id: uuid::Uuid,
     new: NewTestimonial,
-) -> AppResult<Testimonial> {
+) -> ApiResult<Testimonial> {
     let mut tx = state.db.begin().await?;
     let created = testimonials::create(&mut tx, project_id, new).await?;
     let deliveries = notify::testimonial_created(&mut tx, state.mail(), &created).await?;
@@ -65,7 +66,7 @@ pub async fn create_public(
     headers: HeaderMap,
     Path(slug): Path<String>,
     JsonBody(input): JsonBody,
-) -> AppResult<(StatusCode, Json<Testimonial>)> {
+) -> ApiResult<(StatusCode, Json<Testimonial>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let bot = crate::limits::honeypot_tripped(&input);
     let new: NewTestimonial = input.parse()?;
@@ -104,7 +105,7 @@ pub async fn list_approved(
     State(state): State<AppState>,
     ProjectKey { project, .. }: ProjectKey,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<Page<Testimonial>>> {
+) -> ApiResult<Json<Page<Testimonial>>> {
     let paging = Paging::parse(&q)?;
     let (data, total) = testimonials::list(&state.db, project.id, true, paging).await?;
     let data = data.into_iter().map(Testimonial::public).collect();
@@ -119,7 +120,7 @@ pub async fn list_all(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
-) -> AppResult<Json<TestimonialsWithStats>> {
+) -> ApiResult<Json<TestimonialsWithStats>> {
     let paging = Paging::parse(&q)?;
     let (data, total) = testimonials::list(&state.db, project.id, false, paging).await?;
     let stats = testimonials::stats(&state.db, project.id).await?;
@@ -142,7 +143,7 @@ pub async fn moderate(
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path(id): Path<String>,
     Body(ModerationDecision { status }): Body<ModerationDecision>,
-) -> AppResult<Json<Testimonial>> {
+) -> ApiResult<Json<Testimonial>> {
     let id = parse_id(&id, "testimonial")?;
     let mut tx = state.db.begin().await?;
     let (t, previous) = testimonials::set_status(&mut tx, project.id, id, status.into()).await?;
@@ -159,7 +160,7 @@ pub async fn remove(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Member>,
     Path(id): Path<String>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&id, "testimonial")?;
     testimonials::delete(&state.db, project.id, id).await?;
     Ok(Json(Deleted::new(id)))

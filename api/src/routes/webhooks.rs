@@ -8,11 +8,11 @@ use shipmate_shared::outbound::events::EventType;
 use shipmate_shared::outbound::store::{self, Delivery};
 use shipmate_shared::outbound::webhooks::{self, NewWebhook, Webhook, WebhookChanges};
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::AppResult;
 use shipmate_types::webhooks::TestQueued;
 
 use super::schemas::{Deleted, DeliveryList, EventList, WebhookList};
 use crate::extract::{Admin, Body, ProjectAccess};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -58,7 +58,7 @@ pub async fn create(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Body(new): Body<NewWebhook>,
-) -> AppResult<(StatusCode, Json<Webhook>)> {
+) -> ApiResult<(StatusCode, Json<Webhook>)> {
     let changes = webhooks::check_url(new.into(), &state.settings.common.outbound).await?;
     let hook = webhooks::create(&state.db, access.project.id, changes).await?;
     Ok((StatusCode::CREATED, Json(hook)))
@@ -70,7 +70,7 @@ pub async fn create(
 pub async fn list(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
-) -> AppResult<Json<WebhookList>> {
+) -> ApiResult<Json<WebhookList>> {
     Ok(Json(
         webhooks::list(&state.db, access.project.id).await?.into(),
     ))
@@ -83,7 +83,7 @@ pub async fn show(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-) -> AppResult<Json<Webhook>> {
+) -> ApiResult<Json<Webhook>> {
     let id = parse_id(&webhook_id, "webhook")?;
     Ok(Json(webhooks::get(&state.db, access.project.id, id).await?))
 }
@@ -98,7 +98,7 @@ pub async fn update(
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
     Body(changes): Body<WebhookChanges>,
-) -> AppResult<Json<Webhook>> {
+) -> ApiResult<Json<Webhook>> {
     let id = parse_id(&webhook_id, "webhook")?;
     let changes = webhooks::check_url(changes, &state.settings.common.outbound).await?;
     Ok(Json(
@@ -114,7 +114,7 @@ pub async fn remove(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-) -> AppResult<Json<Deleted>> {
+) -> ApiResult<Json<Deleted>> {
     let id = parse_id(&webhook_id, "webhook")?;
     webhooks::delete(&state.db, access.project.id, id).await?;
     Ok(Json(Deleted::new(id)))
@@ -128,7 +128,7 @@ pub async fn rotate_secret(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-) -> AppResult<Json<Webhook>> {
+) -> ApiResult<Json<Webhook>> {
     let id = parse_id(&webhook_id, "webhook")?;
     Ok(Json(
         webhooks::rotate_secret(&state.db, access.project.id, id).await?,
@@ -143,7 +143,7 @@ pub async fn test(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-) -> AppResult<(StatusCode, Json<TestQueued>)> {
+) -> ApiResult<(StatusCode, Json<TestQueued>)> {
     let id = parse_id(&webhook_id, "webhook")?;
     let delivery_id = webhooks::ping(&state.db, access.project.id, id).await?;
     state.deliver(&[delivery_id]).await;
@@ -158,7 +158,7 @@ pub async fn deliveries(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id)): Path<(String, String)>,
-) -> AppResult<Json<DeliveryList>> {
+) -> ApiResult<Json<DeliveryList>> {
     let id = parse_id(&webhook_id, "webhook")?;
     let hook = webhooks::get(&state.db, access.project.id, id).await?;
     Ok(Json(
@@ -176,7 +176,7 @@ pub async fn retry(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
     Path((_project_id, webhook_id, delivery_id)): Path<(String, String, String)>,
-) -> AppResult<(StatusCode, Json<Delivery>)> {
+) -> ApiResult<(StatusCode, Json<Delivery>)> {
     let id = parse_id(&webhook_id, "webhook")?;
     let delivery_id = parse_id(&delivery_id, "delivery")?;
     let hook = webhooks::get(&state.db, access.project.id, id).await?;

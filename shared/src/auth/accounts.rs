@@ -1,7 +1,7 @@
 //! Email and password accounts: the first-run setup, registration under the instance's policy,
 //! sign-in with a per-email failure limit, and password changes.
 
-use axum::http::StatusCode;
+use crate::error::Refusal;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -105,7 +105,7 @@ pub async fn login(db: &PgPool, email: &str, password: String) -> AppResult<User
     let stored = account.as_ref().and_then(|a| a.password_hash.clone());
     if !passwords::verify(stored, password).await? {
         return Err(AppError::client(
-            StatusCode::UNAUTHORIZED,
+            Refusal::Unauthorized,
             "invalid_credentials",
             "wrong email or password",
         ));

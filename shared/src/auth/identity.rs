@@ -49,7 +49,7 @@ struct Claims {
 
 fn invalid(detail: &str) -> AppError {
     AppError::client(
-        axum::http::StatusCode::UNAUTHORIZED,
+        crate::error::Refusal::Unauthorized,
         "invalid_identity",
         detail.to_owned(),
     )

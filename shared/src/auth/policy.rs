@@ -10,7 +10,7 @@ pub fn normalize_email(email: &str) -> String {
 
 pub fn registration_closed() -> AppError {
     AppError::client(
-        axum::http::StatusCode::FORBIDDEN,
+        crate::error::Refusal::Forbidden,
         "registration_closed",
         "registration is closed on this instance; ask for an invite",
     )

@@ -119,7 +119,7 @@ pub async fn confirm(db: &PgPool, token: &str, password: String) -> AppResult<Us
 
 fn expired() -> AppError {
     AppError::client(
-        axum::http::StatusCode::GONE,
+        crate::error::Refusal::Gone,
         "reset_expired",
         "this reset link is unknown, used or expired; ask for a new one",
     )

@@ -175,7 +175,7 @@ pub async fn upsert_identity(
 
 pub fn disabled() -> AppError {
     AppError::client(
-        axum::http::StatusCode::FORBIDDEN,
+        crate::error::Refusal::Forbidden,
         "account_disabled",
         "this account is disabled; ask an instance admin",
     )
@@ -184,7 +184,7 @@ pub fn disabled() -> AppError {
 /// Every way to an account but the first-run setup, while no account exists.
 pub fn setup_required() -> AppError {
     AppError::client(
-        axum::http::StatusCode::FORBIDDEN,
+        crate::error::Refusal::Forbidden,
         "setup_required",
         "this instance is not set up yet: open the setup link printed on the server's log first",
     )

@@ -52,7 +52,7 @@ pub async fn confirm(db: &PgPool, token: &str) -> AppResult<User> {
     .await?
     .ok_or_else(|| {
         AppError::client(
-            axum::http::StatusCode::GONE,
+            crate::error::Refusal::Gone,
             "verification_expired",
             "this verification link is unknown, used or expired; ask for a new one",
         )

@@ -7,7 +7,6 @@ use lettre::message::header::{HeaderName, HeaderValue};
 use lettre::message::{Mailbox, MultiPart};
 use lettre::transport::smtp::AsyncSmtpTransport;
 use lettre::{AsyncTransport, Message, Tokio1Executor};
-use maud::{html, Markup, DOCTYPE};
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -147,32 +146,58 @@ impl Template<'_> {
         Rendered {
             subject: self.subject.clone(),
             text,
-            html: self.html().into_string(),
+            html: self.html(),
             unsubscribe_url: self.unsubscribe_url.clone(),
             sensitive: self.kind.sensitive(),
         }
     }
 
-    fn html(&self) -> Markup {
-        html! {
-            (DOCTYPE)
-            html {
-                head { meta charset="utf-8"; title { (self.subject) } }
-                body style="font-family: system-ui, sans-serif; color: #1f2937; max-width: 560px; margin: 0 auto; padding: 24px;" {
-                    h1 style="font-size: 20px;" { (self.heading) }
-                    @for p in &self.paragraphs { p style="white-space: pre-wrap; line-height: 1.5;" { (p) } }
-                    @if let Some((label, url)) = &self.action {
-                        p { a href=(url) style="display: inline-block; background: #4f46e5; color: #fff; padding: 10px 16px; border-radius: 6px; text-decoration: none;" { (label) } }
-                        p style="font-size: 12px; color: #6b7280;" { "Or open " (url) }
-                    }
-                    @if let Some(u) = &self.unsubscribe_url {
-                        hr;
-                        p style="font-size: 12px; color: #6b7280;" { "You receive this because you subscribed or took part. " a href=(u) { "Unsubscribe" } }
-                    }
-                }
-            }
+    /// Plain HTML with inline styles (what mail clients render); every value is escaped.
+    fn html(&self) -> String {
+        const MUTED: &str = "font-size: 12px; color: #6b7280;";
+        let mut body = format!(
+            r#"<h1 style="font-size: 20px;">{}</h1>"#,
+            escape(&self.heading)
+        );
+        for p in &self.paragraphs {
+            body += &format!(
+                r#"<p style="white-space: pre-wrap; line-height: 1.5;">{}</p>"#,
+                escape(p)
+            );
+        }
+        if let Some((label, url)) = &self.action {
+            body += &format!(
+                r#"<p><a href="{url}" style="display: inline-block; background: #4f46e5; color: #fff; padding: 10px 16px; border-radius: 6px; text-decoration: none;">{label}</a></p><p style="{MUTED}">Or open {url}</p>"#,
+                url = escape(url),
+                label = escape(label),
+            );
+        }
+        if let Some(u) = &self.unsubscribe_url {
+            body += &format!(
+                r#"<hr><p style="{MUTED}">You receive this because you subscribed or took part. <a href="{}">Unsubscribe</a></p>"#,
+                escape(u)
+            );
+        }
+        format!(
+            r#"<!DOCTYPE html><html><head><meta charset="utf-8"><title>{}</title></head><body style="font-family: system-ui, sans-serif; color: #1f2937; max-width: 560px; margin: 0 auto; padding: 24px;">{body}</body></html>"#,
+            escape(&self.subject)
+        )
+    }
+}
+
+/// Text as HTML text or attribute value.
+fn escape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
         }
     }
+    out
 }
 
 /// Queues one message per recipient in the caller's transaction; suppressed addresses are skipped
@@ -308,6 +333,12 @@ mod tests {
         .render();
         assert!(r.text.contains("It is here & it's <great>"));
         assert!(r.html.contains("It is here &amp; it's &lt;great&gt;"));
+        assert!(r
+            .html
+            .contains("<title>New: &lt;b&gt;dark mode&lt;/b&gt;</title>"));
+        assert!(r
+            .html
+            .contains(r#"<a href="https://x.test/u?token=t">Unsubscribe</a>"#));
         assert!(r.text.contains("Unsubscribe: https://x.test/u?token=t"));
         assert!(!r.sensitive);
     }

@@ -216,7 +216,7 @@ pub async fn accept(
 
 pub fn expired() -> AppError {
     AppError::client(
-        axum::http::StatusCode::GONE,
+        crate::error::Refusal::Gone,
         "invite_expired",
         "this invite was already used or has expired; ask for a new one",
     )

@@ -16,11 +16,11 @@ use shipmate_shared::changelog::{self, ShippedIn};
 use shipmate_shared::feedback::{self, comments, Feedback, ListFilter};
 use shipmate_shared::projects::{self, Project};
 use shipmate_shared::validate::Paging;
-use shipmate_shared::AppResult;
 use uuid::Uuid;
 
 use super::{error_page, html_page, layout};
 use crate::extract::MaybeUser;
+use crate::problem::ApiResult;
 use crate::routes::feedback::parse_filter;
 use crate::state::AppState;
 use entry::{Context, Row, STATUSES, TYPES};
@@ -43,7 +43,7 @@ async fn load(
     filter: &ListFilter,
     paging: Paging,
     user: Option<Uuid>,
-) -> AppResult<Loaded> {
+) -> ApiResult<Loaded> {
     let (entries, total) = feedback::list(&state.db, project.id, filter, paging).await?;
     let entries: Vec<Feedback> = entries.into_iter().map(Feedback::public).collect();
     let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();

@@ -9,14 +9,14 @@ use shipmate_shared::changelog::{self, ShippedIn};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
 use shipmate_shared::feedback::Feedback;
 use shipmate_shared::projects::{self, Project};
-use shipmate_shared::AppResult;
 use uuid::Uuid;
 
 use super::entry::shipped_in;
 use crate::pages::{error_page, html_page, layout};
+use crate::problem::ApiResult;
 use crate::state::AppState;
 
-async fn load(state: &AppState, slug: &str) -> AppResult<(Project, Roadmap, Vec<ShippedIn>)> {
+async fn load(state: &AppState, slug: &str) -> ApiResult<(Project, Roadmap, Vec<ShippedIn>)> {
     let project = projects::by_slug(&state.db, slug).await?;
     let road = roadmap::roadmap(&state.db, project.id).await?;
     let shipped: Vec<Uuid> = road.shipped.iter().map(|e| e.id).collect();

@@ -28,8 +28,8 @@ use uuid::Uuid;
 
 use self::day::{Day, Ev, COLUMNS};
 use self::memory::{lock, Kept, Project, EXPLORER};
-use super::query::{Dim, Filters};
 use super::days;
+use super::query::{Dim, Filters};
 use crate::AppResult;
 
 pub use self::memory::set_memory_budget;
