@@ -36,27 +36,27 @@ pub struct Application {
 impl Application {
     pub async fn build(settings: ApiSettings) -> anyhow::Result<Self> {
         tracing::info!(
-            database = %shipmate_shared::masked::mask_url(&settings.common.database_url),
-            redis = %shipmate_shared::masked::mask_url(&settings.common.redis_url),
+            database = %shipmate_core::masked::mask_url(&settings.common.database_url),
+            redis = %shipmate_core::masked::mask_url(&settings.common.redis_url),
             registration = ?settings.registration,
             "starting"
         );
         shipmate_shared::analytics::explore::set_memory_budget(
             settings.common.analytics_memory_mb << 20,
         );
-        let db = shipmate_shared::db::create_and_migrate(
+        let db = shipmate_core::db::create_and_migrate(
             &settings.common.database_url,
             settings.common.db_pool,
         )
         .await?;
-        let queue = shipmate_shared::startup::retry("redis", || {
-            shipmate_shared::queue::Queue::connect(
+        let queue = shipmate_core::startup::retry("redis", || {
+            shipmate_core::queue::Queue::connect(
                 &settings.common.redis_url,
                 &settings.common.queue_prefix,
             )
         })
         .await?;
-        let deliveries = shipmate_shared::startup::retry("redis", || {
+        let deliveries = shipmate_core::startup::retry("redis", || {
             shipmate_shared::outbound::connect_queue(
                 &settings.common.redis_url,
                 &settings.common.queue_prefix,
@@ -73,8 +73,8 @@ impl Application {
             tracing::warn!("SHIPMATE_DEV_LOGIN is on: anyone can sign in as anyone. Never use this in production.");
         }
         // The recorder exists before the first request is recorded.
-        shipmate_shared::metrics::handle();
-        shipmate_shared::metrics::spawn_upkeep();
+        shipmate_core::metrics::handle();
+        shipmate_core::metrics::spawn_upkeep();
         let state = AppState::new(db, (queue, deliveries), settings, public_url)?;
         tokio::spawn(state.limits.clone().prune_forever());
         if !shipmate_shared::auth::users::any_exist(&state.db).await? {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
-use shipmate_shared::AppError;
+use shipmate_core::AppError;
 use uuid::Uuid;
 
 use crate::problem::{ApiError, ApiResult};

@@ -13,7 +13,7 @@ async fn main() -> anyhow::Result<()> {
     let cli: Cli = shipmate_shared::config::parse_masked();
     match cli.command {
         Some(Command::Migrate) => {
-            shipmate_shared::db::create_and_migrate(&cli.settings.common.database_url, 2).await?;
+            shipmate_core::db::create_and_migrate(&cli.settings.common.database_url, 2).await?;
             tracing::info!("migrations applied");
         }
         Some(Command::Openapi) => {

@@ -10,8 +10,8 @@ use std::time::Instant;
 use axum::extract::{ConnectInfo, MatchedPath, State};
 use axum::http::{header, HeaderMap, Method, Request};
 use axum::response::{IntoResponse, Response};
-use shipmate_shared::metrics;
-use shipmate_shared::AppError;
+use shipmate_core::metrics;
+use shipmate_core::AppError;
 use tower::{Layer, Service};
 
 use crate::problem::{ApiError, ApiResult};

@@ -3,7 +3,7 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use shipmate_shared::error::{AppError, Refusal};
+use shipmate_core::error::{AppError, Refusal};
 use shipmate_types::common::Problem;
 
 pub type ApiResult<T> = Result<T, ApiError>;

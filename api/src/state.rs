@@ -8,6 +8,8 @@ use std::time::Duration;
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota};
 use moka::future::Cache;
+use shipmate_core::queue::Queue;
+use shipmate_core::AppError;
 use shipmate_shared::analytics::visitor::{Geo, SaltCache};
 use shipmate_shared::api_keys::{self, Access};
 use shipmate_shared::auth::oauth::Provider;
@@ -15,8 +17,6 @@ use shipmate_shared::kb::embed::InputKind;
 use shipmate_shared::kb::models::Registry;
 use shipmate_shared::kb::pool::Busy;
 use shipmate_shared::projects::Project;
-use shipmate_shared::queue::Queue;
-use shipmate_shared::AppError;
 use sqlx::PgPool;
 
 use crate::limits::Limits;
@@ -103,8 +103,8 @@ impl AppState {
             NonZeroU32::new(settings.events_rate_per_second.max(1)).unwrap_or(NonZeroU32::MIN);
         Ok(AppState(Arc::new(Inner {
             providers: settings.oauth.providers(),
-            setup_token: shipmate_shared::tokens::random_token("", 32),
-            client_salt: shipmate_shared::tokens::random_token("", 32),
+            setup_token: shipmate_core::tokens::random_token("", 32),
+            client_salt: shipmate_core::tokens::random_token("", 32),
             trusted_proxies: settings.trusted_proxies()?,
             metrics_allow: settings.metrics_allow()?,
             limits: Arc::new(Limits::new(&settings)),

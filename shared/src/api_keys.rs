@@ -2,13 +2,13 @@
 //! tag yet may delete documents; an owner can add keys limited to some scopes (say, analytics only
 //! for the script tag, or search only) and to some browser origins, and revoke them at any time.
 
-use crate::error::Refusal;
+use shipmate_core::error::Refusal;
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::projects::Project;
-use crate::tokens::{hash_token, new_api_key};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, new_api_key};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::projects::{ApiKey, NewApiKey};
 

@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use crate::feedback::{self, Feedback, FeedbackStatus, FeedbackType};
 use crate::validate::{FromInput, Input, Paging};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::changelog::{
     Entry, EntryChanges, MarkdownPreview, NewEntry, RenderedMarkdown,

@@ -4,7 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::masked::mask_url;
+use shipmate_core::masked::mask_url;
 
 /// A secret that never prints.
 #[derive(Clone, Default)]

@@ -5,10 +5,10 @@ use serde::Serialize;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::error::on_constraint;
 use crate::teams::Role;
-use crate::tokens::new_api_key;
-use crate::{AppError, AppResult};
+use shipmate_core::error::on_constraint;
+use shipmate_core::tokens::new_api_key;
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::projects::{KeyProject, NewProject, ProjectChanges, ProjectView};
 

@@ -4,7 +4,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::validate::{FromInput, Input, Paging};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::testimonials::{
     ModerationDecision, NewTestimonial, Stats, Testimonial, TestimonialsWithStats,

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 use shipmate_types::StringEnum;
 
-use crate::error::{AppError, FieldError};
+use shipmate_core::error::{AppError, FieldError};
 
 /// A request body read from a JSON object. `read` takes every field, recording each problem in
 /// the input, and yields the body when nothing required is missing; the caller turns the recorded

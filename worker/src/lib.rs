@@ -6,11 +6,11 @@ pub mod settings;
 use std::sync::Arc;
 use std::time::Duration;
 
+use shipmate_core::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
+use shipmate_core::startup::retry;
 use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::analytics::visitor::Geo;
 use shipmate_shared::kb::models::Registry;
-use shipmate_shared::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
-use shipmate_shared::startup::retry;
 use tokio::sync::watch;
 
 use crate::jobs::events::{Enricher, Read};
@@ -20,7 +20,7 @@ use crate::settings::WorkerSettings;
 /// Runs the job loops until `stop` turns true; each finishes the batch in hand first.
 pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     let db = retry("postgres", || {
-        shipmate_shared::db::connect(&settings.common.database_url, settings.common.db_pool)
+        shipmate_core::db::connect(&settings.common.database_url, settings.common.db_pool)
     })
     .await?;
     // One connection per loop: a blocking XREADGROUP holds its (multiplexed) connection, so on a
@@ -210,15 +210,15 @@ async fn ack(queue: &Queue, stream: &str, ids: Vec<String>) {
 
 /// Serves `GET /metrics` (Prometheus text) on `addr` until the process ends.
 async fn metrics_listener(addr: std::net::SocketAddr, queue: Queue) -> anyhow::Result<()> {
-    shipmate_shared::metrics::handle();
-    shipmate_shared::metrics::spawn_upkeep();
+    shipmate_core::metrics::handle();
+    shipmate_core::metrics::spawn_upkeep();
     let listener = tokio::net::TcpListener::bind(addr).await?;
     tracing::info!(%addr, "metrics on /metrics");
     let app = axum::Router::new().route(
         "/metrics",
         axum::routing::get(move || {
             let queue = queue.clone();
-            async move { shipmate_shared::metrics::render(&queue).await }
+            async move { shipmate_core::metrics::render(&queue).await }
         }),
     );
     tokio::spawn(async move { axum::serve(listener, app).await });

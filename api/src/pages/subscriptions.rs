@@ -6,8 +6,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
 use serde::Deserialize;
+use shipmate_core::AppError;
 use shipmate_shared::outbound::subscriptions;
-use shipmate_shared::AppError;
 
 use super::{html_page, layout};
 use crate::state::AppState;

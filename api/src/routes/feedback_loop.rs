@@ -8,7 +8,8 @@ use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use shipmate_shared::error::Refusal;
+use shipmate_core::error::Refusal;
+use shipmate_core::AppError;
 use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
@@ -17,9 +18,9 @@ use shipmate_shared::feedback::{
     self, Feedback, FeedbackModeration, NewFeedback, Participant, Start,
 };
 use shipmate_shared::outbound::notify;
+use shipmate_shared::projects;
 use shipmate_shared::teams::Role;
 use shipmate_shared::validate::parse_id;
-use shipmate_shared::{projects, AppError};
 use shipmate_types::common::List;
 use uuid::Uuid;
 

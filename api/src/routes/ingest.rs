@@ -7,8 +7,10 @@ use axum::http::StatusCode;
 use axum::routing::{post, put};
 use axum::{Json, Router};
 use serde_json::Value;
-use shipmate_shared::error::FieldError;
-use shipmate_shared::error::Refusal;
+use shipmate_core::error::FieldError;
+use shipmate_core::error::Refusal;
+use shipmate_core::queue::{EmbedJob, EMBED_STREAM};
+use shipmate_core::AppError;
 use shipmate_shared::kb::content;
 use shipmate_shared::kb::documents::{
     self, ContentType, Document, DocumentStatus, DocumentVersion, Draft, NewDocument,
@@ -16,9 +18,7 @@ use shipmate_shared::kb::documents::{
 use shipmate_shared::kb::indexes::IndexRef;
 use shipmate_shared::kb::upsert::{self, Upserted};
 use shipmate_shared::kb::{chunking, MAX_BATCH, MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
-use shipmate_shared::queue::{EmbedJob, EMBED_STREAM};
 use shipmate_shared::validate::Input;
-use shipmate_shared::AppError;
 use shipmate_types::common::List;
 
 use super::indexes::index_of;

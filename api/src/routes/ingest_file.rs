@@ -7,11 +7,11 @@ use axum::extract::multipart::{Field, MultipartError};
 use axum::extract::Multipart;
 use axum::http::StatusCode;
 use serde_json::Value;
-use shipmate_shared::error::FieldError;
-use shipmate_shared::error::Refusal;
+use shipmate_core::error::FieldError;
+use shipmate_core::error::Refusal;
+use shipmate_core::AppError;
 use shipmate_shared::kb::content::{self, FileKind, PdfError};
 use shipmate_shared::kb::{MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
-use shipmate_shared::AppError;
 use shipmate_types::ContentType;
 
 use super::ingest_item::{path_external_id, too_large, Item};

@@ -27,8 +27,8 @@ pub mod webhooks;
 
 use axum::http::{header, HeaderName, Method};
 use axum::Router;
-use shipmate_shared::error::Refusal;
-use shipmate_shared::AppError;
+use shipmate_core::error::Refusal;
+use shipmate_core::AppError;
 use tower_http::cors::{Any, CorsLayer};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -139,7 +139,7 @@ pub async fn method_not_allowed() -> ApiError {
     ),
     // Enums used only as query parameters are listed here: the document names them by reference.
     components(schemas(
-        shipmate_shared::error::Problem, shipmate_shared::error::FieldError,
+        shipmate_core::error::Problem, shipmate_core::error::FieldError,
         shipmate_types::FeedbackType, shipmate_types::FeedbackStatus, shipmate_types::FeedbackSort,
         shipmate_types::FeedbackModeration,
         shipmate_types::analytics::Period,

@@ -12,7 +12,7 @@ use super::goals::project_id;
 use super::reads::percent;
 use super::ReadQuery;
 use crate::validate::{FromInput, Input};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub const MIN_STEPS: usize = 2;
 pub const MAX_STEPS: usize = 8;

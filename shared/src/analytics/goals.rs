@@ -9,7 +9,7 @@ use super::query::Dim;
 use super::reads::{self, percent, Read};
 use super::ReadQuery;
 use crate::validate::{FromInput, Input};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 /// The body of `POST /v1/analytics/goals`.
 pub struct NewGoal {

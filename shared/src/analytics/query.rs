@@ -10,7 +10,7 @@ use shipmate_types::common::FieldError;
 use shipmate_types::StringEnum;
 
 use super::days;
-use crate::AppError;
+use shipmate_core::AppError;
 
 /// A filterable dimension: its query parameter, and how a raw event row (`e`) is tested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

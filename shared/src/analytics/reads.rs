@@ -13,7 +13,7 @@ use uuid::Uuid;
 use super::explore::{self, scan, Snapshot};
 use super::query::{Filters, Range, ReadQuery};
 use super::{rollup, visits};
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 pub use shipmate_types::analytics::Period;
 

@@ -9,7 +9,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::query::Filters;
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// `visitors` and `pages` count the last 5 minutes.
 pub const VISITORS_WINDOW: Duration = Duration::minutes(5);

@@ -11,7 +11,7 @@ use super::query::{Filters, Range};
 use super::reads::{self, Read};
 use super::ReadQuery;
 use crate::outbound::email::{self, Kind, Template};
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// The Monday starting the week before `now`'s.
 pub fn last_week(now: DateTime<Utc>) -> NaiveDate {

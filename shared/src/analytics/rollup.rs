@@ -5,7 +5,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sqlx::PgPool;
 
 use super::days::{bounds, day_lock_key, DAY_LOCK};
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// Creates the daily partitions for `days` days from `from`, if missing, and returns the days
 /// settled: those with a partition, and those whose events already sit in the default partition

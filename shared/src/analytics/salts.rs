@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use sqlx::PgPool;
 
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// The salt of `day`, made on first use (every process that asks gets the same one).
 pub async fn salt_for(db: &PgPool, day: NaiveDate) -> AppResult<Vec<u8>> {

@@ -6,8 +6,8 @@ use shipmate_types::analytics::ShareLink;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::tokens::random_token;
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::random_token;
+use shipmate_core::{AppError, AppResult};
 
 fn url(public_url: &str, token: &str) -> String {
     format!("{public_url}/share/{token}")

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::enrich::Enriched;
 use super::events::IncomingEvent;
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 /// One event ready to store, with its request's project and arrival time.
 pub struct Stored {

@@ -13,7 +13,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::salts;
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// A request's client as queued: derived values only. Short keys: one rides in every queue entry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -14,7 +14,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::PgConnection;
 
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// A new visit starts after this long without events.
 pub const GAP: &str = "interval '30 minutes'";

@@ -6,8 +6,8 @@
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::tokens::{hash_token, new_session_token};
-use crate::AppResult;
+use shipmate_core::tokens::{hash_token, new_session_token};
+use shipmate_core::AppResult;
 
 pub use shipmate_types::accounts::{AccessToken, AccessTokenCreated, NewAccessToken};
 

@@ -1,7 +1,7 @@
 //! Email and password accounts: the first-run setup, registration under the instance's policy,
 //! sign-in with a per-email failure limit, and password changes.
 
-use crate::error::Refusal;
+use shipmate_core::error::Refusal;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -9,7 +9,7 @@ use super::policy::{normalize_email, registration_closed};
 use super::users::{self, NewUser, User};
 use super::{passwords, resets, sessions, Registration};
 use crate::teams::invites;
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 /// Failures for one email within `FAILURE_WINDOW_MINUTES` that lock its sign-in.
 pub const MAX_FAILURES: i64 = 10;

@@ -5,7 +5,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::sessions;
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::accounts::{Account, AccountChanges};
 

@@ -2,7 +2,7 @@
 
 use sqlx::PgPool;
 
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// Deletes started OAuth sign-ins past their 10 minutes, login failures past their window, reset
 /// and verification links and sessions a day past expiry, and invites 30 days past expiry (kept that long so a late

@@ -8,9 +8,9 @@ use serde::Deserialize;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::tokens::{hash_token, random_token};
 use crate::validate::{is_email, FromInput, Input};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, random_token};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::accounts::{EndUserInfo, Identified, IdentifyRequest, IdentifySecret};
 
@@ -49,7 +49,7 @@ struct Claims {
 
 fn invalid(detail: &str) -> AppError {
     AppError::client(
-        crate::error::Refusal::Unauthorized,
+        shipmate_core::error::Refusal::Unauthorized,
         "invalid_identity",
         detail.to_owned(),
     )

@@ -8,8 +8,8 @@ use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
 use crate::config::Secret;
-use crate::tokens::{hash_token, random_token};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, random_token};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::accounts::ProviderInfo;
 
@@ -402,7 +402,10 @@ pub async fn take_state(
     .await?
     .ok_or_else(|| AppError::unauthorized("unknown or expired sign-in state"))?;
     let same_browser = browser_nonce.is_some_and(|n| {
-        crate::tokens::secrets_equal(&hex::encode(hash_token(n)), &hex::encode(&row.browser_hash))
+        shipmate_core::tokens::secrets_equal(
+            &hex::encode(hash_token(n)),
+            &hex::encode(&row.browser_hash),
+        )
     });
     if !same_browser {
         return Err(AppError::unauthorized(

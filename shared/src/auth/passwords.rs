@@ -11,7 +11,7 @@ use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 /// The PHC string of an argon2id hash (the crate's defaults: 19 MiB, 2 passes, 1 lane).
 pub async fn hash(password: String) -> AppResult<String> {

@@ -1,7 +1,7 @@
 //! Who may hold an account: the form addresses are kept in, and the refusal when registration is
 //! closed (shared by sign-up, provider sign-in and invites).
 
-use crate::AppError;
+use shipmate_core::AppError;
 
 /// Emails are compared and stored lowercased, so `Ann@X.org` and `ann@x.org` are one account.
 pub fn normalize_email(email: &str) -> String {
@@ -10,7 +10,7 @@ pub fn normalize_email(email: &str) -> String {
 
 pub fn registration_closed() -> AppError {
     AppError::client(
-        crate::error::Refusal::Forbidden,
+        shipmate_core::error::Refusal::Forbidden,
         "registration_closed",
         "registration is closed on this instance; ask for an invite",
     )

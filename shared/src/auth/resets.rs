@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::users::User;
 use super::{passwords, sessions};
-use crate::tokens::{hash_token, random_token};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, random_token};
+use shipmate_core::{AppError, AppResult};
 
 /// How a link reaches its user: by email (at most one per `EMAIL_GAP_MINUTES`), or from an admin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,7 @@ pub async fn confirm(db: &PgPool, token: &str, password: String) -> AppResult<Us
 
 fn expired() -> AppError {
     AppError::client(
-        crate::error::Refusal::Gone,
+        shipmate_core::error::Refusal::Gone,
         "reset_expired",
         "this reset link is unknown, used or expired; ask for a new one",
     )

@@ -3,8 +3,8 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::User;
-use crate::tokens::{hash_token, new_session_token};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, new_session_token};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::accounts::SessionInfo;
 

@@ -4,9 +4,9 @@ use uuid::Uuid;
 use super::oauth::Identity;
 use super::policy::{normalize_email, registration_closed};
 use super::Registration;
-use crate::error::on_constraint;
 use crate::teams::invites;
-use crate::{AppError, AppResult};
+use shipmate_core::error::on_constraint;
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::accounts::User;
 
@@ -175,7 +175,7 @@ pub async fn upsert_identity(
 
 pub fn disabled() -> AppError {
     AppError::client(
-        crate::error::Refusal::Forbidden,
+        shipmate_core::error::Refusal::Forbidden,
         "account_disabled",
         "this account is disabled; ask an instance admin",
     )
@@ -184,7 +184,7 @@ pub fn disabled() -> AppError {
 /// Every way to an account but the first-run setup, while no account exists.
 pub fn setup_required() -> AppError {
     AppError::client(
-        crate::error::Refusal::Forbidden,
+        shipmate_core::error::Refusal::Forbidden,
         "setup_required",
         "this instance is not set up yet: open the setup link printed on the server's log first",
     )

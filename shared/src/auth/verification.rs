@@ -6,8 +6,8 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::users::User;
-use crate::tokens::{hash_token, random_token};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, random_token};
+use shipmate_core::{AppError, AppResult};
 
 /// At most one verification email per account in this many seconds (the "send again" button).
 pub const RESEND_GAP_SECONDS: i32 = 60;
@@ -52,7 +52,7 @@ pub async fn confirm(db: &PgPool, token: &str) -> AppResult<User> {
     .await?
     .ok_or_else(|| {
         AppError::client(
-            crate::error::Refusal::Gone,
+            shipmate_core::error::Refusal::Gone,
             "verification_expired",
             "this verification link is unknown, used or expired; ask for a new one",
         )

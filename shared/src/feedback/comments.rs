@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::PUBLIC;
 use crate::validate::{FromInput, Input};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::{Comment, CommentAuthor, NewComment};
 

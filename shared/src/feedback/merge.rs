@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::{recount, Feedback, COLUMNS};
 use crate::validate::{FromInput, Input};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::MergeRequest;
 

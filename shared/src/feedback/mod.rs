@@ -10,7 +10,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::validate::{FromInput, Input, Paging};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::{Feedback, FeedbackChanges, NewFeedback, VoteState};
 pub use shipmate_types::{FeedbackModeration, FeedbackSort, FeedbackStatus, FeedbackType};

@@ -5,7 +5,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{Feedback, FeedbackStatus, COLUMNS, PUBLIC};
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 pub use shipmate_types::feedback::Roadmap;
 

@@ -6,7 +6,7 @@ use sqlx::{PgPool, Row};
 use uuid::Uuid;
 
 use super::PUBLIC;
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 pub use shipmate_types::feedback::SimilarEntry;
 

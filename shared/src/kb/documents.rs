@@ -6,10 +6,10 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::indexes::IndexRef;
-use crate::error::on_constraint;
 use crate::outbound::events::{emit_many, EventType};
 use crate::validate::Input;
-use crate::{AppError, AppResult};
+use shipmate_core::error::on_constraint;
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::kb::{Chunk, Document, DocumentVersion, NewDocument};
 pub use shipmate_types::{ContentType, DocumentStatus};

@@ -109,7 +109,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn read(v: Value) -> Result<Filter, crate::AppError> {
+    fn read(v: Value) -> Result<Filter, shipmate_core::AppError> {
         let mut input = Input::new(json!({ "filter": v })).expect("an object");
         let f = Filter::read(&mut input, "filter");
         input.finish().map(|_| f)

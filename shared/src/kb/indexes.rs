@@ -4,8 +4,8 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::models::Registry;
-use crate::error::on_constraint;
-use crate::{AppError, AppResult};
+use shipmate_core::error::on_constraint;
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::kb::{Index, NewIndex};
 

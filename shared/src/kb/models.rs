@@ -9,7 +9,7 @@ use super::embed::Embedder;
 use super::local::{self, LocalModel, Manifest, PoolOptions};
 use super::providers::{ProviderA, ProviderB};
 use crate::config::CommonSettings;
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::kb::ModelInfo;
 

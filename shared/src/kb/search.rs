@@ -8,7 +8,7 @@ use sqlx::PgPool;
 
 use super::filter::Filter;
 use super::indexes::IndexRef;
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 pub use shipmate_types::kb::{SearchQuery, SearchResult, SearchResults};
 pub use shipmate_types::SearchMode;

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::documents::{get, go_live, insert_chunks, Document, Draft};
 use super::indexes::IndexRef;
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// A stored version: the document, and whether the upsert created it (201) or replaced it (200).
 pub struct Upserted {

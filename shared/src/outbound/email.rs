@@ -12,7 +12,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::store::Outcome;
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 /// `SHIPMATE_SMTP_URL`, checked at start; lettre's own form of it is kept (the password never prints).
 #[derive(Clone)]
@@ -20,7 +20,7 @@ pub struct SmtpUrl(String);
 
 impl fmt::Debug for SmtpUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::masked::mask_url(&self.0))
+        f.write_str(&shipmate_core::masked::mask_url(&self.0))
     }
 }
 

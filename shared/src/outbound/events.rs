@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 pub use shipmate_types::EventType;
 

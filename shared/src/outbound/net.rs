@@ -10,7 +10,7 @@ use std::time::Duration;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 /// Whether a webhook may reach this address.
 pub fn public_address(ip: IpAddr) -> bool {

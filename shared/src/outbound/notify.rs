@@ -11,7 +11,7 @@ use crate::changelog::Entry;
 use crate::feedback::comments::Comment;
 use crate::feedback::{Feedback, FeedbackStatus};
 use crate::testimonials::{Testimonial, TestimonialStatus};
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 async fn project_name(tx: &mut PgConnection, project_id: Uuid) -> AppResult<String> {
     Ok(

@@ -7,7 +7,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::RetrySchedule;
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::webhooks::Delivery;
 pub use shipmate_types::DeliveryStatus;

@@ -6,8 +6,8 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::email::{self, Kind, Template};
-use crate::tokens::random_token;
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::random_token;
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::email::{
     NotificationChanges, Notifications, SubscriberCounts, Suppression,

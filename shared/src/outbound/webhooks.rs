@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::events::EventType;
 use super::OutboundSettings;
 use crate::validate::{FromInput, Input};
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::webhooks::{NewWebhook, Webhook, WebhookChanges};
 

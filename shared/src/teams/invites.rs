@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::Role;
 use crate::auth::policy::{normalize_email, registration_closed};
-use crate::tokens::{hash_token, random_token};
-use crate::{AppError, AppResult};
+use shipmate_core::tokens::{hash_token, random_token};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::teams::{Invite, InviteAccepted, InvitePreview, InviteProject, NewInvite};
 
@@ -216,7 +216,7 @@ pub async fn accept(
 
 pub fn expired() -> AppError {
     AppError::client(
-        crate::error::Refusal::Gone,
+        shipmate_core::error::Refusal::Gone,
         "invite_expired",
         "this invite was already used or has expired; ask for a new one",
     )

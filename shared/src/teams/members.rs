@@ -5,7 +5,7 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::Role;
-use crate::{AppError, AppResult};
+use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::teams::{Member, RoleChange};
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use shipmate_shared::metrics::{EMAILS, WEBHOOK_DELIVERIES};
+use shipmate_core::metrics::{EMAILS, WEBHOOK_DELIVERIES};
 use shipmate_shared::outbound::email::{Mailer, Rendered};
 use shipmate_shared::outbound::store::{self, Claimed, Outcome};
 use shipmate_shared::outbound::{
@@ -57,7 +57,7 @@ pub async fn attempt_all(
     Ok(())
 }
 
-async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_shared::AppResult<()> {
+async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_core::AppResult<()> {
     let Some(claimed) = store::claim(&ctx.db, id).await? else {
         return Ok(());
     };

@@ -17,7 +17,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::settings::WorkerSettings;
-use shipmate_shared::metrics::{EMBEDDED_CHUNKS, EMBED_BATCH};
+use shipmate_core::metrics::{EMBEDDED_CHUNKS, EMBED_BATCH};
 use shipmate_shared::outbound::enqueue;
 
 pub struct Context {
@@ -137,7 +137,7 @@ fn documents_of(chunks: &[PendingChunk]) -> Vec<Uuid> {
 }
 
 async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
-    let all = |e: shipmate_shared::AppError| failed(docs)(e.into());
+    let all = |e: shipmate_core::AppError| failed(docs)(e.into());
     let chunks = documents::pending_chunks(&ctx.db, docs)
         .await
         .map_err(all)?;

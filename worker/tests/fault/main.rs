@@ -112,7 +112,7 @@ async fn accepted_writes_survive_worker_redis_and_postgres_faults() {
         ],
     );
     let mut worker = spawn_worker(&dir, 1, &worker_flags[1..]);
-    let db = shipmate_shared::db::connect(&direct_url, 2).await.unwrap();
+    let db = shipmate_core::db::connect(&direct_url, 2).await.unwrap();
 
     let (owner, key, index) = project_with_index(&app, SLUG, LOCAL_MODEL).await;
     let project: Uuid = index["project_id"].as_str().unwrap().parse().unwrap();

@@ -271,7 +271,7 @@ fn batch(project: &Value, n: usize, received_at: chrono::DateTime<chrono::Utc>) 
 }
 
 fn entry(id: &str) -> i64 {
-    shipmate_shared::queue::entry_key(id).unwrap()
+    shipmate_core::queue::entry_key(id).unwrap()
 }
 
 /// A queue entry as a worker reads it.

@@ -30,7 +30,7 @@ use self::day::{Day, Ev, COLUMNS};
 use self::memory::{lock, Kept, Project, EXPLORER};
 use super::days;
 use super::query::{Dim, Filters};
-use crate::AppResult;
+use shipmate_core::AppResult;
 
 pub use self::memory::set_memory_budget;
 pub use self::scan::Step;
