@@ -139,7 +139,7 @@ pub const HONEYPOT_FIELD: &str = "website";
 
 /// Whether a public form's body filled the honeypot field: such a submission is answered as
 /// accepted and dropped.
-pub fn honeypot_tripped(input: &shipmate_shared::validate::Input) -> bool {
+pub fn honeypot_tripped(input: &shipmate_types::input::Input) -> bool {
     input
         .raw(HONEYPOT_FIELD)
         .and_then(|v| v.as_str())

@@ -112,6 +112,17 @@ impl AppError {
     }
 }
 
+/// A body that broke its rules: one 422 listing every wrong field.
+impl From<shipmate_types::input::Invalid> for AppError {
+    fn from(e: shipmate_types::input::Invalid) -> Self {
+        let mut err = AppError::validation(e.errors);
+        if let AppError::Client { code, .. } = &mut err {
+            *code = e.code;
+        }
+        err
+    }
+}
+
 /// Unique violations become 409s; a lost connection becomes 503; the rest is an opaque 500.
 impl From<sqlx::Error> for AppError {
     fn from(e: sqlx::Error) -> Self {

@@ -7,6 +7,7 @@ pub mod db;
 pub mod error;
 pub mod masked;
 pub mod metrics;
+pub mod params;
 pub mod queue;
 pub mod startup;
 pub mod tokens;

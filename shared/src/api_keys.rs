@@ -12,28 +12,6 @@ use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::projects::{ApiKey, NewApiKey};
 
-impl crate::validate::FromInput for NewApiKey {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        let name = input.string("name", 1, 100);
-        let scopes = input.string_list(
-            "scopes",
-            true,
-            |s| Scope::parse(s).is_some(),
-            &format!("must each be one of {}", Scope::NAMES.join(", ")),
-        );
-        let allowed_origins = input.string_list(
-            "allowed_origins",
-            false,
-            is_origin,
-            "must each be an origin such as https://example.com (scheme, host and port only)",
-        );
-        Some(NewApiKey {
-            name: name?,
-            scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
-            allowed_origins,
-        })
-    }
-}
 pub use shipmate_types::{Scope, StringEnum};
 
 /// What an API-key route asks of a key; the api's route table says which (`api/src/key_routes.rs`).
@@ -153,15 +131,6 @@ pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Acces
 
 const COLUMNS: &str = "id, project_id, name, key_prefix, scopes, allowed_origins, created_at";
 
-/// Is `s` a browser origin: `http(s)://host[:port]`, nothing after it?
-pub fn is_origin(s: &str) -> bool {
-    url::Url::parse(s).is_ok_and(|u| {
-        matches!(u.scheme(), "http" | "https")
-            && u.host_str().is_some()
-            && u.origin().ascii_serialization() == s
-    })
-}
-
 pub async fn create(
     db: &PgPool,
     project_id: Uuid,
@@ -248,15 +217,5 @@ mod tests {
         assert!(Access::Full
             .check(KeyRoute::Unlisted, "GET /u", None)
             .is_ok());
-    }
-
-    #[test]
-    fn origins_are_scheme_host_and_port_only() {
-        assert!(is_origin("https://example.com"));
-        assert!(is_origin("http://127.0.0.1:3000"));
-        assert!(!is_origin("https://example.com/"));
-        assert!(!is_origin("https://example.com/app"));
-        assert!(!is_origin("ftp://example.com"));
-        assert!(!is_origin("example.com"));
     }
 }

@@ -4,69 +4,19 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::feedback::{self, Feedback, FeedbackStatus, FeedbackType};
-use crate::validate::{FromInput, Input, Paging};
+use shipmate_core::params::Paging;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::changelog::{
     Entry, EntryChanges, MarkdownPreview, NewEntry, RenderedMarkdown,
 };
 
-/// Trimmed, as an entry's content is when it is saved, so the preview shows what will be published.
-impl FromInput for MarkdownPreview {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(MarkdownPreview {
-            markdown: input.string("markdown", 1, MAX_CONTENT)?,
-        })
-    }
-}
 pub use shipmate_types::ChangelogType;
 
 const COLUMNS: &str =
     "id, project_id, title, content, type, published, published_at, created_at, updated_at,
     array(select cf.feedback_id from changelog_feedback cf where cf.entry_id = changelog_entries.id
           order by cf.feedback_id) as feedback_ids";
-/// The longest an entry's Markdown may be, in characters (the dashboard's preview takes as much).
-pub const MAX_CONTENT: usize = 100_000;
-
-impl FromInput for NewEntry {
-    fn read(input: &mut Input) -> Option<Self> {
-        let title = input.string("title", 1, 200);
-        let content = input.string("content", 1, MAX_CONTENT);
-        let kind = input.enum_value("type");
-        let published = input.opt_bool("published");
-        let feedback_ids = input.present("feedback_ids", feedback_ids);
-        Some(NewEntry {
-            title: title?,
-            content: content?,
-            kind: kind?,
-            published,
-            feedback_ids,
-        })
-    }
-}
-
-/// A field that is present must be valid; an empty title or content is not a change but an error.
-impl FromInput for EntryChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(EntryChanges {
-            title: input.present("title", |i| i.string("title", 1, 200)),
-            content: input.present("content", |i| i.string("content", 1, MAX_CONTENT)),
-            kind: input.opt_enum("type"),
-            published: input.opt_bool("published"),
-            feedback_ids: input.present("feedback_ids", feedback_ids),
-        })
-    }
-}
-
-fn feedback_ids(input: &mut Input) -> Option<Vec<Uuid>> {
-    let ids = input.string_list(
-        "feedback_ids",
-        false,
-        |s| Uuid::parse_str(s).is_ok(),
-        "must be ids of feedback entries",
-    );
-    Some(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
-}
 
 /// Replaces the entry's links; every id must be a feedback entry of the same project (422
 /// naming `feedback_ids` otherwise).

@@ -14,4 +14,3 @@ pub mod outbound;
 pub mod projects;
 pub mod teams;
 pub mod testimonials;
-pub mod validate;

@@ -12,33 +12,6 @@ use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::projects::{KeyProject, NewProject, ProjectChanges, ProjectView};
 
-impl crate::validate::FromInput for ProjectChanges {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        Some(ProjectChanges {
-            name: input.present("name", |i| i.string("name", 1, 100)),
-            feedback_moderation: input.opt_bool("feedback_moderation"),
-        })
-    }
-}
-
-impl crate::validate::FromInput for NewProject {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        let name = input.string("name", 1, 100);
-        let slug = input.string("slug", 1, 48);
-        if slug.as_deref().is_some_and(|s| !is_valid_slug(s)) {
-            input.error(
-                "slug",
-                "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
-            );
-            return None;
-        }
-        Some(NewProject {
-            name: name?,
-            slug: slug?,
-        })
-    }
-}
-
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Project {
     pub id: Uuid,
@@ -68,15 +41,6 @@ impl Project {
 }
 
 const COLUMNS: &str = "id, name, slug, api_key, publishable_key, feedback_moderation, created_at";
-
-/// A slug: 3 to 48 of `a-z 0-9 -`, starting and ending with a letter or digit.
-pub fn is_valid_slug(s: &str) -> bool {
-    let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
-    (3..=48).contains(&s.len())
-        && s.chars().all(|c| ok_char(c) || c == '-')
-        && s.starts_with(ok_char)
-        && s.ends_with(ok_char)
-}
 
 /// Creates the project with its creator as owner, in one transaction.
 pub async fn create(db: &PgPool, creator: Uuid, name: &str, slug: &str) -> AppResult<Project> {
@@ -221,19 +185,4 @@ pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
         .execute(db)
         .await?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_valid_slug;
-
-    #[test]
-    fn slugs() {
-        for ok in ["abc", "my-app-2", "a1b"] {
-            assert!(is_valid_slug(ok), "{ok}");
-        }
-        for bad in ["ab", "-abc", "abc-", "ABC", "a_b", "a b c", &"a".repeat(49)] {
-            assert!(!is_valid_slug(bad), "{bad}");
-        }
-    }
 }

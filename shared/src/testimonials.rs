@@ -3,7 +3,7 @@
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::{FromInput, Input, Paging};
+use shipmate_core::params::Paging;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::testimonials::{
@@ -13,33 +13,6 @@ pub use shipmate_types::{Moderation, TestimonialStatus};
 
 const COLUMNS: &str =
     "id, project_id, author_name, author_email, author_title, content, rating, tweet_url, status, created_at, updated_at";
-
-impl FromInput for NewTestimonial {
-    fn read(input: &mut Input) -> Option<Self> {
-        let author_name = input.string("author_name", 1, 100);
-        let author_email = input.email("author_email");
-        let author_title = input.opt_string("author_title", 100);
-        let content = input.string("content", 1, 5_000);
-        let rating = input.int("rating", 1, 5);
-        let tweet_url = input.opt_http_url("tweet_url", 2_048);
-        Some(NewTestimonial {
-            author_name: author_name?,
-            author_email: author_email?,
-            author_title,
-            content: content?,
-            rating: rating? as i16,
-            tweet_url,
-        })
-    }
-}
-
-impl FromInput for ModerationDecision {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(ModerationDecision {
-            status: input.enum_value("status")?,
-        })
-    }
-}
 
 pub async fn create(
     db: &mut PgConnection,

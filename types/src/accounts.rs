@@ -1,11 +1,15 @@
 //! Accounts, sign-in, sessions and the instance's administration.
 
+use crate::input::{FromInput, Input};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::Registration;
+
+/// New passwords: 10 to 256 characters, taken as typed.
+pub const MIN_PASSWORD: usize = 10;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -44,6 +48,21 @@ pub struct Setup {
     pub password: String,
 }
 
+impl FromInput for Setup {
+    fn read(input: &mut Input) -> Option<Self> {
+        let token = input.string("token", 1, 200);
+        let email = input.email("email");
+        let name = input.opt_string("name", 200);
+        let password = input.password("password", MIN_PASSWORD);
+        Some(Setup {
+            token: token?,
+            email: email?,
+            name,
+            password: password?,
+        })
+    }
+}
+
 /// `POST /v1/auth/register`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct NewAccount {
@@ -59,6 +78,21 @@ pub struct NewAccount {
     pub invite: Option<String>,
 }
 
+impl FromInput for NewAccount {
+    fn read(input: &mut Input) -> Option<Self> {
+        let email = input.email("email");
+        let name = input.opt_string("name", 200);
+        let password = input.password("password", MIN_PASSWORD);
+        let invite = input.opt_string("invite", 200);
+        Some(NewAccount {
+            email: email?,
+            name,
+            password: password?,
+            invite,
+        })
+    }
+}
+
 /// `POST /v1/auth/login`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Login {
@@ -72,6 +106,22 @@ pub struct Login {
     pub state: Option<String>,
 }
 
+/// A sign-in takes whatever address and password were typed: a wrong one is a 401, not a 422.
+impl FromInput for Login {
+    fn read(input: &mut Input) -> Option<Self> {
+        let email = input.string("email", 1, 254);
+        let password = input.password("password", 1);
+        let cli_callback = input.opt_string("cli_callback", 2048);
+        let state = input.opt_string("state", 200);
+        Some(Login {
+            email: email?,
+            password: password?,
+            cli_callback,
+            state,
+        })
+    }
+}
+
 /// `POST /v1/auth/dev-login` (development instances only).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct DevLogin {
@@ -79,6 +129,17 @@ pub struct DevLogin {
     pub email: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+impl FromInput for DevLogin {
+    fn read(input: &mut Input) -> Option<Self> {
+        let email = input.email("email");
+        let name = input.opt_string("name", 200);
+        Some(DevLogin {
+            email: email?,
+            name,
+        })
+    }
 }
 
 /// `POST /v1/auth/password`.
@@ -89,6 +150,19 @@ pub struct PasswordChange {
     pub current_password: Option<String>,
     #[schema(min_length = 10, max_length = 256)]
     pub password: String,
+}
+
+impl FromInput for PasswordChange {
+    fn read(input: &mut Input) -> Option<Self> {
+        let current_password = input
+            .raw("current_password")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned);
+        Some(PasswordChange {
+            current_password,
+            password: input.password("password", MIN_PASSWORD)?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -103,6 +177,14 @@ pub struct EmailAddress {
     pub email: String,
 }
 
+impl FromInput for EmailAddress {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(EmailAddress {
+            email: input.email("email")?,
+        })
+    }
+}
+
 /// `POST /v1/auth/password-reset/confirm`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct PasswordReset {
@@ -111,10 +193,29 @@ pub struct PasswordReset {
     pub password: String,
 }
 
+impl FromInput for PasswordReset {
+    fn read(input: &mut Input) -> Option<Self> {
+        let token = input.string("token", 1, 200);
+        let password = input.password("password", MIN_PASSWORD);
+        Some(PasswordReset {
+            token: token?,
+            password: password?,
+        })
+    }
+}
+
 /// `POST /v1/auth/verify-email`: the token of the verification link.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct VerifyEmail {
     pub token: String,
+}
+
+impl FromInput for VerifyEmail {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(VerifyEmail {
+            token: input.string("token", 1, 200)?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -141,6 +242,17 @@ pub struct NewAccessToken {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1, maximum = 365)]
     pub expires_in_days: Option<i64>,
+}
+
+impl FromInput for NewAccessToken {
+    fn read(input: &mut Input) -> Option<Self> {
+        let name = input.string("name", 1, 100);
+        let expires_in_days = input.opt_int("expires_in_days", 1, 365);
+        Some(NewAccessToken {
+            name: name?,
+            expires_in_days,
+        })
+    }
 }
 
 /// A personal access token as listed: never the token itself.
@@ -199,6 +311,15 @@ pub struct AccountChanges {
     pub disabled: Option<bool>,
 }
 
+impl FromInput for AccountChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(AccountChanges {
+            is_admin: input.opt_bool("is_admin"),
+            disabled: input.opt_bool("disabled"),
+        })
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct InstanceSettings {
     pub registration: Registration,
@@ -212,6 +333,14 @@ pub struct InstanceSettings {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct IdentifyRequest {
     pub token: String,
+}
+
+impl FromInput for IdentifyRequest {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(IdentifyRequest {
+            token: input.string("token", 1, 8_192)?,
+        })
+    }
 }
 
 /// An end user of a customer's product, as the board shows them.

@@ -1,11 +1,25 @@
 //! The changelog.
 
+use crate::input::{FromInput, Input};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::ChangelogType;
+
+/// The longest an entry's Markdown may be, in characters (the dashboard's preview takes as much).
+pub const MAX_CONTENT: usize = 100_000;
+
+fn feedback_ids(input: &mut Input) -> Option<Vec<Uuid>> {
+    let ids = input.string_list(
+        "feedback_ids",
+        false,
+        |s| Uuid::parse_str(s).is_ok(),
+        "must be ids of feedback entries",
+    );
+    Some(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -45,6 +59,23 @@ pub struct NewEntry {
     pub feedback_ids: Option<Vec<Uuid>>,
 }
 
+impl FromInput for NewEntry {
+    fn read(input: &mut Input) -> Option<Self> {
+        let title = input.string("title", 1, 200);
+        let content = input.string("content", 1, MAX_CONTENT);
+        let kind = input.enum_value("type");
+        let published = input.opt_bool("published");
+        let feedback_ids = input.present("feedback_ids", feedback_ids);
+        Some(NewEntry {
+            title: title?,
+            content: content?,
+            kind: kind?,
+            published,
+            feedback_ids,
+        })
+    }
+}
+
 /// `PATCH /v1/changelog/:id`: any of the fields.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct EntryChanges {
@@ -61,6 +92,19 @@ pub struct EntryChanges {
     /// Replaces the linked feedback entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_ids: Option<Vec<Uuid>>,
+}
+
+/// A field that is present must be valid; an empty title or content is not a change but an error.
+impl FromInput for EntryChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(EntryChanges {
+            title: input.present("title", |i| i.string("title", 1, 200)),
+            content: input.present("content", |i| i.string("content", 1, MAX_CONTENT)),
+            kind: input.opt_enum("type"),
+            published: input.opt_bool("published"),
+            feedback_ids: input.present("feedback_ids", feedback_ids),
+        })
+    }
 }
 
 impl From<NewEntry> for EntryChanges {
@@ -81,6 +125,15 @@ pub struct MarkdownPreview {
     /// Markdown, 1 to 100,000 characters after trimming: the rule of a changelog entry's content.
     #[schema(min_length = 1, max_length = 100000)]
     pub markdown: String,
+}
+
+/// Trimmed, as an entry's content is when it is saved, so the preview shows what will be published.
+impl FromInput for MarkdownPreview {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(MarkdownPreview {
+            markdown: input.string("markdown", 1, MAX_CONTENT)?,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -1,5 +1,6 @@
 //! The feedback board.
 
+use crate::input::{FromInput, Input};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -61,6 +62,21 @@ pub struct NewFeedback {
     pub submitter_email: Option<String>,
 }
 
+impl FromInput for NewFeedback {
+    fn read(input: &mut Input) -> Option<Self> {
+        let title = input.string("title", 1, 200);
+        let description = input.opt_string("description", 10_000);
+        let kind = input.enum_value("type");
+        let submitter_email = input.opt_email("submitter_email");
+        Some(NewFeedback {
+            title: title?,
+            kind: kind?,
+            description,
+            submitter_email,
+        })
+    }
+}
+
 /// `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, whether it
 /// is on the roadmap, or any of them together.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
@@ -74,10 +90,52 @@ pub struct FeedbackChanges {
     pub on_roadmap: Option<bool>,
 }
 
+/// Whether the status fits the entry's type is the handler's check; a status string that is no
+/// status at all is `invalid_status` too, as the contract says.
+impl FromInput for FeedbackChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        let unknown_status = input
+            .raw("status")
+            .and_then(|v| v.as_str())
+            .is_some_and(|s| FeedbackStatus::parse(s.trim()).is_none());
+        if unknown_status {
+            input.set_code("invalid_status");
+        }
+        let status = input.opt_enum("status");
+        let moderation = input.opt_enum("moderation");
+        let on_roadmap = input.opt_bool("on_roadmap");
+        if !["status", "moderation", "on_roadmap"]
+            .iter()
+            .any(|f| input.has(f))
+        {
+            input.error("status", "is required (or `moderation`, or `on_roadmap`)");
+            return None;
+        }
+        Some(FeedbackChanges {
+            status,
+            moderation,
+            on_roadmap,
+        })
+    }
+}
+
 /// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct MergeRequest {
     pub into: Uuid,
+}
+
+impl FromInput for MergeRequest {
+    fn read(input: &mut Input) -> Option<Self> {
+        let into = input.string("into", 1, 100)?;
+        match Uuid::parse_str(&into) {
+            Ok(into) => Some(MergeRequest { into }),
+            Err(_) => {
+                input.error("into", "must be the id of a feedback entry");
+                None
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -101,6 +159,14 @@ pub struct Comment {
 pub struct NewComment {
     #[schema(min_length = 1, max_length = 5000)]
     pub body: String,
+}
+
+impl FromInput for NewComment {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(NewComment {
+            body: input.string("body", 1, 5_000)?,
+        })
+    }
 }
 
 /// The public roadmap: approved feature requests on the roadmap, by stage (`shipped`: the last 90

@@ -1,5 +1,6 @@
 //! The knowledge base: indexes, documents, search.
 
+use crate::input::{FromInput, Input};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -7,6 +8,42 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{ContentType, DocumentStatus, SearchMode};
+
+/// Largest document content accepted, in bytes (the spec's 100 KB); for files and HTML, of the
+/// text taken from them.
+pub const MAX_DOCUMENT_BYTES: usize = 102_400;
+
+/// Longest external id, in characters.
+pub const MAX_EXTERNAL_ID: usize = 256;
+
+/// An optional external id: a string of 1 to 256 characters (an empty one is refused, not taken
+/// as absent: it would name no document).
+fn external_id(input: &mut Input, field: &str) -> Option<String> {
+    match input.raw(field)? {
+        Value::String(s) => match check_external_id(s) {
+            Ok(id) => Some(id),
+            Err(message) => {
+                input.error(field, message);
+                None
+            }
+        },
+        _ => {
+            input.error(field, "must be a string");
+            None
+        }
+    }
+}
+
+/// An external id as given in a path or body: trimmed, 1 to 256 characters.
+pub fn check_external_id(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    match s.chars().count() {
+        0 => Err("must not be empty".into()),
+        n if n > MAX_EXTERNAL_ID => Err(format!("must be at most {MAX_EXTERNAL_ID} characters")),
+        _ if s.contains('\0') => Err("must not contain the NUL character".into()),
+        _ => Ok(s.to_owned()),
+    }
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -33,6 +70,19 @@ pub struct NewIndex {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub external_id: Option<String>,
+}
+
+impl FromInput for NewIndex {
+    fn read(input: &mut Input) -> Option<Self> {
+        let name = input.string("name", 1, 200);
+        let embedding_model = input.opt_string("embedding_model", 200);
+        let external_id = input.opt_string("external_id", 200);
+        Some(NewIndex {
+            name: name?,
+            embedding_model,
+            external_id,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -86,6 +136,22 @@ pub struct NewDocument {
     pub content_type: Option<ContentType>,
 }
 
+/// The content's byte limit is checked first by the caller (413, not 422).
+impl FromInput for NewDocument {
+    fn read(input: &mut Input) -> Option<Self> {
+        let content = input.string("content", 1, MAX_DOCUMENT_BYTES);
+        let metadata = input.opt_object("metadata", 16_384);
+        let external_id = external_id(input, "external_id");
+        let content_type = input.opt_enum("content_type");
+        Some(NewDocument {
+            content: content?,
+            metadata,
+            external_id,
+            content_type,
+        })
+    }
+}
+
 /// `PUT /v1/indexes/:id/documents/by-external-id/:externalId`: the document's new version.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct DocumentVersion {
@@ -96,6 +162,19 @@ pub struct DocumentVersion {
     pub metadata: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
+}
+
+impl FromInput for DocumentVersion {
+    fn read(input: &mut Input) -> Option<Self> {
+        let content = input.string("content", 1, MAX_DOCUMENT_BYTES);
+        let metadata = input.opt_object("metadata", 16_384);
+        let content_type = input.opt_enum("content_type");
+        Some(DocumentVersion {
+            content: content?,
+            metadata,
+            content_type,
+        })
+    }
 }
 
 /// `POST /v1/indexes/:id/documents/batch`: 1 to 100 documents, stored all or none.

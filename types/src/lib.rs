@@ -1,6 +1,7 @@
 //! The shapes of the Shipmate API. Handlers take and return these, the CLI deserialises them, and the
-//! OpenAPI document lists them, so a field or an enum value is written down once. Validation of
-//! values (lengths, ranges, formats) happens at the edge, in the server, into these types.
+//! OpenAPI document lists them, so a field or an enum value is written down once. Each request body
+//! reads itself from JSON (`input::FromInput`, beside its struct), checking lengths, ranges and
+//! formats and listing every wrong field at once.
 
 #[macro_use]
 mod enums;
@@ -11,6 +12,7 @@ pub mod changelog;
 pub mod common;
 pub mod email;
 pub mod feedback;
+pub mod input;
 pub mod kb;
 pub mod projects;
 pub mod teams;

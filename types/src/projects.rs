@@ -1,11 +1,31 @@
 //! Projects and their API keys.
 
+use crate::input::{FromInput, Input};
+use crate::StringEnum;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{Role, Scope};
+
+/// A slug: 3 to 48 of `a-z 0-9 -`, starting and ending with a letter or digit.
+pub fn is_valid_slug(s: &str) -> bool {
+    let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    (3..=48).contains(&s.len())
+        && s.chars().all(|c| ok_char(c) || c == '-')
+        && s.starts_with(ok_char)
+        && s.ends_with(ok_char)
+}
+
+/// Is `s` a browser origin: `http(s)://host[:port]`, nothing after it?
+pub fn is_origin(s: &str) -> bool {
+    url::Url::parse(s).is_ok_and(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.host_str().is_some()
+            && u.origin().ascii_serialization() == s
+    })
+}
 
 /// A project as its member sees it.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -38,6 +58,24 @@ pub struct NewProject {
     pub slug: String,
 }
 
+impl FromInput for NewProject {
+    fn read(input: &mut Input) -> Option<Self> {
+        let name = input.string("name", 1, 100);
+        let slug = input.string("slug", 1, 48);
+        if slug.as_deref().is_some_and(|s| !is_valid_slug(s)) {
+            input.error(
+                "slug",
+                "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
+            );
+            return None;
+        }
+        Some(NewProject {
+            name: name?,
+            slug: slug?,
+        })
+    }
+}
+
 /// `PATCH /v1/projects/:id` (admins): any of the fields.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 pub struct ProjectChanges {
@@ -46,6 +84,15 @@ pub struct ProjectChanges {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_moderation: Option<bool>,
+}
+
+impl FromInput for ProjectChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        Some(ProjectChanges {
+            name: input.present("name", |i| i.string("name", 1, 100)),
+            feedback_moderation: input.opt_bool("feedback_moderation"),
+        })
+    }
 }
 
 /// `GET /v1/project`: the project of the key sent.
@@ -82,4 +129,52 @@ pub struct NewApiKey {
     /// Browser origins (`https://example.com`) the key may be used from; any when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_origins: Vec<String>,
+}
+
+impl FromInput for NewApiKey {
+    fn read(input: &mut Input) -> Option<Self> {
+        let name = input.string("name", 1, 100);
+        let scopes = input.string_list(
+            "scopes",
+            true,
+            |s| Scope::parse(s).is_some(),
+            &format!("must each be one of {}", Scope::NAMES.join(", ")),
+        );
+        let allowed_origins = input.string_list(
+            "allowed_origins",
+            false,
+            is_origin,
+            "must each be an origin such as https://example.com (scheme, host and port only)",
+        );
+        Some(NewApiKey {
+            name: name?,
+            scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
+            allowed_origins,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_origin, is_valid_slug};
+
+    #[test]
+    fn slugs() {
+        for ok in ["abc", "my-app-2", "a1b"] {
+            assert!(is_valid_slug(ok), "{ok}");
+        }
+        for bad in ["ab", "-abc", "abc-", "ABC", "a_b", "a b c", &"a".repeat(49)] {
+            assert!(!is_valid_slug(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn origins_are_scheme_host_and_port_only() {
+        assert!(is_origin("https://example.com"));
+        assert!(is_origin("http://127.0.0.1:3000"));
+        assert!(!is_origin("https://example.com/"));
+        assert!(!is_origin("https://example.com/app"));
+        assert!(!is_origin("ftp://example.com"));
+        assert!(!is_origin("example.com"));
+    }
 }

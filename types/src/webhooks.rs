@@ -1,5 +1,6 @@
 //! Webhooks and their deliveries.
 
+use crate::input::{FromInput, Input};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -7,6 +8,19 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::{DeliveryStatus, EventType};
+
+fn valid_event(name: &str) -> bool {
+    name == "*" || EventType::parse(name).is_some_and(|e| e != EventType::Ping)
+}
+
+fn read_events(input: &mut Input) -> Vec<String> {
+    input.string_list(
+        "events",
+        true,
+        valid_event,
+        "must list known event names (see GET /v1/webhooks/events) or \"*\"",
+    )
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
@@ -36,6 +50,19 @@ pub struct NewWebhook {
     pub description: Option<String>,
 }
 
+impl FromInput for NewWebhook {
+    fn read(input: &mut Input) -> Option<Self> {
+        let url = input.string("url", 1, 2000);
+        let events = read_events(input);
+        let description = input.opt_string("description", 500);
+        Some(NewWebhook {
+            url: url?,
+            events,
+            description,
+        })
+    }
+}
+
 /// `PATCH /v1/projects/:id/webhooks/:webhook_id`: any of the fields; an empty `description`
 /// clears it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
@@ -50,6 +77,23 @@ pub struct WebhookChanges {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
+}
+
+/// Any of the fields; a present but empty `description` (`Some("")`) clears it.
+impl FromInput for WebhookChanges {
+    fn read(input: &mut Input) -> Option<Self> {
+        let url = input.present("url", |i| i.string("url", 1, 2000));
+        let events = input.present("events", |i| Some(read_events(i)));
+        let description = input
+            .has("description")
+            .then(|| input.opt_string("description", 500).unwrap_or_default());
+        Some(WebhookChanges {
+            url,
+            events,
+            description,
+            enabled: input.opt_bool("enabled"),
+        })
+    }
 }
 
 impl From<NewWebhook> for WebhookChanges {

@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{html, Markup, PreEscaped};
 use pulldown_cmark::{Options, Parser};
+use shipmate_core::params::Paging;
 use shipmate_shared::changelog::{self, Answered, Entry};
 use shipmate_shared::projects::{self, Project};
-use shipmate_shared::validate::Paging;
 
 use super::{error_page, html_page, human_date, layout, layout_with_head};
 use crate::problem::ApiResult;
@@ -181,7 +181,7 @@ pub async fn subscribe(
         Err(e) => return error_page(e),
     };
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
-    let input = shipmate_shared::validate::Input::new(serde_json::json!({ "email": form.email }));
+    let input = shipmate_types::input::Input::new(serde_json::json!({ "email": form.email }));
     let result = match (state.limits.write(client, project.id), input) {
         (Ok(()), Ok(input)) => {
             crate::routes::email::start_subscription(&state, &project, input).await

@@ -4,10 +4,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get};
 use axum::{Json, Router};
+use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_shared::auth::access_tokens::{self, AccessToken, AccessTokenCreated, NewAccessToken};
 use shipmate_shared::auth::sessions;
-use shipmate_shared::validate::parse_id;
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;

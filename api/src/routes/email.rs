@@ -11,9 +11,9 @@ use shipmate_shared::outbound::subscriptions::{
     self, NotificationChanges, Notifications, SubscriberCounts,
 };
 use shipmate_shared::projects::{self, Project};
-use shipmate_shared::validate::Input;
 use shipmate_types::accounts::EmailAddress;
 use shipmate_types::email::SuppressionLifted;
+use shipmate_types::input::Input;
 
 use super::schemas::{Queued, SuppressionList};
 use crate::extract::{Body, InstanceAdmin, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};

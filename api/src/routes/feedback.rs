@@ -6,6 +6,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
+use shipmate_core::params::{parse_id, query_enum, Paging};
 use shipmate_core::AppError;
 use shipmate_shared::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
@@ -14,7 +15,6 @@ use shipmate_shared::feedback::{
 use shipmate_shared::outbound::notify;
 use shipmate_shared::projects;
 use shipmate_shared::teams::Role;
-use shipmate_shared::validate::{parse_id, query_enum, Paging};
 use shipmate_types::common::Page;
 use uuid::Uuid;
 

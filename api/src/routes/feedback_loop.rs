@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use shipmate_core::error::Refusal;
+use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
@@ -20,7 +21,6 @@ use shipmate_shared::feedback::{
 use shipmate_shared::outbound::notify;
 use shipmate_shared::projects;
 use shipmate_shared::teams::Role;
-use shipmate_shared::validate::parse_id;
 use shipmate_types::common::List;
 use uuid::Uuid;
 

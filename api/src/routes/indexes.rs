@@ -6,11 +6,11 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_shared::kb::documents::{self, Chunk, Document};
 use shipmate_shared::kb::indexes::{self, Index, IndexRef, NewIndex};
 use shipmate_shared::kb::search::{self, Search, SearchMode, SearchQuery};
-use shipmate_shared::validate::parse_id;
 use shipmate_types::common::List;
 
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};

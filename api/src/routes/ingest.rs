@@ -17,9 +17,10 @@ use shipmate_shared::kb::documents::{
 };
 use shipmate_shared::kb::indexes::IndexRef;
 use shipmate_shared::kb::upsert::{self, Upserted};
-use shipmate_shared::kb::{chunking, MAX_BATCH, MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
-use shipmate_shared::validate::Input;
+use shipmate_shared::kb::{chunking, MAX_BATCH, MAX_FILE_BYTES};
 use shipmate_types::common::List;
+use shipmate_types::input::Input;
+use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 
 use super::indexes::index_of;
 use super::ingest_item::{path_external_id, too_large, Item};
@@ -228,13 +229,10 @@ fn batch_items(input: Input) -> ApiResult<Vec<Item>> {
                 }
                 items.push(item(new, path));
             }
-            Err(AppError::Client { errors: bad, .. }) => {
-                errors.extend(bad.into_iter().map(|e| FieldError {
-                    field: format!("{path}{}", e.field),
-                    message: e.message,
-                }))
-            }
-            Err(e) => return Err(ApiError::from(e)),
+            Err(bad) => errors.extend(bad.errors.into_iter().map(|e| FieldError {
+                field: format!("{path}{}", e.field),
+                message: e.message,
+            })),
         }
     }
     if errors.is_empty() {

@@ -11,7 +11,8 @@ use shipmate_core::error::FieldError;
 use shipmate_core::error::Refusal;
 use shipmate_core::AppError;
 use shipmate_shared::kb::content::{self, FileKind, PdfError};
-use shipmate_shared::kb::{MAX_DOCUMENT_BYTES, MAX_FILE_BYTES};
+use shipmate_shared::kb::MAX_FILE_BYTES;
+use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 use shipmate_types::ContentType;
 
 use super::ingest_item::{path_external_id, too_large, Item};

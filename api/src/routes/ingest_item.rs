@@ -4,8 +4,9 @@
 use crate::problem::ApiResult;
 use serde_json::{Map, Value};
 use shipmate_core::AppError;
-use shipmate_shared::kb::documents::{check_external_id, ContentType};
-use shipmate_shared::kb::MAX_DOCUMENT_BYTES;
+use shipmate_shared::kb::documents::ContentType;
+use shipmate_types::kb::check_external_id;
+use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 
 /// A document's text before chunking, and where its fields came from (for error paths).
 pub(super) struct Item {

@@ -4,10 +4,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use shipmate_core::params::parse_id;
 use shipmate_shared::outbound::events::EventType;
 use shipmate_shared::outbound::store::{self, Delivery};
 use shipmate_shared::outbound::webhooks::{self, NewWebhook, Webhook, WebhookChanges};
-use shipmate_shared::validate::parse_id;
 use shipmate_types::webhooks::TestQueued;
 
 use super::schemas::{Deleted, DeliveryList, EventList, WebhookList};

@@ -7,9 +7,9 @@ use uuid::Uuid;
 
 use super::visitor::Visitor;
 use super::MAX_BATCH;
-use crate::validate::Input;
 use shipmate_core::error::FieldError;
 use shipmate_core::{AppError, AppResult};
+use shipmate_types::input::Input;
 
 /// One event as submitted. A replayed job is recognised by its queue entry (`store::insert`), so
 /// events carry no id of their own.

@@ -11,8 +11,8 @@ use super::explore::{scan, Snapshot};
 use super::goals::project_id;
 use super::reads::percent;
 use super::ReadQuery;
-use crate::validate::{FromInput, Input};
 use shipmate_core::{AppError, AppResult};
+use shipmate_types::input::{FromInput, Input};
 
 pub const MIN_STEPS: usize = 2;
 pub const MAX_STEPS: usize = 8;

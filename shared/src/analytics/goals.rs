@@ -8,8 +8,8 @@ use uuid::Uuid;
 use super::query::Dim;
 use super::reads::{self, percent, Read};
 use super::ReadQuery;
-use crate::validate::{FromInput, Input};
 use shipmate_core::{AppError, AppResult};
+use shipmate_types::input::{FromInput, Input};
 
 /// The body of `POST /v1/analytics/goals`.
 pub struct NewGoal {

@@ -8,9 +8,9 @@ use serde::Deserialize;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::validate::{is_email, FromInput, Input};
 use shipmate_core::tokens::{hash_token, random_token};
 use shipmate_core::{AppError, AppResult};
+use shipmate_types::input::is_email;
 
 pub use shipmate_types::accounts::{EndUserInfo, Identified, IdentifyRequest, IdentifySecret};
 
@@ -19,14 +19,6 @@ pub const SESSION_PREFIX: &str = "eu_";
 const SESSION_DAYS: i64 = 30;
 /// The furthest ahead an identify token's `exp` may be: a leaked token stays useful for a day.
 const MAX_LIFETIME_HOURS: i64 = 24;
-
-impl FromInput for IdentifyRequest {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(IdentifyRequest {
-            token: input.string("token", 1, 8_192)?,
-        })
-    }
-}
 
 /// An identified end user, as a request carries them.
 #[derive(Debug, Clone)]

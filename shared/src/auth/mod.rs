@@ -3,7 +3,6 @@
 pub mod access_tokens;
 pub mod accounts;
 pub mod admin;
-pub mod bodies;
 pub mod housekeeping;
 pub mod identity;
 pub mod oauth;

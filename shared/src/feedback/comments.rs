@@ -5,18 +5,9 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::PUBLIC;
-use crate::validate::{FromInput, Input};
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::{Comment, CommentAuthor, NewComment};
-
-impl FromInput for NewComment {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(NewComment {
-            body: input.string("body", 1, 5_000)?,
-        })
-    }
-}
 
 /// Who comments: a dashboard user (official when a member of the entry's project) or an end user
 /// of that project.

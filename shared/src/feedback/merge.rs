@@ -7,23 +7,9 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::{recount, Feedback, COLUMNS};
-use crate::validate::{FromInput, Input};
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::MergeRequest;
-
-impl FromInput for MergeRequest {
-    fn read(input: &mut Input) -> Option<Self> {
-        let into = input.string("into", 1, 100)?;
-        match Uuid::parse_str(&into) {
-            Ok(into) => Some(MergeRequest { into }),
-            Err(_) => {
-                input.error("into", "must be the id of a feedback entry");
-                None
-            }
-        }
-    }
-}
 
 fn refused(message: &str) -> AppError {
     AppError::invalid("validation_failed", "into", message)

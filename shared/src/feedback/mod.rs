@@ -9,7 +9,7 @@ pub mod similar;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::validate::{FromInput, Input, Paging};
+use shipmate_core::params::Paging;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::{Feedback, FeedbackChanges, NewFeedback, VoteState};
@@ -21,50 +21,6 @@ pub(crate) const COLUMNS: &str =
 
 /// What the public sees: approved entries that were not merged into another.
 pub(crate) const PUBLIC: &str = "moderation = 'approved' and merged_into is null";
-
-impl FromInput for NewFeedback {
-    fn read(input: &mut Input) -> Option<Self> {
-        let title = input.string("title", 1, 200);
-        let description = input.opt_string("description", 10_000);
-        let kind = input.enum_value("type");
-        let submitter_email = input.opt_email("submitter_email");
-        Some(NewFeedback {
-            title: title?,
-            kind: kind?,
-            description,
-            submitter_email,
-        })
-    }
-}
-
-/// Whether the status fits the entry's type is the handler's check; a status string that is no
-/// status at all is `invalid_status` too, as the contract says.
-impl FromInput for FeedbackChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        let unknown_status = input
-            .raw("status")
-            .and_then(|v| v.as_str())
-            .is_some_and(|s| FeedbackStatus::parse(s.trim()).is_none());
-        if unknown_status {
-            input.set_code("invalid_status");
-        }
-        let status = input.opt_enum("status");
-        let moderation = input.opt_enum("moderation");
-        let on_roadmap = input.opt_bool("on_roadmap");
-        if !["status", "moderation", "on_roadmap"]
-            .iter()
-            .any(|f| input.has(f))
-        {
-            input.error("status", "is required (or `moderation`, or `on_roadmap`)");
-            return None;
-        }
-        Some(FeedbackChanges {
-            status,
-            moderation,
-            on_roadmap,
-        })
-    }
-}
 
 /// How a new entry starts: its moderation, and whether the team accepted it onto the roadmap
 /// (entries from the secret key or a member; public submissions wait for a member).

@@ -7,73 +7,11 @@ use uuid::Uuid;
 
 use super::indexes::IndexRef;
 use crate::outbound::events::{emit_many, EventType};
-use crate::validate::Input;
 use shipmate_core::error::on_constraint;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::kb::{Chunk, Document, DocumentVersion, NewDocument};
 pub use shipmate_types::{ContentType, DocumentStatus};
-
-/// The content's byte limit is checked first by the caller (413, not 422).
-impl crate::validate::FromInput for NewDocument {
-    fn read(input: &mut Input) -> Option<Self> {
-        let content = input.string("content", 1, super::MAX_DOCUMENT_BYTES);
-        let metadata = input.opt_object("metadata", 16_384);
-        let external_id = external_id(input, "external_id");
-        let content_type = input.opt_enum("content_type");
-        Some(NewDocument {
-            content: content?,
-            metadata,
-            external_id,
-            content_type,
-        })
-    }
-}
-
-impl crate::validate::FromInput for DocumentVersion {
-    fn read(input: &mut Input) -> Option<Self> {
-        let content = input.string("content", 1, super::MAX_DOCUMENT_BYTES);
-        let metadata = input.opt_object("metadata", 16_384);
-        let content_type = input.opt_enum("content_type");
-        Some(DocumentVersion {
-            content: content?,
-            metadata,
-            content_type,
-        })
-    }
-}
-
-/// Longest external id, in characters.
-pub const MAX_EXTERNAL_ID: usize = 256;
-
-/// An optional external id: a string of 1 to 256 characters (an empty one is refused, not taken
-/// as absent: it would name no document).
-fn external_id(input: &mut Input, field: &str) -> Option<String> {
-    match input.raw(field)? {
-        Value::String(s) => match check_external_id(s) {
-            Ok(id) => Some(id),
-            Err(message) => {
-                input.error(field, message);
-                None
-            }
-        },
-        _ => {
-            input.error(field, "must be a string");
-            None
-        }
-    }
-}
-
-/// An external id as given in a path or body: trimmed, 1 to 256 characters.
-pub fn check_external_id(s: &str) -> Result<String, String> {
-    let s = s.trim();
-    match s.chars().count() {
-        0 => Err("must not be empty".into()),
-        n if n > MAX_EXTERNAL_ID => Err(format!("must be at most {MAX_EXTERNAL_ID} characters")),
-        _ if s.contains('\0') => Err("must not contain the NUL character".into()),
-        _ => Ok(s.to_owned()),
-    }
-}
 
 const COLUMNS: &str =
     "id, index_id, chunks_created, status, error, metadata, external_id, created_at";

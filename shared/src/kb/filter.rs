@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::validate::Input;
+use shipmate_types::input::Input;
 
 /// At most this many keys, and this many values for one key: a filter is a condition, not a list
 /// of documents.
@@ -109,7 +109,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn read(v: Value) -> Result<Filter, shipmate_core::AppError> {
+    fn read(v: Value) -> Result<Filter, shipmate_types::input::Invalid> {
         let mut input = Input::new(json!({ "filter": v })).expect("an object");
         let f = Filter::read(&mut input, "filter");
         input.finish().map(|_| f)
@@ -137,7 +137,7 @@ mod tests {
     #[test]
     fn objects_nested_lists_and_empty_lists_are_refused_by_key() {
         let err = read(json!({"a": {"b": 1}, "c": [[1]], "d": [], "e": "ok"})).unwrap_err();
-        let text = format!("{err}");
+        let text = format!("{err:?}");
         for field in ["filter.a", "filter.c", "filter.d"] {
             assert!(text.contains(field), "{text}");
         }

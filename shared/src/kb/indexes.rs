@@ -9,19 +9,6 @@ use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::kb::{Index, NewIndex};
 
-impl crate::validate::FromInput for NewIndex {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        let name = input.string("name", 1, 200);
-        let embedding_model = input.opt_string("embedding_model", 200);
-        let external_id = input.opt_string("external_id", 200);
-        Some(NewIndex {
-            name: name?,
-            embedding_model,
-            external_id,
-        })
-    }
-}
-
 /// What uploads and searches need of an index, read without counting its documents and chunks
 /// (the counts are for listings; on a large index they cost more than the search itself).
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -15,10 +15,6 @@ pub mod providers;
 pub mod search;
 pub mod upsert;
 
-/// Largest document content accepted, in bytes (the spec's 100 KB); for files and HTML, of the
-/// text taken from them.
-pub const MAX_DOCUMENT_BYTES: usize = 102_400;
-
 /// Largest file the upload takes, in bytes (10 MB).
 pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
 

@@ -22,8 +22,8 @@ pub struct Search {
     pub filter: Filter,
 }
 
-impl crate::validate::FromInput for Search {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
+impl shipmate_types::input::FromInput for Search {
+    fn read(input: &mut shipmate_types::input::Input) -> Option<Self> {
         let query = input.string("query", 1, 2_000);
         let top_k = input.opt_int("top_k", 1, 20).unwrap_or(5);
         let mode = if input.has("mode") {

@@ -13,16 +13,6 @@ pub use shipmate_types::email::{
     NotificationChanges, Notifications, SubscriberCounts, Suppression,
 };
 
-impl crate::validate::FromInput for NotificationChanges {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        Some(NotificationChanges {
-            new_feedback: input.opt_bool("new_feedback"),
-            new_testimonial: input.opt_bool("new_testimonial"),
-            weekly_report: input.opt_bool("weekly_report"),
-        })
-    }
-}
-
 /// Where links in emails point, and whether email is configured at all (nothing is queued if not).
 #[derive(Clone, Copy)]
 pub struct Mail<'a> {

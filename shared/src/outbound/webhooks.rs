@@ -10,7 +10,6 @@ use uuid::Uuid;
 
 use super::events::EventType;
 use super::OutboundSettings;
-use crate::validate::{FromInput, Input};
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::webhooks::{NewWebhook, Webhook, WebhookChanges};
@@ -24,49 +23,6 @@ fn new_secret() -> String {
     let mut bytes = [0u8; 32];
     rand::thread_rng().fill_bytes(&mut bytes);
     format!("whsec_{}", B64.encode(bytes))
-}
-
-fn valid_event(name: &str) -> bool {
-    name == "*" || EventType::parse(name).is_some_and(|e| e != EventType::Ping)
-}
-
-fn read_events(input: &mut Input) -> Vec<String> {
-    input.string_list(
-        "events",
-        true,
-        valid_event,
-        "must list known event names (see GET /v1/webhooks/events) or \"*\"",
-    )
-}
-
-impl FromInput for NewWebhook {
-    fn read(input: &mut Input) -> Option<Self> {
-        let url = input.string("url", 1, 2000);
-        let events = read_events(input);
-        let description = input.opt_string("description", 500);
-        Some(NewWebhook {
-            url: url?,
-            events,
-            description,
-        })
-    }
-}
-
-/// Any of the fields; a present but empty `description` (`Some("")`) clears it.
-impl FromInput for WebhookChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        let url = input.present("url", |i| i.string("url", 1, 2000));
-        let events = input.present("events", |i| Some(read_events(i)));
-        let description = input
-            .has("description")
-            .then(|| input.opt_string("description", 500).unwrap_or_default());
-        Some(WebhookChanges {
-            url,
-            events,
-            description,
-            enabled: input.opt_bool("enabled"),
-        })
-    }
 }
 
 /// Refuses a URL that is not http(s) or that points at a private address (422 `url_not_allowed`),

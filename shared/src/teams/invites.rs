@@ -12,17 +12,6 @@ use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::teams::{Invite, InviteAccepted, InvitePreview, InviteProject, NewInvite};
 
-impl crate::validate::FromInput for NewInvite {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        let email = input.email("email");
-        let role = input.enum_value("role");
-        Some(NewInvite {
-            email: email?,
-            role: role?,
-        })
-    }
-}
-
 pub const INVITE_DAYS: i64 = 7;
 
 /// Invites `email` with `role`, replacing a pending invite of the same email; 409 when the email

@@ -9,14 +9,6 @@ use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::teams::{Member, RoleChange};
 
-impl crate::validate::FromInput for RoleChange {
-    fn read(input: &mut crate::validate::Input) -> Option<Self> {
-        Some(RoleChange {
-            role: input.enum_value("role")?,
-        })
-    }
-}
-
 /// Owners first, then by when they joined.
 pub async fn list(db: &PgPool, project: Uuid) -> AppResult<Vec<Member>> {
     let rows = sqlx::query!(

@@ -2,9 +2,29 @@
 //! collecting every problem so the client sees all of them in one 422.
 
 use serde_json::{Map, Value};
-use shipmate_types::StringEnum;
 
-use shipmate_core::error::{AppError, FieldError};
+use crate::common::FieldError;
+use crate::StringEnum;
+
+/// A body that breaks the rules: every wrong field, and the problem's `code` (`validation_failed`
+/// unless the body says otherwise). The server answers it with one 422.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invalid {
+    pub code: &'static str,
+    pub errors: Vec<FieldError>,
+}
+
+impl Invalid {
+    fn one(field: &str, message: &str) -> Self {
+        Invalid {
+            code: "validation_failed",
+            errors: vec![FieldError {
+                field: field.into(),
+                message: message.into(),
+            }],
+        }
+    }
+}
 
 /// A request body read from a JSON object. `read` takes every field, recording each problem in
 /// the input, and yields the body when nothing required is missing; the caller turns the recorded
@@ -21,7 +41,7 @@ pub struct Input {
 }
 
 impl Input {
-    pub fn new(body: Value) -> Result<Self, AppError> {
+    pub fn new(body: Value) -> Result<Self, Invalid> {
         match body {
             Value::Object(obj) => {
                 // Postgres cannot store NUL in text or jsonb: refuse it here, or a queued write
@@ -40,19 +60,15 @@ impl Input {
                     code: "validation_failed",
                 })
             }
-            _ => Err(AppError::invalid(
-                "validation_failed",
-                "body",
-                "must be a JSON object",
-            )),
+            _ => Err(Invalid::one("body", "must be a JSON object")),
         }
     }
 
     /// Reads a whole body: every problem found becomes one 422.
-    pub fn parse<T: FromInput>(mut self) -> Result<T, AppError> {
+    pub fn parse<T: FromInput>(mut self) -> Result<T, Invalid> {
         let body = T::read(&mut self);
         self.finish()?;
-        body.ok_or_else(|| AppError::invalid("validation_failed", "body", "is incomplete"))
+        body.ok_or_else(|| Invalid::one("body", "is incomplete"))
     }
 
     /// The body as it came, for parsers that take the whole shape themselves.
@@ -309,15 +325,14 @@ impl Input {
     }
 
     /// Ends parsing: every problem found so far becomes one 422.
-    pub fn finish(self) -> Result<(), AppError> {
+    pub fn finish(self) -> Result<(), Invalid> {
         if self.errors.is_empty() {
             return Ok(());
         }
-        let mut err = AppError::validation(self.errors);
-        if let AppError::Client { code, .. } = &mut err {
-            *code = self.code;
-        }
-        Err(err)
+        Err(Invalid {
+            code: self.code,
+            errors: self.errors,
+        })
     }
 }
 
@@ -343,104 +358,6 @@ pub fn is_email(s: &str) -> bool {
         && !s.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
-/// Parses a path identifier; anything that is not a UUID names no resource.
-pub fn parse_id(s: &str, what: &str) -> Result<uuid::Uuid, AppError> {
-    uuid::Uuid::parse_str(s).map_err(|_| AppError::not_found(what))
-}
-
-/// An optional query parameter holding a string enum (absent or empty: `None`; unknown: 422).
-pub fn query_enum<E: StringEnum>(
-    q: &std::collections::HashMap<String, String>,
-    field: &str,
-) -> Result<Option<E>, AppError> {
-    match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        None => Ok(None),
-        Some(v) => E::parse(v).map(Some).ok_or_else(|| {
-            AppError::invalid(
-                "validation_failed",
-                field,
-                format!("must be one of: {}", E::NAMES.join(", ")),
-            )
-        }),
-    }
-}
-
-/// An optional integer query parameter in `min..=max` (absent or empty: `default`; else 422).
-pub fn query_int(
-    q: &std::collections::HashMap<String, String>,
-    field: &str,
-    default: i64,
-    min: i64,
-    max: i64,
-) -> Result<i64, AppError> {
-    match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        None => Ok(default),
-        Some(s) => match s.parse::<i64>() {
-            Ok(n) if (min..=max).contains(&n) => Ok(n),
-            _ => Err(AppError::invalid(
-                "validation_failed",
-                field,
-                format!("must be an integer from {min} to {max}"),
-            )),
-        },
-    }
-}
-
-/// A page of a list: `page` (from 1) and `per_page` query parameters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Paging {
-    pub page: i64,
-    pub per_page: i64,
-}
-
-impl Paging {
-    /// Lists of feedback, testimonials and changelog entries: 50 a page by default, up to 100.
-    pub fn parse(q: &std::collections::HashMap<String, String>) -> Result<Self, AppError> {
-        Self::parse_with(q, 50, 100)
-    }
-
-    pub fn parse_with(
-        q: &std::collections::HashMap<String, String>,
-        default: i64,
-        max: i64,
-    ) -> Result<Self, AppError> {
-        Ok(Paging {
-            page: query_int(q, "page", 1, 1, 1_000_000)?,
-            per_page: query_int(q, "per_page", default, 1, max)?,
-        })
-    }
-
-    pub const fn first(per_page: i64) -> Self {
-        Paging { page: 1, per_page }
-    }
-
-    pub fn offset(self) -> i64 {
-        (self.page - 1) * self.per_page
-    }
-
-    pub fn wrap<T>(self, data: Vec<T>, total: i64) -> shipmate_types::common::Page<T> {
-        shipmate_types::common::Page {
-            data,
-            page: self.page,
-            per_page: self.per_page,
-            total,
-        }
-    }
-}
-
-/// Parses the `project_id` query parameter of dashboard endpoints.
-pub fn project_id_param(v: Option<&str>) -> Result<uuid::Uuid, AppError> {
-    match v {
-        None | Some("") => Err(AppError::invalid(
-            "validation_failed",
-            "project_id",
-            "is required",
-        )),
-        Some(s) => uuid::Uuid::parse_str(s)
-            .map_err(|_| AppError::invalid("validation_failed", "project_id", "must be a UUID")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,7 +369,7 @@ mod tests {
         assert!(i.string("title", 1, 10).is_none());
         assert!(i.int("rating", 1, 5).is_none());
         assert!(i.email("email").is_none());
-        let Err(AppError::Client { errors, .. }) = i.finish() else {
+        let Err(Invalid { errors, .. }) = i.finish() else {
             panic!("expected 422")
         };
         assert_eq!(errors.len(), 3);
