@@ -57,7 +57,7 @@ impl Application {
         })
         .await?;
         let deliveries = shipmate_core::startup::retry("redis", || {
-            shipmate_shared::outbound::connect_queue(
+            shipmate_outbound::connect_queue(
                 &settings.common.redis_url,
                 &settings.common.queue_prefix,
             )

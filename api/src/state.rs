@@ -48,7 +48,7 @@ pub struct Inner {
     pub models: Registry,
     pub queue: Queue,
     /// Webhook and email deliveries (apalis).
-    pub deliveries: shipmate_shared::outbound::DeliveryQueue,
+    pub deliveries: shipmate_outbound::DeliveryQueue,
     /// The country database, read into memory once at start.
     pub geo: Geo,
     /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
@@ -92,7 +92,7 @@ impl Deref for AppState {
 impl AppState {
     pub fn new(
         db: PgPool,
-        (queue, deliveries): (Queue, shipmate_shared::outbound::DeliveryQueue),
+        (queue, deliveries): (Queue, shipmate_outbound::DeliveryQueue),
         settings: ApiSettings,
         public_url: String,
     ) -> anyhow::Result<Self> {
@@ -128,8 +128,8 @@ impl AppState {
     }
 
     /// Where email links point, and whether email goes out at all.
-    pub fn mail(&self) -> shipmate_shared::outbound::subscriptions::Mail<'_> {
-        shipmate_shared::outbound::subscriptions::Mail {
+    pub fn mail(&self) -> shipmate_outbound::subscriptions::Mail<'_> {
+        shipmate_outbound::subscriptions::Mail {
             configured: self.settings.common.outbound.email_configured(),
             public_url: &self.public_url,
         }
@@ -137,7 +137,7 @@ impl AppState {
 
     /// Queues the deliveries a committed change recorded.
     pub async fn deliver(&self, ids: &[uuid::Uuid]) {
-        shipmate_shared::outbound::enqueue(&self.deliveries, ids).await;
+        shipmate_outbound::enqueue(&self.deliveries, ids).await;
     }
 
     /// The project of an API key and what the key may do, from the cache or Postgres.

@@ -9,6 +9,7 @@ pub mod masked;
 pub mod metrics;
 pub mod params;
 pub mod queue;
+pub mod secret;
 pub mod startup;
 pub mod tokens;
 

@@ -1,33 +1,9 @@
 //! Settings shared by the binaries, read from the environment (a `.env` may fill it) or flags.
 
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 use shipmate_core::masked::mask_url;
-
-/// A secret that never prints.
-#[derive(Clone, Default)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-impl FromStr for Secret {
-    type Err = std::convert::Infallible;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(Secret(s.to_owned()))
-    }
-}
+use shipmate_core::secret::Secret;
 
 /// Connections and model/provider settings that both the api and the worker need.
 #[derive(clap::Args, Debug, Clone)]
@@ -92,7 +68,7 @@ pub struct CommonSettings {
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
     #[command(flatten)]
-    pub outbound: crate::outbound::OutboundSettings,
+    pub outbound: shipmate_outbound::OutboundSettings,
 }
 
 /// Settings whose values are URLs that may carry a password.

@@ -10,7 +10,6 @@ pub mod changelog;
 pub mod config;
 pub mod feedback;
 pub mod kb;
-pub mod outbound;
 pub mod projects;
 pub mod teams;
 pub mod testimonials;

@@ -38,10 +38,7 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         .unwrap_or_else(|| format!("worker-{}", std::process::id()));
     tracing::info!(%consumer, "shipmate-worker started");
     let delivery_queue = retry("redis", || {
-        shipmate_shared::outbound::connect_queue(
-            &settings.common.redis_url,
-            &settings.common.queue_prefix,
-        )
+        shipmate_outbound::connect_queue(&settings.common.redis_url, &settings.common.queue_prefix)
     })
     .await?;
     let embed_ctx = jobs::embed::Context {

@@ -7,7 +7,7 @@ use axum::response::Response;
 use maud::{html, Markup};
 use serde::Deserialize;
 use shipmate_core::AppError;
-use shipmate_shared::outbound::subscriptions;
+use shipmate_outbound::subscriptions;
 
 use super::{html_page, layout};
 use crate::state::AppState;

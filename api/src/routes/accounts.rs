@@ -9,9 +9,9 @@ use axum::{Json, Router};
 use shipmate_core::params::parse_id;
 use shipmate_core::tokens::secrets_equal;
 use shipmate_core::AppError;
+use shipmate_outbound::notify;
 use shipmate_shared::auth::oauth;
 use shipmate_shared::auth::{accounts, resets, sessions, verification, User};
-use shipmate_shared::outbound::notify;
 use shipmate_types::accounts::{
     EmailAddress, Login, NewAccount, PasswordChange, PasswordChanged, PasswordReset, Setup,
     VerifyEmail,

@@ -7,7 +7,7 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use shipmate_shared::outbound::subscriptions::{
+use shipmate_outbound::subscriptions::{
     self, NotificationChanges, Notifications, SubscriberCounts,
 };
 use shipmate_shared::projects::{self, Project};

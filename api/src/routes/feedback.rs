@@ -8,11 +8,11 @@ use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
 use shipmate_core::params::{parse_id, query_enum, Paging};
 use shipmate_core::AppError;
+use shipmate_outbound::notify;
 use shipmate_shared::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
     FeedbackType, ListFilter, NewFeedback, Start, VoteState,
 };
-use shipmate_shared::outbound::notify;
 use shipmate_shared::projects;
 use shipmate_shared::teams::Role;
 use shipmate_types::common::Page;

@@ -11,6 +11,7 @@ use axum::{Json, Router};
 use shipmate_core::error::Refusal;
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
+use shipmate_outbound::notify;
 use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_shared::feedback::merge::{self, MergeRequest};
 use shipmate_shared::feedback::roadmap::{self, Roadmap};
@@ -18,7 +19,6 @@ use shipmate_shared::feedback::similar::{self, SimilarEntry};
 use shipmate_shared::feedback::{
     self, Feedback, FeedbackModeration, NewFeedback, Participant, Start,
 };
-use shipmate_shared::outbound::notify;
 use shipmate_shared::projects;
 use shipmate_shared::teams::Role;
 use shipmate_types::common::List;

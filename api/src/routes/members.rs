@@ -6,7 +6,7 @@ use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
-use shipmate_shared::outbound::notify;
+use shipmate_outbound::notify;
 use shipmate_shared::teams::invites::{self, Invite, InviteAccepted, InvitePreview, NewInvite};
 use shipmate_shared::teams::members::{self, Actor, Member, RoleChange};
 use shipmate_shared::teams::Role;

@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use shipmate_core::params::{parse_id, Paging};
-use shipmate_shared::outbound::notify;
+use shipmate_outbound::notify;
 use shipmate_shared::projects;
 use shipmate_shared::testimonials::{
     self, ModerationDecision, NewTestimonial, Testimonial, TestimonialStatus,

@@ -5,9 +5,9 @@ use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_core::params::parse_id;
-use shipmate_shared::outbound::events::EventType;
-use shipmate_shared::outbound::store::{self, Delivery};
-use shipmate_shared::outbound::webhooks::{self, NewWebhook, Webhook, WebhookChanges};
+use shipmate_outbound::events::EventType;
+use shipmate_outbound::store::{self, Delivery};
+use shipmate_outbound::webhooks::{self, NewWebhook, Webhook, WebhookChanges};
 use shipmate_types::webhooks::TestQueued;
 
 use super::schemas::{Deleted, DeliveryList, EventList, WebhookList};

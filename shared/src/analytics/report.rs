@@ -10,8 +10,8 @@ use uuid::Uuid;
 use super::query::{Filters, Range};
 use super::reads::{self, Read};
 use super::ReadQuery;
-use crate::outbound::email::{self, Kind, Template};
 use shipmate_core::AppResult;
+use shipmate_outbound::email::{self, Kind, Template};
 
 /// The Monday starting the week before `now`'s.
 pub fn last_week(now: DateTime<Utc>) -> NaiveDate {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
-use crate::config::Secret;
+use shipmate_core::secret::Secret;
 use shipmate_core::tokens::{hash_token, random_token};
 use shipmate_core::{AppError, AppResult};
 

@@ -6,9 +6,9 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::indexes::IndexRef;
-use crate::outbound::events::{emit_many, EventType};
 use shipmate_core::error::on_constraint;
 use shipmate_core::{AppError, AppResult};
+use shipmate_outbound::events::{emit_many, EventType};
 
 pub use shipmate_types::kb::{Chunk, Document, DocumentVersion, NewDocument};
 pub use shipmate_types::{ContentType, DocumentStatus};

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::aimd::Aimd;
 use super::embed::{Embedder, InputKind};
-use crate::config::Secret;
+use shipmate_core::secret::Secret;
 
 const ATTEMPTS: u32 = 5;
 

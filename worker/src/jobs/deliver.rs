@@ -5,11 +5,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 use shipmate_core::metrics::{EMAILS, WEBHOOK_DELIVERIES};
-use shipmate_shared::outbound::email::{Mailer, Rendered};
-use shipmate_shared::outbound::store::{self, Claimed, Outcome};
-use shipmate_shared::outbound::{
-    self, net, webhooks, DeliveryJob, DeliveryQueue, OutboundSettings,
-};
+use shipmate_outbound::email::{Mailer, Rendered};
+use shipmate_outbound::store::{self, Claimed, Outcome};
+use shipmate_outbound::{self, net, webhooks, DeliveryJob, DeliveryQueue, OutboundSettings};
 use sqlx::PgPool;
 
 /// What every attempt needs; cloned into each job by apalis.
@@ -86,7 +84,7 @@ async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_core::AppResult<()> 
         Some(to),
     ) = (&outcome, &claimed.recipient)
     {
-        shipmate_shared::outbound::subscriptions::suppress(&ctx.db, to, error).await?;
+        shipmate_outbound::subscriptions::suppress(&ctx.db, to, error).await?;
     }
     if let Some(delay) = store::finish(
         &ctx.db,
@@ -96,7 +94,7 @@ async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_core::AppResult<()> 
     )
     .await?
     {
-        outbound::enqueue_after(&ctx.queue, claimed.id, delay).await;
+        shipmate_outbound::enqueue_after(&ctx.queue, claimed.id, delay).await;
     }
     Ok(())
 }
@@ -179,7 +177,7 @@ pub async fn sweep(db: &PgPool, queue: &DeliveryQueue) {
         Ok(ids) if ids.is_empty() => {}
         Ok(ids) => {
             tracing::info!(count = ids.len(), "re-queued deliveries whose job was lost");
-            outbound::enqueue(queue, &ids).await;
+            shipmate_outbound::enqueue(queue, &ids).await;
         }
         Err(e) => tracing::warn!(error = %e, "the delivery sweep failed; will retry"),
     }

@@ -18,12 +18,12 @@ use uuid::Uuid;
 
 use crate::settings::WorkerSettings;
 use shipmate_core::metrics::{EMBEDDED_CHUNKS, EMBED_BATCH};
-use shipmate_shared::outbound::enqueue;
+use shipmate_outbound::enqueue;
 
 pub struct Context {
     pub db: PgPool,
     /// Where `document.ready` and `document.failed` deliveries are queued.
-    pub deliveries: shipmate_shared::outbound::DeliveryQueue,
+    pub deliveries: shipmate_outbound::DeliveryQueue,
     pub models: Arc<Registry>,
     pub settings: WorkerSettings,
 }

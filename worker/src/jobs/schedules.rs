@@ -32,7 +32,7 @@ pub async fn deliveries(
         async move {
             if restart {
                 // The fetch may have failed on a large backlog (`promote_due` says why).
-                match shipmate_shared::outbound::promote_due(&redis_url, &prefix).await {
+                match shipmate_outbound::promote_due(&redis_url, &prefix).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(n, "moved a backlog of due delivery jobs in slices"),
                     Err(e) => tracing::warn!(error = %e, "could not move due delivery jobs"),
@@ -53,7 +53,7 @@ pub async fn deliveries(
 #[derive(Clone)]
 struct Scheduled {
     db: PgPool,
-    queue: shipmate_shared::outbound::DeliveryQueue,
+    queue: shipmate_outbound::DeliveryQueue,
     /// Where the report's links point; `None` when email is not configured.
     public_url: Option<String>,
 }
@@ -68,7 +68,7 @@ async fn weekly_report_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynErr
         return Ok(());
     };
     match report::queue_due(&s.db, public_url, chrono::Utc::now()).await {
-        Ok(ids) => shipmate_shared::outbound::enqueue(&s.queue, &ids).await,
+        Ok(ids) => shipmate_outbound::enqueue(&s.queue, &ids).await,
         // The next tick tries again; nothing was claimed for a project whose queueing failed.
         Err(e) => tracing::warn!(error = %e, "the weekly report could not be queued"),
     }

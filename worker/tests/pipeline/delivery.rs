@@ -315,12 +315,12 @@ async fn a_backlog_of_many_thousand_jobs_is_drained() {
     add_webhook(&app, &owner, pid, &receiver.url, json!(["*"])).await;
     load_env();
     let redis_url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
-    let mut queue = shipmate_shared::outbound::connect_queue(&redis_url, &app.queue_prefix)
+    let mut queue = shipmate_outbound::connect_queue(&redis_url, &app.queue_prefix)
         .await
         .unwrap();
     // Jobs for deliveries that do not exist: each is a no-op, but they fill the queue.
     let filler: Vec<_> = (0..9_000)
-        .map(|_| shipmate_shared::outbound::DeliveryJob {
+        .map(|_| shipmate_outbound::DeliveryJob {
             ids: vec![uuid::Uuid::new_v4()],
         })
         .collect();

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use shipmate_shared::outbound::net::webhook_client;
+use shipmate_outbound::net::webhook_client;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 

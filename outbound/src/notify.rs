@@ -7,11 +7,11 @@ use uuid::Uuid;
 use super::email::{Kind, Template};
 use super::events::{emit, EventType};
 use super::subscriptions::{notify_followers, notify_members, notify_subscribers, Mail};
-use crate::changelog::Entry;
-use crate::feedback::comments::Comment;
-use crate::feedback::{Feedback, FeedbackStatus};
-use crate::testimonials::{Testimonial, TestimonialStatus};
 use shipmate_core::AppResult;
+use shipmate_types::changelog::Entry;
+use shipmate_types::feedback::{Comment, Feedback};
+use shipmate_types::testimonials::Testimonial;
+use shipmate_types::{FeedbackStatus, TestimonialStatus};
 
 async fn project_name(tx: &mut PgConnection, project_id: Uuid) -> AppResult<String> {
     Ok(
