@@ -10,12 +10,12 @@ use governor::{DefaultKeyedRateLimiter, Quota};
 use moka::future::Cache;
 use shipmate_core::queue::Queue;
 use shipmate_core::AppError;
+use shipmate_kb::embed::InputKind;
+use shipmate_kb::models::Registry;
+use shipmate_kb::pool::Busy;
 use shipmate_shared::analytics::visitor::{Geo, SaltCache};
 use shipmate_shared::api_keys::{self, Access};
 use shipmate_shared::auth::oauth::Provider;
-use shipmate_shared::kb::embed::InputKind;
-use shipmate_shared::kb::models::Registry;
-use shipmate_shared::kb::pool::Busy;
 use shipmate_shared::projects::Project;
 use sqlx::PgPool;
 
@@ -109,7 +109,7 @@ impl AppState {
             metrics_allow: settings.metrics_allow()?,
             limits: Arc::new(Limits::new(&settings)),
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
-            models: Registry::new(&settings.common),
+            models: Registry::new(&settings.common.kb),
             queue,
             deliveries,
             geo: Geo::open(settings.common.geoip_db.as_deref()),

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use shipmate_core::masked::mask_url;
-use shipmate_core::secret::Secret;
 
 /// Connections and model/provider settings that both the api and the worker need.
 #[derive(clap::Args, Debug, Clone)]
@@ -21,44 +20,9 @@ pub struct CommonSettings {
     /// Prefix of this deployment's Redis keys.
     #[arg(long, env = "SHIPMATE_QUEUE_PREFIX", default_value = "shipmate")]
     pub queue_prefix: String,
-    /// Folder of local ONNX embedding models, one folder per model.
-    #[arg(long, env = "SHIPMATE_MODELS_DIR", default_value = "./models")]
-    pub models_dir: PathBuf,
-    /// The ONNX Runtime shared library (found by scripts/setup).
-    #[arg(long, env = "ORT_DYLIB_PATH")]
-    pub ort_dylib_path: Option<PathBuf>,
     /// MaxMind-format country database (`.mmdb`).
     #[arg(long, env = "SHIPMATE_GEOIP_DB")]
     pub geoip_db: Option<PathBuf>,
-    /// OpenAI-compatible `/embeddings` API serving the `provider-a-*` models.
-    #[arg(
-        long,
-        env = "SHIPMATE_PROVIDER_A_URL",
-        default_value = "https://api.openai.com/v1"
-    )]
-    pub provider_a_url: String,
-    /// API key for provider A; its models are unavailable without one.
-    #[arg(long, env = "SHIPMATE_PROVIDER_A_KEY", hide_env_values = true)]
-    pub provider_a_key: Option<Secret>,
-    /// `batchEmbedContents`-style API serving `provider-b-embedding-001`.
-    #[arg(
-        long,
-        env = "SHIPMATE_PROVIDER_B_URL",
-        default_value = "https://generativelanguage.googleapis.com/v1beta"
-    )]
-    pub provider_b_url: String,
-    /// API key for provider B; its model is unavailable without one.
-    #[arg(long, env = "SHIPMATE_PROVIDER_B_KEY", hide_env_values = true)]
-    pub provider_b_key: Option<Secret>,
-    /// ONNX Runtime sessions per local model and process, each on its own thread with an equal
-    /// share of the cores: more sessions run more queries (or parts of a batch) at once, each
-    /// holding its own copy of the model in memory.
-    #[arg(long, env = "SHIPMATE_EMBED_SESSIONS", default_value_t = crate::kb::local::DEFAULT_SESSIONS)]
-    pub embed_sessions: usize,
-    /// Most calls in flight to one embedding provider per process (the worker's document
-    /// batches, the api's queries). A 429 or 503 halves the limit for a while (AIMD).
-    #[arg(long, env = "SHIPMATE_EMBED_PROVIDER_CONCURRENCY", default_value_t = 8)]
-    pub embed_provider_concurrency: usize,
     /// Memory for filtered analytics reads and funnels: the api keeps the days of events they
     /// read as columns, about 50 bytes per event, and each project's dictionary of their values;
     /// beyond this it drops the days read longest ago, and a project's dictionary with its last.
@@ -67,6 +31,8 @@ pub struct CommonSettings {
     /// Database connections per process.
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
+    #[command(flatten)]
+    pub kb: shipmate_kb::KbSettings,
     #[command(flatten)]
     pub outbound: shipmate_outbound::OutboundSettings,
 }

@@ -9,7 +9,6 @@ pub mod auth;
 pub mod changelog;
 pub mod config;
 pub mod feedback;
-pub mod kb;
 pub mod projects;
 pub mod teams;
 pub mod testimonials;

@@ -9,8 +9,8 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 use shipmate_core::error::Refusal;
 use shipmate_core::AppError;
+use shipmate_kb::chunking::chunk;
 use shipmate_shared::analytics::events::parse_body;
-use shipmate_shared::kb::chunking::chunk;
 
 /// Text with Markdown structure, Unicode and whitespace runs mixed in.
 fn document() -> impl Strategy<Value = String> {

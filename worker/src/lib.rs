@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use shipmate_core::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_core::startup::retry;
+use shipmate_kb::models::Registry;
 use shipmate_shared::analytics::events::EventBatch;
 use shipmate_shared::analytics::visitor::Geo;
-use shipmate_shared::kb::models::Registry;
 use tokio::sync::watch;
 
 use crate::jobs::events::{Enricher, Read};
@@ -44,7 +44,7 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     let embed_ctx = jobs::embed::Context {
         db: db.clone(),
         deliveries: delivery_queue.clone(),
-        models: Arc::new(Registry::new(&settings.common).with_nice(settings.embed_nice)),
+        models: Arc::new(Registry::new(&settings.common.kb).with_nice(settings.embed_nice)),
         settings: settings.clone(),
     };
     if let Some(addr) = settings.metrics_bind {

@@ -8,9 +8,9 @@ use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
-use shipmate_shared::kb::documents::{self, Chunk, Document};
-use shipmate_shared::kb::indexes::{self, Index, IndexRef, NewIndex};
-use shipmate_shared::kb::search::{self, Search, SearchMode, SearchQuery};
+use shipmate_kb::documents::{self, Chunk, Document};
+use shipmate_kb::indexes::{self, Index, IndexRef, NewIndex};
+use shipmate_kb::search::{self, Search, SearchMode, SearchQuery};
 use shipmate_types::common::List;
 
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};

@@ -11,13 +11,13 @@ use shipmate_core::error::FieldError;
 use shipmate_core::error::Refusal;
 use shipmate_core::queue::{EmbedJob, EMBED_STREAM};
 use shipmate_core::AppError;
-use shipmate_shared::kb::content;
-use shipmate_shared::kb::documents::{
+use shipmate_kb::content;
+use shipmate_kb::documents::{
     self, ContentType, Document, DocumentStatus, DocumentVersion, Draft, NewDocument,
 };
-use shipmate_shared::kb::indexes::IndexRef;
-use shipmate_shared::kb::upsert::{self, Upserted};
-use shipmate_shared::kb::{chunking, MAX_BATCH, MAX_FILE_BYTES};
+use shipmate_kb::indexes::IndexRef;
+use shipmate_kb::upsert::{self, Upserted};
+use shipmate_kb::{chunking, MAX_BATCH, MAX_FILE_BYTES};
 use shipmate_types::common::List;
 use shipmate_types::input::Input;
 use shipmate_types::kb::MAX_DOCUMENT_BYTES;

@@ -10,8 +10,8 @@ use serde_json::Value;
 use shipmate_core::error::FieldError;
 use shipmate_core::error::Refusal;
 use shipmate_core::AppError;
-use shipmate_shared::kb::content::{self, FileKind, PdfError};
-use shipmate_shared::kb::MAX_FILE_BYTES;
+use shipmate_kb::content::{self, FileKind, PdfError};
+use shipmate_kb::MAX_FILE_BYTES;
 use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 use shipmate_types::ContentType;
 

@@ -4,7 +4,7 @@
 use crate::problem::ApiResult;
 use serde_json::{Map, Value};
 use shipmate_core::AppError;
-use shipmate_shared::kb::documents::ContentType;
+use shipmate_kb::documents::ContentType;
 use shipmate_types::kb::check_external_id;
 use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 

@@ -12,9 +12,9 @@ use futures::StreamExt;
 use rand::Rng;
 use serde_json::{json, Value};
 use shipmate_benches::{ms, percentile, start, Bench};
-use shipmate_shared::kb::documents::PendingChunk;
-use shipmate_shared::kb::embed::InputKind;
-use shipmate_shared::kb::local::{scan, LocalModel, PoolOptions, DEFAULT_SESSIONS};
+use shipmate_kb::documents::PendingChunk;
+use shipmate_kb::embed::InputKind;
+use shipmate_kb::local::{scan, LocalModel, PoolOptions, DEFAULT_SESSIONS};
 use sqlx::PgPool;
 
 const MODEL: &str = "all-minilm-l6-v2";

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 
-use shipmate_shared::kb::documents::{self, Lane, PendingChunk, Vectors};
-use shipmate_shared::kb::embed::{Embedder, InputKind};
-use shipmate_shared::kb::models::Registry;
+use shipmate_kb::documents::{self, Lane, PendingChunk, Vectors};
+use shipmate_kb::embed::{Embedder, InputKind};
+use shipmate_kb::models::Registry;
 use sqlx::PgPool;
 use tokio::sync::watch;
 use tracing::Instrument;
@@ -55,7 +55,7 @@ async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane, sha
     let s = &ctx.settings;
     // A provider lane claims enough for every call it may keep in flight.
     let scale = if lane.remote {
-        s.common.embed_provider_concurrency.max(1) as i64
+        s.common.kb.embed_provider_concurrency.max(1) as i64
     } else {
         1
     };
@@ -169,7 +169,7 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             // limit, which backs off on 429, decides how many are sent at once).
             Some(size) => (
                 chunks.chunks(size).collect::<Vec<_>>(),
-                ctx.settings.common.embed_provider_concurrency.max(1),
+                ctx.settings.common.kb.embed_provider_concurrency.max(1),
             ),
             // A local model has the cores: one batch inferred while the previous one is written,
             // so the model never waits on Postgres.

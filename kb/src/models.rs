@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::embed::Embedder;
 use super::local::{self, LocalModel, Manifest, PoolOptions};
 use super::providers::{ProviderA, ProviderB};
-use crate::config::CommonSettings;
+use crate::KbSettings;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::kb::ModelInfo;
@@ -33,7 +33,7 @@ enum Backend {
 }
 
 pub struct Registry {
-    settings: CommonSettings,
+    settings: KbSettings,
     models: Vec<(ModelInfo, Backend)>,
     loaded: Mutex<HashMap<String, Arc<dyn Embedder>>>,
     /// The nice value of local models' threads (the worker's document batches run at 10).
@@ -41,7 +41,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn new(settings: &CommonSettings) -> Self {
+    pub fn new(settings: &KbSettings) -> Self {
         let mut locals = local::scan(&settings.models_dir);
         let mut models = Vec::new();
         for &(id, dimensions, description) in CATALOGUE {

@@ -13,7 +13,10 @@ pub mod models;
 pub mod pool;
 pub mod providers;
 pub mod search;
+pub mod settings;
 pub mod upsert;
+
+pub use settings::KbSettings;
 
 /// Largest file the upload takes, in bytes (10 MB).
 pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
