@@ -41,9 +41,7 @@ impl Application {
             registration = ?settings.registration,
             "starting"
         );
-        shipmate_shared::analytics::explore::set_memory_budget(
-            settings.common.analytics_memory_mb << 20,
-        );
+        shipmate_analytics::explore::set_memory_budget(settings.common.analytics_memory_mb << 20);
         let db = shipmate_core::db::create_and_migrate(
             &settings.common.database_url,
             settings.common.db_pool,

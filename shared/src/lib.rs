@@ -3,7 +3,6 @@
 //! Each area has its own module (`feedback`, `testimonials`, ...) holding its types and repository
 //! functions; every repository function takes the tenant (`project_id`) and uses it in its `where`.
 
-pub mod analytics;
 pub mod api_keys;
 pub mod auth;
 pub mod changelog;

@@ -6,11 +6,11 @@ pub mod settings;
 use std::sync::Arc;
 use std::time::Duration;
 
+use shipmate_analytics::events::EventBatch;
+use shipmate_analytics::visitor::Geo;
 use shipmate_core::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_core::startup::retry;
 use shipmate_kb::models::Registry;
-use shipmate_shared::analytics::events::EventBatch;
-use shipmate_shared::analytics::visitor::Geo;
 use tokio::sync::watch;
 
 use crate::jobs::events::{Enricher, Read};

@@ -8,8 +8,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
-use shipmate_shared::analytics::reads::{self, Read, Row};
-use shipmate_shared::analytics::{shares, ReadQuery};
+use shipmate_analytics::reads::{self, Read, Row};
+use shipmate_analytics::{shares, ReadQuery};
 
 use super::{error_page, html_page, layout};
 use crate::problem::ApiResult;

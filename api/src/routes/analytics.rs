@@ -8,15 +8,15 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use shipmate_analytics::events::{parse_body, EventBatch};
+use shipmate_analytics::query::PropertyQuery;
+use shipmate_analytics::reads::{self, Period, Read};
+use shipmate_analytics::realtime as live;
+use shipmate_analytics::visitor;
+use shipmate_analytics::ReadQuery;
 use shipmate_core::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_core::queue::EVENTS_STREAM;
 use shipmate_core::AppError;
-use shipmate_shared::analytics::events::{parse_body, EventBatch};
-use shipmate_shared::analytics::query::PropertyQuery;
-use shipmate_shared::analytics::reads::{self, Period, Read};
-use shipmate_shared::analytics::realtime as live;
-use shipmate_shared::analytics::visitor;
-use shipmate_shared::analytics::ReadQuery;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, PropertyRow,
     Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,

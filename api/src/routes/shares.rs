@@ -4,8 +4,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, post};
 use axum::{Json, Router};
+use shipmate_analytics::shares;
 use shipmate_core::params::parse_id;
-use shipmate_shared::analytics::shares;
 use shipmate_types::analytics::{ShareLink, ShareLinkList};
 
 use super::schemas::Deleted;

@@ -7,10 +7,10 @@ use std::net::IpAddr;
 use std::ops::Range;
 
 use chrono::NaiveDate;
-use shipmate_shared::analytics::enrich;
-use shipmate_shared::analytics::events::EventBatch;
-use shipmate_shared::analytics::store::{self, Stored};
-use shipmate_shared::analytics::visitor::{self, Geo, SaltCache, Visitor};
+use shipmate_analytics::enrich;
+use shipmate_analytics::events::EventBatch;
+use shipmate_analytics::store::{self, Stored};
+use shipmate_analytics::visitor::{self, Geo, SaltCache, Visitor};
 use sqlx::PgPool;
 use uuid::Uuid;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use apalis::prelude::*;
 use apalis_cron::{CronScheduler, Tick};
-use shipmate_shared::analytics::report;
+use shipmate_analytics::report;
 use sqlx::PgPool;
 use tokio::sync::watch;
 

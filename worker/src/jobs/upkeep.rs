@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, NaiveDate, Utc};
+use shipmate_analytics::{rollup, store};
 use shipmate_core::queue::{entry_millis, Queue, EVENTS_STREAM};
-use shipmate_shared::analytics::{rollup, store};
 use sqlx::PgPool;
 use tokio::sync::watch;
 

@@ -5,8 +5,8 @@ use chrono::{DateTime, Duration, Utc};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use shipmate_shared::analytics::events::{parse_body, EventBatch};
-use shipmate_shared::analytics::visitor::{self, Geo};
+use shipmate_analytics::events::{parse_body, EventBatch};
+use shipmate_analytics::visitor::{self, Geo};
 use shipmate_worker::jobs::events::Enricher;
 
 use crate::analytics::{read_of, CHROME};

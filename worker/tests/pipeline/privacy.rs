@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
+use shipmate_analytics::events::EventBatch;
+use shipmate_analytics::visitor::Geo;
 use shipmate_core::queue::EVENTS_STREAM;
-use shipmate_shared::analytics::events::EventBatch;
-use shipmate_shared::analytics::visitor::Geo;
 use shipmate_worker::jobs::housekeeping;
 
 use crate::analytics::{read, wait_page_views, CHROME, GOOGLEBOT};
