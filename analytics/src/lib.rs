@@ -13,10 +13,13 @@ pub mod realtime;
 pub mod report;
 pub mod rollup;
 pub mod salts;
+pub mod settings;
 pub mod shares;
 pub mod store;
 pub mod visitor;
 pub mod visits;
+
+pub use settings::AnalyticsSettings;
 
 pub use query::ReadQuery;
 

@@ -9,14 +9,14 @@ use std::marker::PhantomData;
 use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::{ConnectInfo, RawPathParams};
+use shipmate_accounts::api_keys::KeyRoute;
+use shipmate_accounts::auth::{identity, sessions, User};
+use shipmate_accounts::projects::{self, Project};
+use shipmate_accounts::teams::Role;
 use shipmate_core::error::Refusal;
 use shipmate_core::params::{parse_id, project_id_param};
 use shipmate_core::AppError;
-use shipmate_shared::api_keys::KeyRoute;
-use shipmate_shared::auth::{identity, sessions, User};
-use shipmate_shared::feedback::Participant;
-use shipmate_shared::projects::{self, Project};
-use shipmate_shared::teams::Role;
+use shipmate_feedback::feedback::Participant;
 use shipmate_types::input::{FromInput, Input};
 use uuid::Uuid;
 

@@ -2,7 +2,7 @@
 //! the domain's `Access::check` applies. A route missing here is refused to every scoped key
 //! (fail closed), so a new endpoint cannot leak to them by accident.
 
-use shipmate_shared::api_keys::KeyRoute;
+use shipmate_accounts::api_keys::KeyRoute;
 use shipmate_types::Scope;
 
 /// Routes any key of the project may call, whatever its scopes (they reveal only what a

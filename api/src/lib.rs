@@ -41,7 +41,9 @@ impl Application {
             registration = ?settings.registration,
             "starting"
         );
-        shipmate_analytics::explore::set_memory_budget(settings.common.analytics_memory_mb << 20);
+        shipmate_analytics::explore::set_memory_budget(
+            settings.common.analytics.analytics_memory_mb << 20,
+        );
         let db = shipmate_core::db::create_and_migrate(
             &settings.common.database_url,
             settings.common.db_pool,
@@ -75,7 +77,7 @@ impl Application {
         shipmate_core::metrics::spawn_upkeep();
         let state = AppState::new(db, (queue, deliveries), settings, public_url)?;
         tokio::spawn(state.limits.clone().prune_forever());
-        if !shipmate_shared::auth::users::any_exist(&state.db).await? {
+        if !shipmate_accounts::auth::users::any_exist(&state.db).await? {
             // The one place the setup token appears: whoever can read this log owns the instance.
             tracing::warn!(
                 "first run: create the instance admin at {}/setup?token={}",

@@ -10,7 +10,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 async fn main() -> anyhow::Result<()> {
     dotenvy::dotenv().ok();
     telemetry::init();
-    let cli: Cli = shipmate_shared::config::parse_masked();
+    let cli: Cli = shipmate_config::parse_masked();
     match cli.command {
         Some(Command::Migrate) => {
             shipmate_core::db::create_and_migrate(&cli.settings.common.database_url, 2).await?;

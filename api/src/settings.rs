@@ -2,9 +2,9 @@
 
 use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Parser, Subcommand};
-use shipmate_shared::auth::oauth::OAuthSettings;
-use shipmate_shared::auth::Registration;
-use shipmate_shared::config::CommonSettings;
+use shipmate_accounts::auth::oauth::OAuthSettings;
+use shipmate_accounts::auth::Registration;
+use shipmate_config::CommonSettings;
 
 #[derive(Parser, Debug, Clone)]
 #[command(

@@ -8,15 +8,15 @@ use std::time::Duration;
 use axum::http::HeaderMap;
 use governor::{DefaultKeyedRateLimiter, Quota};
 use moka::future::Cache;
+use shipmate_accounts::api_keys::{self, Access};
+use shipmate_accounts::auth::oauth::Provider;
+use shipmate_accounts::projects::Project;
 use shipmate_analytics::visitor::{Geo, SaltCache};
 use shipmate_core::queue::Queue;
 use shipmate_core::AppError;
 use shipmate_kb::embed::InputKind;
 use shipmate_kb::models::Registry;
 use shipmate_kb::pool::Busy;
-use shipmate_shared::api_keys::{self, Access};
-use shipmate_shared::auth::oauth::Provider;
-use shipmate_shared::projects::Project;
 use sqlx::PgPool;
 
 use crate::limits::Limits;
@@ -112,7 +112,7 @@ impl AppState {
             models: Registry::new(&settings.common.kb),
             queue,
             deliveries,
-            geo: Geo::open(settings.common.geoip_db.as_deref()),
+            geo: Geo::open(settings.common.analytics.geoip_db.as_deref()),
             salts: SaltCache::default(),
             query_cache: Cache::new(QUERY_CACHE_SIZE),
             key_cache: Cache::builder()

@@ -65,7 +65,7 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         settings.public_url.clone(),
     );
     let schedules = jobs::schedules::cron(consumer.clone(), &deliver_ctx, report, stop.clone());
-    let enricher = Enricher::new(db, Geo::open(settings.common.geoip_db.as_deref()));
+    let enricher = Enricher::new(db, Geo::open(settings.common.analytics.geoip_db.as_deref()));
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
     let events = events_loop(enricher, events_queue, consumer, settings, stop);
     tokio::join!(embed, events, upkeep, deliveries, schedules);

@@ -18,7 +18,7 @@ async fn main() -> anyhow::Result<()> {
         // Colour codes only for a person at a terminal, not in a log file.
         .with_ansi(std::io::stdout().is_terminal())
         .init();
-    let settings: WorkerSettings = shipmate_shared::config::parse_masked();
+    let settings: WorkerSettings = shipmate_config::parse_masked();
     let (tx, rx) = watch::channel(false);
     tokio::spawn(async move {
         shutdown_signal().await;

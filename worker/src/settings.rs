@@ -1,7 +1,7 @@
 //! Typed settings of `shipmate-worker` (`--help` lists them all).
 
 use clap::Parser;
-use shipmate_shared::config::CommonSettings;
+use shipmate_config::CommonSettings;
 
 #[derive(Parser, Debug, Clone)]
 #[command(

@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{html, Markup, PreEscaped};
 use pulldown_cmark::{Options, Parser};
+use shipmate_accounts::projects::{self, Project};
 use shipmate_core::params::Paging;
-use shipmate_shared::changelog::{self, Answered, Entry};
-use shipmate_shared::projects::{self, Project};
+use shipmate_feedback::changelog::{self, Answered, Entry};
 
 use super::{error_page, html_page, human_date, layout, layout_with_head};
 use crate::problem::ApiResult;

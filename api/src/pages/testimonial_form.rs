@@ -6,7 +6,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
-use shipmate_shared::projects::{self, Project};
+use shipmate_accounts::projects::{self, Project};
 
 use super::{error_page, html_page, layout};
 use crate::limits::HONEYPOT_FIELD;

@@ -4,10 +4,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get};
 use axum::{Json, Router};
+use shipmate_accounts::auth::access_tokens::{
+    self, AccessToken, AccessTokenCreated, NewAccessToken,
+};
+use shipmate_accounts::auth::sessions;
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
-use shipmate_shared::auth::access_tokens::{self, AccessToken, AccessTokenCreated, NewAccessToken};
-use shipmate_shared::auth::sessions;
 use shipmate_types::common::List;
 
 use super::schemas::Deleted;

@@ -6,12 +6,12 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use shipmate_accounts::auth::oauth;
+use shipmate_accounts::auth::{accounts, resets, sessions, verification, User};
 use shipmate_core::params::parse_id;
 use shipmate_core::tokens::secrets_equal;
 use shipmate_core::AppError;
 use shipmate_outbound::notify;
-use shipmate_shared::auth::oauth;
-use shipmate_shared::auth::{accounts, resets, sessions, verification, User};
 use shipmate_types::accounts::{
     EmailAddress, Login, NewAccount, PasswordChange, PasswordChanged, PasswordReset, Setup,
     VerifyEmail,
@@ -46,7 +46,7 @@ pub async fn setup(
     _: AuthLimited,
     Body(body): Body<Setup>,
 ) -> ApiResult<Response> {
-    if shipmate_shared::auth::users::any_exist(&state.db).await? {
+    if shipmate_accounts::auth::users::any_exist(&state.db).await? {
         return Err(ApiError::from(accounts::already_set_up()));
     }
     if !secrets_equal(&body.token, &state.setup_token) {

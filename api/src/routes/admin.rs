@@ -3,10 +3,10 @@
 use axum::extract::{Path, State};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
+use shipmate_accounts::auth::admin::{self, Account, AccountChanges};
+use shipmate_accounts::auth::resets;
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
-use shipmate_shared::auth::admin::{self, Account, AccountChanges};
-use shipmate_shared::auth::resets;
 use shipmate_types::accounts::InstanceSettings;
 
 use super::schemas::{AccountList, Link};

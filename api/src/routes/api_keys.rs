@@ -4,8 +4,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, post};
 use axum::{Json, Router};
+use shipmate_accounts::api_keys::{self, ApiKey, NewApiKey};
 use shipmate_core::params::parse_id;
-use shipmate_shared::api_keys::{self, ApiKey, NewApiKey};
 
 use super::schemas::{ApiKeyList, Deleted};
 use crate::extract::{Admin, Body, ProjectAccess};

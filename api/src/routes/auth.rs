@@ -10,11 +10,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use axum_extra::extract::CookieJar;
+use shipmate_accounts::auth::oauth::{self, Destination, ProviderInfo};
+use shipmate_accounts::auth::{sessions, users, User, SESSION_DAYS};
 use shipmate_core::error::Refusal;
 use shipmate_core::tokens::random_token;
 use shipmate_core::AppError;
-use shipmate_shared::auth::oauth::{self, Destination, ProviderInfo};
-use shipmate_shared::auth::{sessions, users, User, SESSION_DAYS};
 use shipmate_types::accounts::{DevLogin, LoggedOut};
 
 use super::schemas::{ProviderList, SignedIn};

@@ -7,10 +7,10 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use shipmate_accounts::projects::{self, Project};
 use shipmate_outbound::subscriptions::{
     self, NotificationChanges, Notifications, SubscriberCounts,
 };
-use shipmate_shared::projects::{self, Project};
 use shipmate_types::accounts::EmailAddress;
 use shipmate_types::email::SuppressionLifted;
 use shipmate_types::input::Input;

@@ -6,15 +6,15 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
+use shipmate_accounts::projects;
+use shipmate_accounts::teams::Role;
 use shipmate_core::params::{parse_id, query_enum, Paging};
 use shipmate_core::AppError;
-use shipmate_outbound::notify;
-use shipmate_shared::feedback::{
+use shipmate_feedback::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
     FeedbackType, ListFilter, NewFeedback, Start, VoteState,
 };
-use shipmate_shared::projects;
-use shipmate_shared::teams::Role;
+use shipmate_outbound::notify;
 use shipmate_types::common::Page;
 use uuid::Uuid;
 

@@ -8,19 +8,19 @@ use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use shipmate_accounts::projects;
+use shipmate_accounts::teams::Role;
 use shipmate_core::error::Refusal;
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
-use shipmate_outbound::notify;
-use shipmate_shared::feedback::comments::{self, Author, Comment, NewComment};
-use shipmate_shared::feedback::merge::{self, MergeRequest};
-use shipmate_shared::feedback::roadmap::{self, Roadmap};
-use shipmate_shared::feedback::similar::{self, SimilarEntry};
-use shipmate_shared::feedback::{
+use shipmate_feedback::feedback::comments::{self, Author, Comment, NewComment};
+use shipmate_feedback::feedback::merge::{self, MergeRequest};
+use shipmate_feedback::feedback::roadmap::{self, Roadmap};
+use shipmate_feedback::feedback::similar::{self, SimilarEntry};
+use shipmate_feedback::feedback::{
     self, Feedback, FeedbackModeration, NewFeedback, Participant, Start,
 };
-use shipmate_shared::projects;
-use shipmate_shared::teams::Role;
+use shipmate_outbound::notify;
 use shipmate_types::common::List;
 use uuid::Uuid;
 

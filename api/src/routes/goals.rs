@@ -6,9 +6,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use shipmate_accounts::teams::Role;
 use shipmate_analytics::{funnels, goals};
 use shipmate_core::params::parse_id;
-use shipmate_shared::teams::Role;
 use shipmate_types::analytics::{
     Breakdown, Funnel, FunnelList, FunnelReport, Goal, GoalRow, NewFunnel, NewGoal,
 };

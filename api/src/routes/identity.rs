@@ -4,7 +4,7 @@
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
-use shipmate_shared::auth::identity::{
+use shipmate_accounts::auth::identity::{
     self, EndUserInfo, Identified, IdentifyRequest, IdentifySecret,
 };
 

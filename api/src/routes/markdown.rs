@@ -4,7 +4,7 @@
 
 use axum::routing::post;
 use axum::{Json, Router};
-use shipmate_shared::changelog::{MarkdownPreview, RenderedMarkdown};
+use shipmate_feedback::changelog::{MarkdownPreview, RenderedMarkdown};
 
 use crate::extract::{Body, SessionUser};
 use crate::pages::changelog::{render_markdown, sanitizer};

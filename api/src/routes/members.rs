@@ -4,12 +4,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{delete, get, patch, post};
 use axum::{Json, Router};
+use shipmate_accounts::teams::invites::{self, Invite, InviteAccepted, InvitePreview, NewInvite};
+use shipmate_accounts::teams::members::{self, Actor, Member, RoleChange};
+use shipmate_accounts::teams::Role;
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_outbound::notify;
-use shipmate_shared::teams::invites::{self, Invite, InviteAccepted, InvitePreview, NewInvite};
-use shipmate_shared::teams::members::{self, Actor, Member, RoleChange};
-use shipmate_shared::teams::Role;
 
 use super::schemas::{Deleted, InviteList, MemberList};
 use crate::extract::{Admin, Body, ProjectAccess, SessionUser, Viewer};

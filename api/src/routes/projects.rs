@@ -4,10 +4,10 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use shipmate_shared::projects::{
+use shipmate_accounts::projects::{
     self, KeyKind, KeyProject, NewProject, ProjectChanges, ProjectView,
 };
-use shipmate_shared::teams::Role;
+use shipmate_accounts::teams::Role;
 
 use super::schemas::{Deleted, ProjectList};
 use crate::extract::{Admin, Body, Owner, ProjectAccess, ProjectKey, SessionUser, Viewer};

@@ -7,12 +7,12 @@ use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
+use shipmate_accounts::projects;
 use shipmate_core::params::{parse_id, Paging};
-use shipmate_outbound::notify;
-use shipmate_shared::projects;
-use shipmate_shared::testimonials::{
+use shipmate_feedback::testimonials::{
     self, ModerationDecision, NewTestimonial, Testimonial, TestimonialStatus,
 };
+use shipmate_outbound::notify;
 use shipmate_types::common::Page;
 
 use super::schemas::{Deleted, TestimonialsWithStats};

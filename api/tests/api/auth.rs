@@ -296,7 +296,7 @@ async fn oauth_states_are_capped_per_client_and_stored_without_the_address() {
         .execute(&db)
         .await
         .unwrap();
-    shipmate_shared::auth::housekeeping::purge(&db)
+    shipmate_accounts::auth::housekeeping::purge(&db)
         .await
         .unwrap();
     let left: i64 = sqlx::query_scalar("select count(*) from oauth_states")

@@ -4,9 +4,9 @@
 //! anything else happens, so a salt goes within a minute after its UTC day ends (the contract allows
 //! an hour) even when no event arrives.
 
+use shipmate_accounts::auth::housekeeping;
 use shipmate_analytics::salts;
 use shipmate_outbound::store as deliveries;
-use shipmate_shared::auth::housekeeping;
 use sqlx::PgPool;
 
 /// Days a finished delivery stays in the log.

@@ -2,8 +2,8 @@
 //! Entries are claimed inside a transaction: a worker that dies mid-batch leaves them unembedded
 //! for the next round, and two workers never embed the same entry.
 
+use shipmate_feedback::feedback::similar;
 use shipmate_kb::embed::InputKind;
-use shipmate_shared::feedback::similar;
 
 use super::embed::Context;
 

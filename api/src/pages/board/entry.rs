@@ -2,8 +2,8 @@
 //! (loaded by `/assets/board.js` when the disclosure opens).
 
 use maud::{html, Markup};
-use shipmate_shared::changelog::ShippedIn;
-use shipmate_shared::feedback::{Feedback, FeedbackType};
+use shipmate_feedback::changelog::ShippedIn;
+use shipmate_feedback::feedback::{Feedback, FeedbackType};
 use uuid::Uuid;
 
 use crate::pages::human_date;

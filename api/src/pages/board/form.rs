@@ -3,7 +3,7 @@
 //! without JavaScript the form stays hidden, as it could not send anything.
 
 use maud::{html, Markup};
-use shipmate_shared::projects::Project;
+use shipmate_accounts::projects::Project;
 
 use crate::limits::HONEYPOT_FIELD;
 

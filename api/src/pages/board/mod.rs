@@ -12,10 +12,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
+use shipmate_accounts::projects::{self, Project};
 use shipmate_core::params::Paging;
-use shipmate_shared::changelog::{self, ShippedIn};
-use shipmate_shared::feedback::{self, comments, Feedback, ListFilter};
-use shipmate_shared::projects::{self, Project};
+use shipmate_feedback::changelog::{self, ShippedIn};
+use shipmate_feedback::feedback::{self, comments, Feedback, ListFilter};
 use uuid::Uuid;
 
 use super::{error_page, html_page, layout};

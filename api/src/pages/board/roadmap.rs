@@ -5,10 +5,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
-use shipmate_shared::changelog::{self, ShippedIn};
-use shipmate_shared::feedback::roadmap::{self, Roadmap};
-use shipmate_shared::feedback::Feedback;
-use shipmate_shared::projects::{self, Project};
+use shipmate_accounts::projects::{self, Project};
+use shipmate_feedback::changelog::{self, ShippedIn};
+use shipmate_feedback::feedback::roadmap::{self, Roadmap};
+use shipmate_feedback::feedback::Feedback;
 use uuid::Uuid;
 
 use super::entry::shipped_in;

@@ -1,6 +1,7 @@
-//! Settings shared by the binaries, read from the environment (a `.env` may fill it) or flags.
-
-use std::path::PathBuf;
+//! `shipmate-config`: the settings the binaries share, read from the environment (a `.env` may fill
+//! it) or flags. The connections are here; each area's own settings (`KbSettings`,
+//! `AnalyticsSettings`, `OutboundSettings`) live in its crate and are flattened in, so no area reads
+//! the whole configuration.
 
 use shipmate_core::masked::mask_url;
 
@@ -20,17 +21,11 @@ pub struct CommonSettings {
     /// Prefix of this deployment's Redis keys.
     #[arg(long, env = "SHIPMATE_QUEUE_PREFIX", default_value = "shipmate")]
     pub queue_prefix: String,
-    /// MaxMind-format country database (`.mmdb`).
-    #[arg(long, env = "SHIPMATE_GEOIP_DB")]
-    pub geoip_db: Option<PathBuf>,
-    /// Memory for filtered analytics reads and funnels: the api keeps the days of events they
-    /// read as columns, about 50 bytes per event, and each project's dictionary of their values;
-    /// beyond this it drops the days read longest ago, and a project's dictionary with its last.
-    #[arg(long, env = "SHIPMATE_ANALYTICS_MEMORY_MB", default_value_t = 1024)]
-    pub analytics_memory_mb: usize,
     /// Database connections per process.
     #[arg(long, env = "SHIPMATE_DB_POOL", default_value_t = 16)]
     pub db_pool: u32,
+    #[command(flatten)]
+    pub analytics: shipmate_analytics::AnalyticsSettings,
     #[command(flatten)]
     pub kb: shipmate_kb::KbSettings,
     #[command(flatten)]

@@ -1,0 +1,16 @@
+//! The analytics area's settings: where countries come from and how much memory filtered reads get.
+
+use std::path::PathBuf;
+
+/// Country enrichment and the in-process column store's memory.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AnalyticsSettings {
+    /// MaxMind-format country database (`.mmdb`).
+    #[arg(long, env = "SHIPMATE_GEOIP_DB")]
+    pub geoip_db: Option<PathBuf>,
+    /// Memory for filtered analytics reads and funnels: the api keeps the days of events they
+    /// read as columns, about 50 bytes per event, and each project's dictionary of their values;
+    /// beyond this it drops the days read longest ago, and a project's dictionary with its last.
+    #[arg(long, env = "SHIPMATE_ANALYTICS_MEMORY_MB", default_value_t = 1024)]
+    pub analytics_memory_mb: usize,
+}
