@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sqlx::PgPool;
+use uuid::Uuid;
 
 use super::days::{bounds, day_lock_key, DAY_LOCK};
 use shipmate_core::AppResult;
@@ -182,10 +183,16 @@ pub(crate) fn pass(dims: &[&str], rows: &str, before: &str, by_since: bool, chec
     )
 }
 
-/// Adds to day `$1`'s summaries what its events in `[$3, $2)` bring (see `pass`).
-fn summary(incremental: bool) -> String {
+/// Adds to day `$1`'s summaries what its events in `[$3, $2)` bring (see `pass`): every
+/// project's, or with `one_project` only project `$4`'s.
+fn summary(incremental: bool, one_project: bool) -> String {
     let names: Vec<&str> = DIMS.iter().map(|d| d.0).collect();
-    let pass = pass(&names, "e.ts >= $3 and e.ts < $2", "$3", false, incremental);
+    let rows = if one_project {
+        "e.ts >= $3 and e.ts < $2 and e.project_id = $4"
+    } else {
+        "e.ts >= $3 and e.ts < $2"
+    };
+    let pass = pass(&names, rows, "$3", false, incremental);
     format!(
         "insert into analytics_daily (project_id, day, dim, value, views, visitors)
          select project_id, $1::date, dim, value, views, visitors from ({pass}) s
@@ -207,12 +214,34 @@ fn summary(incremental: bool) -> String {
 /// so such a mark waits for it and is never lost.
 async fn roll(db: &PgPool, day: NaiveDate, upto: DateTime<Utc>, afresh: bool) -> AppResult<()> {
     let mut conn = db.acquire().await?;
+    take_turn(&mut conn, day).await?;
+    let rolled = seal_and_summarise(&mut conn, day, upto, afresh).await;
+    end_turn(conn, day).await;
+    rolled
+}
+
+/// Summarises one project's day again from its start up to where the day's summaries reach,
+/// after its late events made it dirty: only that project's summary rows, kept visits and weeks
+/// are rebuilt, and only its generation moved, so every other tenant's reads of the day stay on
+/// their summaries and their kept explore days.
+async fn roll_again(db: &PgPool, project: Uuid, day: NaiveDate) -> AppResult<()> {
+    let mut conn = db.acquire().await?;
+    take_turn(&mut conn, day).await?;
+    let rolled = summarise_project(&mut conn, project, day).await;
+    end_turn(conn, day).await;
+    rolled
+}
+
+async fn take_turn(conn: &mut sqlx::PgConnection, day: NaiveDate) -> AppResult<()> {
     sqlx::query("select pg_advisory_lock($1, $2)")
         .bind(ROLLER_LOCK)
         .bind(day_lock_key(day))
         .execute(&mut *conn)
         .await?;
-    let rolled = seal_and_summarise(&mut conn, day, upto, afresh).await;
+    Ok(())
+}
+
+async fn end_turn(mut conn: sqlx::pool::PoolConnection<sqlx::Postgres>, day: NaiveDate) {
     let unlocked = sqlx::query("select pg_advisory_unlock($1, $2)")
         .bind(ROLLER_LOCK)
         .bind(day_lock_key(day))
@@ -222,7 +251,6 @@ async fn roll(db: &PgPool, day: NaiveDate, upto: DateTime<Utc>, afresh: bool) ->
         // A connection that may still hold the lock must not go back to the pool.
         drop(conn.detach());
     }
-    rolled
 }
 
 /// Takes turns between the rollers of a day (see `roll`).
@@ -244,8 +272,8 @@ async fn seal_and_summarise(
         .execute(&mut *tx)
         .await?;
     sqlx::query!(
-        "insert into analytics_rollups (day, through, sealed) values ($1, $2, $3)
-         on conflict (day) do update set sealed = greatest(analytics_rollups.sealed, $3)",
+        "insert into analytics_seals (day, through, sealed) values ($1, $2, $3)
+         on conflict (day) do update set sealed = greatest(analytics_seals.sealed, $3)",
         day,
         start,
         upto
@@ -255,12 +283,13 @@ async fn seal_and_summarise(
     tx.commit().await?;
 
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-    let (through, dirty): (DateTime<Utc>, bool) =
-        sqlx::query_as("select through, dirty from analytics_rollups where day = $1 for update")
-            .bind(day)
-            .fetch_one(&mut *tx)
-            .await?;
-    let from = if afresh || dirty || through <= start {
+    let through = sqlx::query_scalar!(
+        "select through from analytics_seals where day = $1 for update",
+        day
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    let from = if afresh || through <= start {
         sqlx::query!("delete from analytics_daily where day = $1", day)
             .execute(&mut *tx)
             .await?;
@@ -275,19 +304,32 @@ async fn seal_and_summarise(
     sqlx::query!("set local work_mem = '64MB'")
         .execute(&mut *tx)
         .await?;
-    sqlx::query(&summary(from > start))
+    sqlx::query(&summary(from > start, false))
         .bind(day)
         .bind(upto)
         .bind(from)
         .execute(&mut *tx)
         .await?;
-    super::visits::sessionize(&mut tx, day, from, upto).await?;
-    super::visits::fold(&mut tx, day, upto).await?;
-    sqlx::query!("update analytics_rollups set through = $2, dirty = false, rolled_at = now() where day = $1", day, upto)
+    super::visits::sessionize(&mut tx, None, day, from, upto).await?;
+    super::visits::fold(&mut tx, None, day, upto).await?;
+    sqlx::query!(
+        "update analytics_seals set through = $2, rolled_at = now() where day = $1",
+        day,
+        upto
+    )
     .execute(&mut *tx)
     .await?;
+    if afresh {
+        // Summarised afresh to `upto`: late events before it are in, for every project.
+        sqlx::query!(
+            "update analytics_rollups set dirty = false, rolled_at = now() where day = $1 and dirty",
+            day
+        )
+        .execute(&mut *tx)
+        .await?;
+    }
     if upto == end {
-        weekly(&mut tx, day).await?;
+        weekly(&mut tx, None, day).await?;
         let table = format!("analytics_events_{}", day.format("%Y%m%d"));
         sqlx::query(&format!(
             "drop index if exists {table}_visitors, {table}_recent"
@@ -299,6 +341,59 @@ async fn seal_and_summarise(
     Ok(())
 }
 
+/// The project's row of the day is held while its summaries are rebuilt: a late event stored
+/// meanwhile waits for the commit, then marks the day dirty again.
+async fn summarise_project(
+    conn: &mut sqlx::PgConnection,
+    project: Uuid,
+    day: NaiveDate,
+) -> AppResult<()> {
+    let (start, _) = bounds(day);
+    let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+    let dirty = sqlx::query_scalar!(
+        "select dirty from analytics_rollups where project_id = $1 and day = $2 for update",
+        project,
+        day
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let through = sqlx::query_scalar!("select through from analytics_seals where day = $1", day)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let (Some(true), Some(through)) = (dirty, through) else {
+        return Ok(());
+    };
+    sqlx::query!(
+        "delete from analytics_daily where project_id = $1 and day = $2",
+        project,
+        day
+    )
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query!("set local work_mem = '64MB'")
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(&summary(false, true))
+        .bind(day)
+        .bind(through)
+        .bind(start)
+        .bind(project)
+        .execute(&mut *tx)
+        .await?;
+    super::visits::sessionize(&mut tx, Some(project), day, start, through).await?;
+    super::visits::fold(&mut tx, Some(project), day, through).await?;
+    sqlx::query!(
+        "update analytics_rollups set dirty = false, rolled_at = now() where project_id = $1 and day = $2",
+        project,
+        day
+    )
+    .execute(&mut *tx)
+    .await?;
+    weekly(&mut tx, Some(project), day).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// The Monday of `day`'s week.
 pub fn week_of(day: NaiveDate) -> NaiveDate {
     day - Duration::days(i64::from(
@@ -306,15 +401,19 @@ pub fn week_of(day: NaiveDate) -> NaiveDate {
     ))
 }
 
-/// Rewrites the weekly summaries of `day`'s week (every project's) from its daily ones once its
+/// Rewrites the weekly summaries of `day`'s week (every project's, or `project`'s) from its daily ones once its
 /// Sunday is summarised to its end: in the transaction that completes the Sunday (days are
 /// completed in order, so the rest of the week is), and again whenever a day of a complete week
 /// is summarised afresh. So a read that takes a week's rows never finds them behind its days'.
-async fn weekly(tx: &mut sqlx::PgConnection, day: NaiveDate) -> AppResult<()> {
+async fn weekly(
+    tx: &mut sqlx::PgConnection,
+    project: Option<Uuid>,
+    day: NaiveDate,
+) -> AppResult<()> {
     let week = week_of(day);
     let sunday = week + Duration::days(6);
     let complete = sqlx::query_scalar!(
-        r#"select exists (select 1 from analytics_rollups
+        r#"select exists (select 1 from analytics_seals
                          where day = $1 and through >= ($1 + 1)::timestamp at time zone 'UTC') as "complete!""#,
         sunday
     )
@@ -323,16 +422,21 @@ async fn weekly(tx: &mut sqlx::PgConnection, day: NaiveDate) -> AppResult<()> {
     if !complete {
         return Ok(());
     }
-    sqlx::query!("delete from analytics_weekly where week = $1", week)
-        .execute(&mut *tx)
-        .await?;
+    sqlx::query!(
+        "delete from analytics_weekly where week = $1 and ($2::uuid is null or project_id = $2)",
+        week,
+        project
+    )
+    .execute(&mut *tx)
+    .await?;
     sqlx::query!(
         "insert into analytics_weekly (project_id, dim, week, value, views, visitors)
          select project_id, dim, $1, value, sum(views)::int8, sum(visitors)::int8 from analytics_daily
-         where day >= $1 and day <= $2 and dim <> 'hour'
+         where day >= $1 and day <= $2 and dim <> 'hour' and ($3::uuid is null or project_id = $3)
          group by project_id, dim, value",
         week,
-        sunday
+        sunday,
+        project
     )
     .execute(&mut *tx)
     .await?;
@@ -348,14 +452,15 @@ pub async fn roll_day(db: &PgPool, day: NaiveDate, again: bool) -> AppResult<()>
 /// Days are summarised in order, so every day before it is summarised to its end.
 pub async fn covered_until(db: &PgPool) -> AppResult<Option<DateTime<Utc>>> {
     Ok(
-        sqlx::query_scalar!("select max(through) from analytics_rollups")
+        sqlx::query_scalar!("select max(through) from analytics_seals")
             .fetch_one(db)
             .await?,
     )
 }
 
 /// Keeps the summaries current, at most `limit` days per call so a long history is caught up a
-/// few days at a time: days made dirty by late events afresh, closed days once `grace` has passed
+/// few days at a time: a project's day made dirty by its late events afresh (that project's
+/// summaries only), closed days once `grace` has passed
 /// after their end (events accepted just before midnight may still be queued), and then the day
 /// in progress up to `upto` (events accepted since may still be on their way from the queue;
 /// older ones that arrive later make the day dirty). Returns how many days were rolled.
@@ -366,17 +471,17 @@ pub async fn keep_current(
     limit: usize,
 ) -> AppResult<usize> {
     let now = Utc::now();
-    let dirty: Vec<NaiveDate> = sqlx::query_scalar!(
-        "select day from analytics_rollups where dirty order by day limit $1",
+    let dirty = sqlx::query!(
+        "select project_id, day from analytics_rollups where dirty order by day, project_id limit $1",
         limit as i64
     )
     .fetch_all(db)
     .await?;
-    for day in &dirty {
-        roll(db, *day, upto, true).await?;
+    for r in &dirty {
+        roll_again(db, r.project_id, r.day).await?;
     }
     let last_closed = (now - grace).date_naive() - Duration::days(1);
-    let complete: Option<NaiveDate> = sqlx::query_scalar!("select max(day) from analytics_rollups where through >= (day + 1)::timestamp at time zone 'UTC'")
+    let complete: Option<NaiveDate> = sqlx::query_scalar!("select max(day) from analytics_seals where through >= (day + 1)::timestamp at time zone 'UTC'")
     .fetch_one(db)
     .await?;
     let mut day = match complete {

@@ -144,9 +144,19 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .await?;
         // Events older than their day's seal (a queue that lagged behind a roll) may be missing
         // from its summaries: the workers' upkeep rolls such a day again.
-        sqlx::query!("update analytics_rollups r set dirty = true, generation = r.generation + 1
-             from (select (t at time zone 'UTC')::date as day, min(t) as first from unnest($1::timestamptz[]) t group by 1) u
-             where r.day = u.day and r.sealed > u.first and not r.dirty", &times)
+        // Only the projects whose events these are: the other tenants' summaries of the day stay.
+        sqlx::query!(
+            "insert into analytics_rollups as r (project_id, day, dirty, generation)
+             select u.project_id, u.day, true, 1
+             from (select project_id, (t at time zone 'UTC')::date as day, min(t) as first
+                   from unnest($1::uuid[], $2::timestamptz[]) u(project_id, t) group by 1, 2) u
+             join analytics_seals s on s.day = u.day and s.sealed > u.first
+             join projects p on p.id = u.project_id
+             on conflict (project_id, day) do update set dirty = true, generation = r.generation + 1
+             where not r.dirty",
+            &projects,
+            &times
+        )
         .execute(&mut *tx)
         .await?;
     }

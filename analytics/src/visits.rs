@@ -13,6 +13,7 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::PgConnection;
+use uuid::Uuid;
 
 use shipmate_core::AppResult;
 
@@ -51,10 +52,12 @@ pub fn groups(rows: &str, open_from: &str) -> String {
     )
 }
 
-/// Brings the kept visits of `day` up to its events in `[from, upto)` (from its start afresh).
-/// Run by the roller in its summary transaction, so visits and summaries move together.
+/// Brings the kept visits of `day` (every project's, or `project`'s) up to its events in
+/// `[from, upto)` (from its start afresh). Run by the roller in its summary transaction, so visits
+/// and summaries move together.
 pub async fn sessionize(
     tx: &mut PgConnection,
+    project: Option<Uuid>,
     day: NaiveDate,
     from: DateTime<Utc>,
     upto: DateTime<Utc>,
@@ -62,15 +65,21 @@ pub async fn sessionize(
     let (start, _) = super::days::bounds(day);
     if from <= start {
         sqlx::query!(
-            "delete from analytics_visits where started_at >= $1 and started_at < $2",
+            "delete from analytics_visits where started_at >= $1 and started_at < $2
+             and ($3::uuid is null or project_id = $3)",
             start,
-            super::days::bounds(day).1
+            super::days::bounds(day).1,
+            project
         )
         .execute(&mut *tx)
         .await?;
     }
-    let groups = groups("e.ts >= $1 and e.ts < $2", "$3");
-    sqlx::query(&format!(
+    let rows = match project {
+        Some(_) => "e.ts >= $1 and e.ts < $2 and e.project_id = $4",
+        None => "e.ts >= $1 and e.ts < $2",
+    };
+    let groups = groups(rows, "$3");
+    let sql = format!(
         "insert into analytics_visits (project_id, visitor, started_at, ended_at, page_views, entry_page, exit_page)
          select project_id, visitor, started_at, ended_at, page_views, entry, exit from ({groups}) g
          on conflict (project_id, started_at, visitor) do update
@@ -78,22 +87,28 @@ pub async fn sessionize(
                 page_views = analytics_visits.page_views + excluded.page_views,
                 entry_page = coalesce(analytics_visits.entry_page, excluded.entry_page),
                 exit_page = coalesce(excluded.exit_page, analytics_visits.exit_page)"
-    ))
-    .bind(from)
-    .bind(upto)
-    .bind(start)
-    .execute(&mut *tx)
-    .await?;
+    );
+    let insert = sqlx::query(&sql).bind(from).bind(upto).bind(start);
+    let insert = match project {
+        Some(project) => insert.bind(project),
+        None => insert,
+    };
+    insert.execute(&mut *tx).await?;
     Ok(())
 }
 
-/// Moves the day's finished kept visits into its summary rows: every one when the day is closed
+/// Moves the day's finished kept visits (every project's, or `project`'s) into its summary rows: every one when the day is closed
 /// (`upto` its end), otherwise those that ended a gap or more before `upto` (no later event can
 /// continue them; a late one makes the day dirty, and it is summarised afresh). So the kept
 /// visits that reads go through stay about half an hour of traffic, however long the day. A
 /// visitor with two finished visits entering (or leaving) on the same page, moved by different
 /// passes, counts twice among that page's visitors.
-pub async fn fold(tx: &mut PgConnection, day: NaiveDate, upto: DateTime<Utc>) -> AppResult<()> {
+pub async fn fold(
+    tx: &mut PgConnection,
+    project: Option<Uuid>,
+    day: NaiveDate,
+    upto: DateTime<Utc>,
+) -> AppResult<()> {
     let (start, end) = super::days::bounds(day);
     let before = if upto >= end {
         end
@@ -105,6 +120,7 @@ pub async fn fold(tx: &mut PgConnection, day: NaiveDate, upto: DateTime<Utc>) ->
         "with gone as (
             delete from analytics_visits
             where started_at >= $2 and started_at < $3 and ended_at < $4
+              and ($5::uuid is null or project_id = $5)
             returning *
          ), v as (select * from gone where page_views > 0)
          insert into analytics_daily (project_id, day, dim, value, views, visitors)
@@ -123,6 +139,7 @@ pub async fn fold(tx: &mut PgConnection, day: NaiveDate, upto: DateTime<Utc>) ->
     .bind(start)
     .bind(end)
     .bind(before)
+    .bind(project)
     .execute(&mut *tx)
     .await?;
     Ok(())

@@ -4,8 +4,8 @@
 //! (docs/analytics.md, "Storage and cost").
 //!
 //! A day is loaded from the raw events once and kept while its events cannot change:
-//! - the summaries' seal (`analytics_rollups.sealed`) says up to where a day's events are final:
-//!   an event stored behind it marks the day dirty and bumps its `generation` in the same
+//! - the summaries' seal (`analytics_seals.sealed`) says up to where a day's events are final:
+//!   an event stored behind it marks the project's day dirty and bumps its `generation` in the same
 //!   transaction (`store::insert`). So the events before the seal are kept, keyed by the
 //!   generation, and only what the seal has advanced over since is loaded on the next read;
 //! - the events after the seal (the last seconds of today) are read fresh every time;
@@ -73,15 +73,22 @@ impl Snapshot {
     ) -> AppResult<Snapshot> {
         let project = EXPLORER.project(project_id);
         let loading = project.loading.lock().await;
-        let states: HashMap<NaiveDate, Sealed> = sqlx::query_as::<_, (NaiveDate, DateTime<Utc>, bool, i64)>(
-            "select day, sealed, dirty, generation from analytics_rollups where day >= $1 and day <= $2",
+        let states: HashMap<NaiveDate, Sealed> = sqlx::query!(
+            r#"select s.day, s.sealed, coalesce(r.dirty, false) as "dirty!", coalesce(r.generation, 0) as "generation!"
+               from analytics_seals s
+               left join analytics_rollups r on r.project_id = $3 and r.day = s.day
+               where s.day >= $1 and s.day <= $2"#,
+            start,
+            end,
+            project_id
         )
-        .bind(start)
-        .bind(end)
         .fetch_all(db)
         .await?
         .into_iter()
-        .map(|(day, sealed, dirty, generation)| (day, Sealed { sealed, dirty, generation }))
+        .map(|r| {
+            let state = Sealed { sealed: r.sealed, dirty: r.dirty, generation: r.generation };
+            (r.day, state)
+        })
         .collect();
         let mut plans = Vec::new();
         let mut day = start;

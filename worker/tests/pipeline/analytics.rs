@@ -259,7 +259,7 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     assert_eq!(every_read(&app, &token, &project).await, later);
 }
 
-fn batch(project: &Value, n: usize, received_at: chrono::DateTime<chrono::Utc>) -> EventBatch {
+pub fn batch(project: &Value, n: usize, received_at: chrono::DateTime<chrono::Utc>) -> EventBatch {
     let project_id = id(project).parse().unwrap();
     let ip = "81.2.69.142".parse().unwrap();
     EventBatch::new(
@@ -370,11 +370,14 @@ async fn an_event_stored_behind_the_summaries_is_summarised_again() {
         )])
         .await
         .unwrap();
-    let dirty: bool = sqlx::query_scalar("select dirty from analytics_rollups where day = $1")
-        .bind(now.date_naive())
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let dirty: bool = sqlx::query_scalar(
+        "select dirty from analytics_rollups where project_id = $1 and day = $2",
+    )
+    .bind(id(&project).parse::<uuid::Uuid>().unwrap())
+    .bind(now.date_naive())
+    .fetch_one(&pool)
+    .await
+    .unwrap();
     assert!(dirty);
     current().await.unwrap();
     let overview = read(&app, &token, "overview", &project, "7d").await;

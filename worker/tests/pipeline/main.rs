@@ -9,6 +9,7 @@ mod helpers;
 mod analytics;
 mod analytics_explore;
 mod analytics_live;
+mod analytics_tenants;
 mod delivery;
 mod email;
 mod fakes;
