@@ -7,9 +7,9 @@ use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::explore::{scan, Snapshot};
 use super::goals::project_id;
-use super::reads::percent;
+use super::pg::explore::{scan, Snapshot};
+use super::query::percent;
 use super::ReadQuery;
 use shipmate_core::{AppError, AppResult};
 use shipmate_types::input::{FromInput, Input};

@@ -5,8 +5,9 @@ use shipmate_types::analytics::{Breakdown, Goal, GoalRow};
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use super::query::percent;
 use super::query::Dim;
-use super::reads::{self, percent, Read};
+use super::seam::EventStore;
 use super::ReadQuery;
 use shipmate_core::{AppError, AppResult};
 use shipmate_types::input::{FromInput, Input};
@@ -154,14 +155,15 @@ pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
-/// Every goal of the project with its conversions over the read's range and filters.
+/// Every goal of the project with its conversions over the read's range and filters (the goals
+/// from `db`, the figures from the event store).
 pub async fn report(
+    events: &dyn EventStore,
     db: &PgPool,
     project_id: Uuid,
     query: &ReadQuery,
 ) -> AppResult<Breakdown<GoalRow>> {
-    let read = Read::new(db, project_id, query).await?;
-    let visitors = reads::visitors(&read).await?;
+    let visitors = events.reader(project_id, query).await?.visitors().await?;
     let mut data = Vec::new();
     for goal in list(db, project_id).await? {
         let target = match (&goal.event, &goal.page) {
@@ -173,7 +175,11 @@ pub async fn report(
             filters: query.filters.with(dim, value),
             ..query.clone()
         };
-        let conversions = reads::visitors(&Read::new(db, project_id, &reached).await?).await?;
+        let conversions = events
+            .reader(project_id, &reached)
+            .await?
+            .visitors()
+            .await?;
         data.push(GoalRow {
             id: goal.id,
             name: goal.name,

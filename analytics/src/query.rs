@@ -348,6 +348,15 @@ impl PropertyQuery {
     }
 }
 
+/// `part` in percent of `whole`, to one decimal (0 when `whole` is 0).
+pub fn percent(part: i64, whole: i64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        (part as f64 * 1000.0 / whole as f64).round() / 10.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

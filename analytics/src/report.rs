@@ -7,8 +7,8 @@ use shipmate_types::analytics::Period;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::query::{Filters, Range};
-use super::reads::{self, Read};
+use super::query::{Dim, Filters, Range};
+use super::seam::EventStore;
 use super::ReadQuery;
 use shipmate_core::AppResult;
 use shipmate_outbound::email::{self, Kind, Template};
@@ -21,7 +21,12 @@ pub fn last_week(now: DateTime<Utc>) -> NaiveDate {
 
 /// Queues last week's report for every project with an opted-in member that has not had it.
 /// Answers the deliveries to hand to the queue.
-pub async fn queue_due(db: &PgPool, public_url: &str, now: DateTime<Utc>) -> AppResult<Vec<Uuid>> {
+pub async fn queue_due(
+    events: &dyn EventStore,
+    db: &PgPool,
+    public_url: &str,
+    now: DateTime<Utc>,
+) -> AppResult<Vec<Uuid>> {
     let week = last_week(now);
     let projects: Vec<(Uuid, String)> = sqlx::query_as(
         "select p.id, p.name from projects p
@@ -43,9 +48,8 @@ pub async fn queue_due(db: &PgPool, public_url: &str, now: DateTime<Utc>) -> App
             filters: Filters::default(),
             compare: true,
         };
-        let read = Read::new(db, project_id, &query).await?;
-        let (overview, pages) =
-            tokio::try_join!(reads::overview(&read), reads::breakdown(&read, "page"))?;
+        let read = events.reader(project_id, &query).await?;
+        let (overview, pages) = tokio::try_join!(read.overview(), read.breakdown(Dim::Page))?;
         let change = |now: i64, before: Option<i64>| match before {
             Some(b) if b > 0 => format!(
                 " ({:+.0}% on the week before)",

@@ -41,7 +41,7 @@ impl Application {
             registration = ?settings.registration,
             "starting"
         );
-        shipmate_analytics::explore::set_memory_budget(
+        shipmate_analytics::pg::set_memory_budget(
             settings.common.analytics.analytics_memory_mb << 20,
         );
         let db = shipmate_core::db::create_and_migrate(

@@ -11,7 +11,9 @@ use moka::future::Cache;
 use shipmate_accounts::api_keys::{self, Access};
 use shipmate_accounts::auth::oauth::Provider;
 use shipmate_accounts::projects::Project;
+use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::visitor::{Geo, SaltCache};
+use shipmate_analytics::EventStore;
 use shipmate_core::queue::Queue;
 use shipmate_core::AppError;
 use shipmate_kb::embed::InputKind;
@@ -49,6 +51,8 @@ pub struct Inner {
     pub queue: Queue,
     /// Webhook and email deliveries (apalis).
     pub deliveries: shipmate_outbound::DeliveryQueue,
+    /// Where analytics events are read from (`shipmate_analytics::seam`).
+    pub events: Arc<dyn EventStore>,
     /// The country database, read into memory once at start.
     pub geo: Geo,
     /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
@@ -112,6 +116,7 @@ impl AppState {
             models: Registry::new(&settings.common.kb),
             queue,
             deliveries,
+            events: Arc::new(Postgres::new(db.clone())),
             geo: Geo::open(settings.common.analytics.geoip_db.as_deref()),
             salts: SaltCache::default(),
             query_cache: Cache::new(QUERY_CACHE_SIZE),

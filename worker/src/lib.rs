@@ -51,7 +51,11 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         metrics_listener(addr, connect().await?).await?;
     }
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
-    let upkeep = Upkeep::new(db.clone(), upkeep_queue, lag).run(stop.clone());
+    let enricher = Enricher::new(
+        db.clone(),
+        Geo::open(settings.common.analytics.geoip_db.as_deref()),
+    );
+    let upkeep = Upkeep::new(enricher.events.clone(), upkeep_queue, lag).run(stop.clone());
     let deliver_ctx =
         jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());
     let redis = (
@@ -64,8 +68,13 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         settings.weekly_report_cron.clone(),
         settings.public_url.clone(),
     );
-    let schedules = jobs::schedules::cron(consumer.clone(), &deliver_ctx, report, stop.clone());
-    let enricher = Enricher::new(db, Geo::open(settings.common.analytics.geoip_db.as_deref()));
+    let schedules = jobs::schedules::cron(
+        consumer.clone(),
+        &deliver_ctx,
+        report,
+        enricher.events.clone(),
+        stop.clone(),
+    );
     let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
     let events = events_loop(enricher, events_queue, consumer, settings, stop);
     tokio::join!(embed, events, upkeep, deliveries, schedules);
@@ -143,8 +152,8 @@ async fn events_loop(
                             ack(&queue, EVENTS_STREAM, done).await;
                         }
                     }
-                    let db = enricher.db.clone();
-                    storing.spawn(async move { prepared.store_all(&db).await });
+                    let events = enricher.events.clone();
+                    storing.spawn(async move { prepared.store_all(&*events).await });
                 }
                 // Left unacknowledged: redelivered (to any worker) after `stale_ms`.
                 Err(e) => {

@@ -8,7 +8,8 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
-use shipmate_analytics::reads::{self, Read, Row};
+use shipmate_analytics::query::Dim;
+use shipmate_analytics::seam::Row;
 use shipmate_analytics::{shares, ReadQuery};
 
 use super::{error_page, html_page, layout};
@@ -35,13 +36,13 @@ async fn render(state: &AppState, token: &str, q: &HashMap<String, String>) -> A
     let now = chrono::Utc::now();
     // A bad parameter in a shared link shows the default view rather than an error page.
     let query = ReadQuery::parse(q, now).or_else(|_| ReadQuery::parse(&HashMap::new(), now))?;
-    let read = Read::new(&state.db, project_id, &query).await?;
+    let read = state.events.reader(project_id, &query).await?;
     let (overview, pages, referrers, countries, devices) = tokio::try_join!(
-        reads::overview(&read),
-        reads::breakdown(&read, "page"),
-        reads::breakdown(&read, "referrer"),
-        reads::breakdown(&read, "country"),
-        reads::breakdown(&read, "device"),
+        read.overview(),
+        read.breakdown(Dim::Page),
+        read.breakdown(Dim::Referrer),
+        read.breakdown(Dim::Country),
+        read.breakdown(Dim::Device),
     )?;
     let range = format!("{} to {}", query.range.start, query.range.end);
     let body = html! {

@@ -10,13 +10,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_analytics::events::{parse_body, EventBatch};
 use shipmate_analytics::query::PropertyQuery;
-use shipmate_analytics::reads::{self, Period, Read};
-use shipmate_analytics::realtime as live;
 use shipmate_analytics::visitor;
 use shipmate_analytics::ReadQuery;
 use shipmate_core::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_core::queue::EVENTS_STREAM;
 use shipmate_core::AppError;
+use shipmate_types::analytics::Period;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, PropertyRow,
     Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
@@ -172,8 +171,8 @@ macro_rules! read_endpoint {
             params(ReadParams),
             responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content(($shape = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 422, description = "bad parameters, every one listed")))]
         pub async fn $name(State(state): State<AppState>, access: ProjectAccess<Viewer>, format: Format, Reading(query): Reading) -> ApiResult<Response> {
-            let read = Read::new(&state.db, access.project.id, &query).await?;
-            format.respond(reads::$name(&read).await?, $columns)
+            let read = state.events.reader(access.project.id, &query).await?;
+            format.respond(read.$name().await?, $columns)
         }
     };
 }
@@ -260,9 +259,9 @@ pub async fn properties(
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let asked = PropertyQuery::parse(&q, chrono::Utc::now())?;
-    let read = Read::new(&state.db, access.project.id, &asked.read).await?;
+    let read = state.events.reader(access.project.id, &asked.read).await?;
     format.respond(
-        reads::properties(&read, &asked.event, &asked.property).await?,
+        read.properties(&asked.event, &asked.property).await?,
         &["value", "count", "visitors"],
     )
 }
@@ -281,7 +280,10 @@ pub async fn realtime(
     // The windows are fixed (the last minutes): only the filters apply.
     let now = chrono::Utc::now();
     format.respond(
-        live::realtime(&state.db, access.project.id, now, &query.filters).await?,
+        state
+            .events
+            .realtime(access.project.id, now, &query.filters)
+            .await?,
         &["page", "visitors"],
     )
 }

@@ -61,7 +61,7 @@ pub async fn goal_report(
     Reading(query): Reading,
 ) -> ApiResult<Response> {
     format.respond(
-        goals::report(&state.db, access.project.id, &query).await?,
+        goals::report(&*state.events, &state.db, access.project.id, &query).await?,
         &[
             "id",
             "name",
@@ -133,7 +133,7 @@ pub async fn funnel_report(
     let funnel = funnels::find(&state.db, parse_id(&funnel_id, "funnel")?).await?;
     require(&state, &session, funnel.project_id, Role::Viewer).await?;
     format.respond(
-        funnels::report(&state.db, &funnel, &query).await?,
+        state.events.funnel(&funnel, &query).await?,
         &["label", "visitors", "conversion_rate"],
     )
 }

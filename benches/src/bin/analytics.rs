@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use serde_json::{json, Value};
-use shipmate_analytics::{days, rollup, store};
+use shipmate_analytics::days;
+use shipmate_analytics::pg::{rollup, store};
 use shipmate_benches::{load, ms, percentile, start, Bench};
 use sqlx::PgPool;
 
@@ -464,7 +465,7 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         raw as f64 / events as f64,
         summaries as f64 / events as f64
     );
-    for what in shipmate_analytics::reads::ENDPOINTS {
+    for what in shipmate_analytics::pg::reads::ENDPOINTS {
         let mut line = format!("read {what}:");
         for period in ["7d", "30d", "90d"] {
             let p95 = read_p95(b, &format!("{what}?project_id={project}&period={period}")).await?;
@@ -505,7 +506,7 @@ async fn filtered_reads(b: &Bench, project: &str) -> anyhow::Result<()> {
         "utm_source=newsletter&device=desktop",
     ];
     for (label, filters) in [("one filter", &one[..]), ("two filters", &two[..])] {
-        for what in shipmate_analytics::reads::ENDPOINTS {
+        for what in shipmate_analytics::pg::reads::ENDPOINTS {
             let mut line = format!("read {what}, {label}:");
             for period in ["7d", "30d", "90d"] {
                 let reads: Vec<String> = filters

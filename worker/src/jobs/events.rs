@@ -5,11 +5,13 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::ops::Range;
+use std::sync::Arc;
 
 use chrono::NaiveDate;
 use shipmate_analytics::enrich;
 use shipmate_analytics::events::EventBatch;
-use shipmate_analytics::store::{self, Stored};
+use shipmate_analytics::pg::Postgres;
+use shipmate_analytics::seam::{Batch, EventStore, Stored};
 use shipmate_analytics::visitor::{self, Geo, SaltCache, Visitor};
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -24,7 +26,10 @@ pub struct Read {
 }
 
 pub struct Enricher {
+    /// Salts and the previous release's entries.
     pub db: PgPool,
+    /// Where the events go (`shipmate_analytics::seam`).
+    pub events: Arc<dyn EventStore>,
     /// With `salts`, only for entries queued by the previous release (`EventBatch::legacy_ip`).
     pub geo: Geo,
     salts: SaltCache,
@@ -35,6 +40,7 @@ pub struct Enricher {
 impl Enricher {
     pub fn new(db: PgPool, geo: Geo) -> Self {
         Enricher {
+            events: Arc::new(Postgres::new(db.clone())),
             db,
             geo,
             salts: SaltCache::default(),
@@ -66,7 +72,7 @@ impl Enricher {
             .filter(|r| r.redelivered)
             .map(|r| r.key)
             .collect();
-        let done = store::already_stored(&self.db, &redelivered).await?;
+        let done = self.events.already_stored(&redelivered).await?;
         let mut prepared = Prepared {
             stored_before: Vec::new(),
             entries: Vec::new(),
@@ -130,8 +136,7 @@ impl Enricher {
             .cloned()
             .collect();
         if !unknown.is_empty() {
-            self.labels
-                .extend(store::label_ids(&self.db, &unknown).await?);
+            self.labels.extend(self.events.label_ids(&unknown).await?);
         }
         prepared.labels = self.labels.clone();
         Ok(prepared)
@@ -140,7 +145,7 @@ impl Enricher {
     /// Prepares and stores one read with one insert, all or nothing.
     pub async fn handle(&mut self, reads: Vec<Read>) -> anyhow::Result<()> {
         let prepared = self.prepare(reads).await?;
-        prepared.store(&self.db, &prepared.entries).await
+        prepared.store(&*self.events, &prepared.entries).await
     }
 }
 
@@ -166,38 +171,36 @@ pub struct Prepared {
 
 impl Prepared {
     /// Stores `entries` (some of this read's) with one insert, all or nothing.
-    async fn store(&self, db: &PgPool, entries: &[Entry]) -> anyhow::Result<()> {
+    async fn store(&self, events: &dyn EventStore, entries: &[Entry]) -> anyhow::Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
         let rows = entries[0].rows.start..entries[entries.len() - 1].rows.end;
         let bots: Vec<_> = entries.iter().filter_map(|e| e.bots).collect();
         let keys: Vec<i64> = entries.iter().map(|e| e.key).collect();
-        store::insert(
-            db,
-            store::Batch {
+        events
+            .insert(Batch {
                 rows: &self.rows[rows],
                 labels: &self.labels,
                 bots: &bots,
                 entries: &keys,
                 redelivered: self.redelivered,
-            },
-        )
-        .await?;
+            })
+            .await?;
         Ok(())
     }
 
     /// Stores the read with one insert; if that fails, request by request, so that one request
     /// that cannot be stored does not hold up the others. Returns the ids of the entries stored
     /// (or found stored before), to acknowledge; the rest are redelivered, to any worker, later.
-    pub async fn store_all(mut self, db: &PgPool) -> Vec<String> {
+    pub async fn store_all(mut self, events: &dyn EventStore) -> Vec<String> {
         let mut done = std::mem::take(&mut self.stored_before);
-        match self.store(db, &self.entries).await {
+        match self.store(events, &self.entries).await {
             Ok(()) => done.extend(self.entries.iter().map(|e| e.id.clone())),
             Err(e) => {
                 tracing::warn!(error = %format!("{e:#}"), entries = self.entries.len(), "storing a read's events failed; storing its requests one by one");
                 for entry in &self.entries {
-                    match self.store(db, std::slice::from_ref(entry)).await {
+                    match self.store(events, std::slice::from_ref(entry)).await {
                         Ok(()) => done.push(entry.id.clone()),
                         Err(e) => {
                             tracing::warn!(error = %format!("{e:#}"), entry = %entry.id, "storing events failed; will retry")

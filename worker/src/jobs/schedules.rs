@@ -4,11 +4,12 @@
 
 use std::future::Future;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use apalis::prelude::*;
 use apalis_cron::{CronScheduler, Tick};
-use shipmate_analytics::report;
+use shipmate_analytics::{report, EventStore};
 use sqlx::PgPool;
 use tokio::sync::watch;
 
@@ -53,6 +54,7 @@ pub async fn deliveries(
 #[derive(Clone)]
 struct Scheduled {
     db: PgPool,
+    events: Arc<dyn EventStore>,
     queue: shipmate_outbound::DeliveryQueue,
     /// Where the report's links point; `None` when email is not configured.
     public_url: Option<String>,
@@ -67,7 +69,7 @@ async fn weekly_report_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynErr
     let Some(public_url) = &s.public_url else {
         return Ok(());
     };
-    match report::queue_due(&s.db, public_url, chrono::Utc::now()).await {
+    match report::queue_due(&*s.events, &s.db, public_url, chrono::Utc::now()).await {
         Ok(ids) => shipmate_outbound::enqueue(&s.queue, &ids).await,
         // The next tick tries again; nothing was claimed for a project whose queueing failed.
         Err(e) => tracing::warn!(error = %e, "the weekly report could not be queued"),
@@ -86,10 +88,12 @@ pub async fn cron(
     name: String,
     ctx: &Context,
     (report, public_url): (String, String),
+    events: Arc<dyn EventStore>,
     stop: watch::Receiver<bool>,
 ) {
     let state = Scheduled {
         db: ctx.db.clone(),
+        events,
         queue: ctx.queue.clone(),
         public_url: ctx
             .settings

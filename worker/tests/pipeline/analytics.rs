@@ -4,9 +4,10 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
+use shipmate_analytics::days;
 use shipmate_analytics::events::{parse_body, EventBatch};
+use shipmate_analytics::pg::{rollup, store};
 use shipmate_analytics::visitor::{self, Geo};
-use shipmate_analytics::{days, rollup, store};
 use shipmate_worker::jobs::events::{Enricher, Read};
 
 use crate::helpers::*;
@@ -56,7 +57,7 @@ pub async fn read(app: &TestApp, token: &str, what: &str, project: &Value, perio
 }
 
 /// Every analytics read endpoint.
-const READS: [&str; 10] = shipmate_analytics::reads::ENDPOINTS;
+const READS: [&str; 10] = shipmate_analytics::pg::reads::ENDPOINTS;
 
 /// Every read for every period.
 async fn every_read(app: &TestApp, token: &str, project: &Value) -> Vec<Value> {

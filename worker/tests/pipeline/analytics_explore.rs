@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
 use shipmate_analytics::visitor::Geo;
-use shipmate_analytics::{days, report, rollup};
+use shipmate_analytics::{days, pg::rollup, report};
 use shipmate_worker::jobs::events::Enricher;
 
 use crate::analytics_live::{get, page, store};

@@ -6,8 +6,9 @@
 use serde_json::{json, Value};
 use uuid::Uuid;
 
+use shipmate_analytics::days;
+use shipmate_analytics::pg::rollup;
 use shipmate_analytics::visitor::Geo;
-use shipmate_analytics::{days, rollup};
 use shipmate_worker::jobs::events::Enricher;
 
 use crate::analytics::{batch, read, read_of};

@@ -8,7 +8,7 @@ use shipmate_types::analytics::{Realtime, RealtimePage};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::query::Filters;
+use crate::query::Filters;
 use shipmate_core::AppResult;
 
 /// `visitors` and `pages` count the last 5 minutes.

@@ -2,22 +2,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::enrich::Enriched;
-use super::events::IncomingEvent;
+use crate::seam::{Batch, Stored};
 use shipmate_core::{AppError, AppResult};
-
-/// One event ready to store, with its request's project and arrival time.
-pub struct Stored {
-    pub project_id: Uuid,
-    pub ts: DateTime<Utc>,
-    pub event: IncomingEvent,
-    pub enriched: Enriched,
-}
 
 /// The codes of device, browser and OS names, adding the names not seen before.
 pub async fn label_ids(db: &PgPool, labels: &[String]) -> AppResult<HashMap<String, i16>> {
@@ -61,17 +52,6 @@ pub async fn forget_replays(db: &PgPool, bound: i64) -> AppResult<u64> {
     )
 }
 
-/// What one worker read stores: its events (device, browser and OS coded by `labels`), the bots it
-/// dropped per project and day, and the queue entries they all came from; `redelivered` if some of
-/// those were taken over from another worker.
-pub struct Batch<'a> {
-    pub rows: &'a [Stored],
-    pub labels: &'a HashMap<String, i16>,
-    pub bots: &'a [(Uuid, NaiveDate, i64)],
-    pub entries: &'a [i64],
-    pub redelivered: bool,
-}
-
 /// Stores a read with one insert, atomically with its bot counts and the record of its entries.
 /// Fails when another worker stored one of the entries meanwhile (a job redelivered
 /// while its first worker was still busy); the caller then drops the entries already stored.
@@ -102,13 +82,13 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
     // events stored behind a seal mark its summaries dirty (below).
     let mut days: Vec<i32> = rows
         .iter()
-        .map(|r| super::days::day_lock_key(r.ts.date_naive()))
+        .map(|r| crate::days::day_lock_key(r.ts.date_naive()))
         .collect();
     days.sort_unstable();
     days.dedup();
     for day in days {
         sqlx::query("select pg_advisory_xact_lock_shared($1, $2)")
-            .bind(super::days::DAY_LOCK)
+            .bind(crate::days::DAY_LOCK)
             .bind(day)
             .execute(&mut *tx)
             .await?;

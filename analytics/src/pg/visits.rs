@@ -62,13 +62,13 @@ pub async fn sessionize(
     from: DateTime<Utc>,
     upto: DateTime<Utc>,
 ) -> AppResult<()> {
-    let (start, _) = super::days::bounds(day);
+    let (start, _) = crate::days::bounds(day);
     if from <= start {
         sqlx::query!(
             "delete from analytics_visits where started_at >= $1 and started_at < $2
              and ($3::uuid is null or project_id = $3)",
             start,
-            super::days::bounds(day).1,
+            crate::days::bounds(day).1,
             project
         )
         .execute(&mut *tx)
@@ -109,7 +109,7 @@ pub async fn fold(
     day: NaiveDate,
     upto: DateTime<Utc>,
 ) -> AppResult<()> {
-    let (start, end) = super::days::bounds(day);
+    let (start, end) = crate::days::bounds(day);
     let before = if upto >= end {
         end
     } else {

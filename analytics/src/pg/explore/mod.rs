@@ -28,8 +28,8 @@ use uuid::Uuid;
 
 use self::day::{Day, Ev, COLUMNS};
 use self::memory::{lock, Kept, Project, EXPLORER};
-use super::days;
-use super::query::{Dim, Filters};
+use crate::days;
+use crate::query::{Dim, Filters};
 use shipmate_core::AppResult;
 
 pub use self::memory::set_memory_budget;

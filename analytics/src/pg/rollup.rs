@@ -5,7 +5,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::days::{bounds, day_lock_key, DAY_LOCK};
+use crate::days::{bounds, day_lock_key, DAY_LOCK};
 use shipmate_core::AppResult;
 
 /// Creates the daily partitions for `days` days from `from`, if missing, and returns the days

@@ -2,7 +2,6 @@
 //! changes with the daily salt), so a period's unique visitors are the sum of daily ones.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use serde::Serialize;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventRow, Figures, Interval, Overview, PageRow, Point,
     PropertyRow, ReferrerRow, Timeseries, Utm, VisitPageRow,
@@ -11,8 +10,9 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::explore::{self, scan, Snapshot};
-use super::query::{Filters, Range, ReadQuery};
 use super::{rollup, visits};
+use crate::query::{percent, Dim, Filters, Range, ReadQuery};
+use crate::seam::Row;
 use shipmate_core::AppResult;
 
 pub use shipmate_types::analytics::Period;
@@ -157,13 +157,6 @@ fn tail(dim: &str, by_since: bool) -> String {
     )
 }
 
-#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
-pub struct Row {
-    pub key: String,
-    pub views: i64,
-    pub visitors: i64,
-}
-
 /// One read: the project, what was asked, and where to look.
 pub struct Read<'a> {
     db: &'a PgPool,
@@ -236,13 +229,13 @@ fn matching(filters: &Filters) -> String {
 /// Views and visitors per value of one dimension, largest first. Unfiltered: summaries plus the
 /// raw events since, each day's visitors counted on their own (the daily salt). Filtered: the
 /// matching events in memory, visitors counted per day likewise.
-pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>> {
+pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
     if !read.filters().is_empty() {
         let (events, filters) = read.explore().await?;
         let Some(filters) = filters else {
             return Ok(Vec::new());
         };
-        let col = explore::column_named(dim);
+        let col = explore::column(dim);
         let rows = events
             .run(move |days, codes| scan::breakdown(days, codes, &filters, col))
             .await?;
@@ -256,7 +249,10 @@ pub async fn breakdown(read: &Read<'_>, dim: &'static str) -> AppResult<Vec<Row>
             })
             .collect());
     }
-    let (summaries, tail) = (summaries(dim, read.window.weeks()), tail(dim, false));
+    let (summaries, tail) = (
+        summaries(dim.param(), read.window.weeks()),
+        tail(dim.param(), false),
+    );
     let query = format!(
         "select key, sum(views)::int8 as views, sum(visitors)::int8 as visitors from (
             select value as key, views, visitors from ({summaries}) s
@@ -307,10 +303,7 @@ fn rows<T: From<(String, i64, i64)>>(rows: Vec<Row>) -> Vec<T> {
         .collect()
 }
 
-async fn report<T: From<(String, i64, i64)>>(
-    read: &Read<'_>,
-    dim: &'static str,
-) -> AppResult<Breakdown<T>> {
+async fn report<T: From<(String, i64, i64)>>(read: &Read<'_>, dim: Dim) -> AppResult<Breakdown<T>> {
     Ok(Breakdown {
         period: read.period(),
         data: rows(breakdown(read, dim).await?),
@@ -359,15 +352,6 @@ impl VisitFigures {
             n if n % 2 == 1 => nth(n / 2),
             n => (nth(n / 2 - 1) + nth(n / 2) + 1) / 2,
         }
-    }
-}
-
-/// `part` in percent of `whole`, to one decimal (0 when `whole` is 0).
-pub fn percent(part: i64, whole: i64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        (part as f64 * 1000.0 / whole as f64).round() / 10.0
     }
 }
 
@@ -488,8 +472,8 @@ async fn figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<
     }
     let ((page_views, unique_visitors), pages, referrers, visits) = tokio::try_join!(
         totals(read),
-        breakdown(read, "page"),
-        breakdown(read, "referrer"),
+        breakdown(read, Dim::Page),
+        breakdown(read, Dim::Referrer),
         visit_figures(read),
     )?;
     let top = |rows: Vec<Row>| rows.into_iter().next().map(|r| r.key);
@@ -547,19 +531,19 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
 }
 
 pub async fn pages(read: &Read<'_>) -> AppResult<Breakdown<PageRow>> {
-    report(read, "page").await
+    report(read, Dim::Page).await
 }
 
 pub async fn referrers(read: &Read<'_>) -> AppResult<Breakdown<ReferrerRow>> {
-    report(read, "referrer").await
+    report(read, Dim::Referrer).await
 }
 
 pub async fn countries(read: &Read<'_>) -> AppResult<Breakdown<CountryRow>> {
-    report(read, "country").await
+    report(read, Dim::Country).await
 }
 
 /// Three breakdowns over one window, read at once.
-async fn three(read: &Read<'_>, dims: [&'static str; 3]) -> AppResult<[Vec<Row>; 3]> {
+async fn three(read: &Read<'_>, dims: [Dim; 3]) -> AppResult<[Vec<Row>; 3]> {
     let (a, b, c) = tokio::try_join!(
         breakdown(read, dims[0]),
         breakdown(read, dims[1]),
@@ -569,7 +553,7 @@ async fn three(read: &Read<'_>, dims: [&'static str; 3]) -> AppResult<[Vec<Row>;
 }
 
 pub async fn devices(read: &Read<'_>) -> AppResult<Devices> {
-    let [devices, browsers, oses] = three(read, ["device", "browser", "os"]).await?;
+    let [devices, browsers, oses] = three(read, [Dim::Device, Dim::Browser, Dim::Os]).await?;
     Ok(Devices {
         period: read.period(),
         data: rows(devices),
@@ -580,7 +564,7 @@ pub async fn devices(read: &Read<'_>) -> AppResult<Devices> {
 
 pub async fn utm(read: &Read<'_>) -> AppResult<Utm> {
     let [sources, mediums, campaigns] =
-        three(read, ["utm_source", "utm_medium", "utm_campaign"]).await?;
+        three(read, [Dim::UtmSource, Dim::UtmMedium, Dim::UtmCampaign]).await?;
     Ok(Utm {
         period: read.period(),
         sources: rows(sources),
@@ -591,7 +575,7 @@ pub async fn utm(read: &Read<'_>) -> AppResult<Utm> {
 
 /// Every event name, `page_view` included, with its count and visitors.
 pub async fn events(read: &Read<'_>) -> AppResult<Breakdown<EventRow>> {
-    let data = breakdown(read, "event")
+    let data = breakdown(read, Dim::Event)
         .await?
         .into_iter()
         .map(|r| EventRow {

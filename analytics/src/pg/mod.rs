@@ -1,0 +1,154 @@
+//! The event store on PostgreSQL: events in a partition per day (`store`, `rollup`), daily and
+//! weekly summaries kept current by the workers' upkeep (`rollup`, `visits`), unfiltered reads
+//! from the summaries plus the last seconds of raw rows (`reads`), filtered reads and funnels from
+//! the days' events held as columns in memory (`explore`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, Utc};
+use shipmate_core::AppResult;
+use shipmate_types::analytics::{
+    Breakdown, CountryRow, Devices, EventRow, FunnelReport, Overview, PageRow, PropertyRow,
+    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
+};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::funnels;
+use crate::query::{Dim, Filters, ReadQuery};
+use crate::seam::Row;
+use crate::seam::{Batch, EventStore, Reader};
+use reads::Read;
+
+pub mod explore;
+pub mod reads;
+pub mod realtime;
+pub mod rollup;
+pub mod store;
+pub mod visits;
+
+pub use explore::set_memory_budget;
+use shipmate_types::analytics::Funnel;
+
+pub struct Postgres {
+    db: PgPool,
+    /// Days whose partition exists (or never can: their rows are in the default partition).
+    partitions: Mutex<BTreeSet<NaiveDate>>,
+}
+
+impl Postgres {
+    pub fn new(db: PgPool) -> Self {
+        Postgres {
+            db,
+            partitions: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    /// Partitions for yesterday to tomorrow, each day asked for once.
+    async fn ensure_partitions(&self) -> AppResult<()> {
+        let yesterday = Utc::now().date_naive() - chrono::Duration::days(1);
+        let missing = {
+            let known = self.partitions.lock().unwrap_or_else(|e| e.into_inner());
+            !(0..3).all(|d| known.contains(&(yesterday + chrono::Duration::days(d))))
+        };
+        if missing {
+            let settled = rollup::ensure_partitions(&self.db, yesterday, 3).await?;
+            let mut known = self.partitions.lock().unwrap_or_else(|e| e.into_inner());
+            known.retain(|d| *d >= yesterday);
+            known.extend(settled);
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl EventStore for Postgres {
+    async fn label_ids(&self, labels: &[String]) -> AppResult<HashMap<String, i16>> {
+        store::label_ids(&self.db, labels).await
+    }
+
+    async fn already_stored(&self, entries: &[i64]) -> AppResult<HashSet<i64>> {
+        store::already_stored(&self.db, entries).await
+    }
+
+    async fn insert(&self, batch: Batch<'_>) -> AppResult<()> {
+        store::insert(&self.db, batch).await
+    }
+
+    async fn forget_replays(&self, bound: i64) -> AppResult<u64> {
+        store::forget_replays(&self.db, bound).await
+    }
+
+    /// Partitions ahead of time, then the summaries of closed days (five minutes after
+    /// midnight, for events still queued) and of today up to `upto`, a week of days at most.
+    async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
+        self.ensure_partitions().await?;
+        rollup::keep_current(&self.db, chrono::Duration::minutes(5), upto, 7).await
+    }
+
+    async fn reader<'a>(
+        &'a self,
+        project_id: Uuid,
+        query: &'a ReadQuery,
+    ) -> AppResult<Box<dyn Reader + 'a>> {
+        Ok(Box::new(Read::new(&self.db, project_id, query).await?))
+    }
+
+    async fn realtime(
+        &self,
+        project_id: Uuid,
+        now: DateTime<Utc>,
+        filters: &Filters,
+    ) -> AppResult<Realtime> {
+        realtime::realtime(&self.db, project_id, now, filters).await
+    }
+
+    async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
+        funnels::report(&self.db, funnel, query).await
+    }
+}
+
+#[async_trait]
+impl Reader for Read<'_> {
+    async fn overview(&self) -> AppResult<Overview> {
+        reads::overview(self).await
+    }
+    async fn timeseries(&self) -> AppResult<Timeseries> {
+        reads::timeseries(self).await
+    }
+    async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
+        reads::pages(self).await
+    }
+    async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
+        reads::entry_pages(self).await
+    }
+    async fn exit_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
+        reads::exit_pages(self).await
+    }
+    async fn referrers(&self) -> AppResult<Breakdown<ReferrerRow>> {
+        reads::referrers(self).await
+    }
+    async fn countries(&self) -> AppResult<Breakdown<CountryRow>> {
+        reads::countries(self).await
+    }
+    async fn devices(&self) -> AppResult<Devices> {
+        reads::devices(self).await
+    }
+    async fn utm(&self) -> AppResult<Utm> {
+        reads::utm(self).await
+    }
+    async fn events(&self) -> AppResult<Breakdown<EventRow>> {
+        reads::events(self).await
+    }
+    async fn breakdown(&self, dim: Dim) -> AppResult<Vec<Row>> {
+        reads::breakdown(self, dim).await
+    }
+    async fn visitors(&self) -> AppResult<i64> {
+        reads::visitors(self).await
+    }
+    async fn properties(&self, event: &str, property: &str) -> AppResult<Breakdown<PropertyRow>> {
+        reads::properties(self, event, property).await
+    }
+}
