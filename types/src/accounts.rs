@@ -8,6 +8,14 @@ use uuid::Uuid;
 
 use crate::Registration;
 
+/// A field taken exactly as typed (a password to check, not to set).
+fn as_typed(input: &mut Input, field: &str) -> Option<String> {
+    input
+        .raw(field)
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+}
+
 /// New passwords: 10 to 256 characters, taken as typed.
 pub const MIN_PASSWORD: usize = 10;
 
@@ -35,8 +43,9 @@ pub struct SignedIn {
 }
 
 /// `POST /v1/auth/setup`: the first account, with the setup token from the server's log.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct Setup {
+    #[schema(min_length = 1, max_length = 200)]
     pub token: String,
     #[schema(format = "email")]
     pub email: String,
@@ -45,26 +54,12 @@ pub struct Setup {
     pub name: Option<String>,
     /// 10 to 256 characters.
     #[schema(min_length = 10, max_length = 256)]
+    #[input(password = MIN_PASSWORD)]
     pub password: String,
 }
 
-impl FromInput for Setup {
-    fn read(input: &mut Input) -> Option<Self> {
-        let token = input.string("token", 1, 200);
-        let email = input.email("email");
-        let name = input.opt_string("name", 200);
-        let password = input.password("password", MIN_PASSWORD);
-        Some(Setup {
-            token: token?,
-            email: email?,
-            name,
-            password: password?,
-        })
-    }
-}
-
 /// `POST /v1/auth/register`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewAccount {
     #[schema(format = "email")]
     pub email: String,
@@ -72,97 +67,52 @@ pub struct NewAccount {
     #[schema(max_length = 200)]
     pub name: Option<String>,
     #[schema(min_length = 10, max_length = 256)]
+    #[input(password = MIN_PASSWORD)]
     pub password: String,
     /// The invite token, where registration needs one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub invite: Option<String>,
 }
 
-impl FromInput for NewAccount {
-    fn read(input: &mut Input) -> Option<Self> {
-        let email = input.email("email");
-        let name = input.opt_string("name", 200);
-        let password = input.password("password", MIN_PASSWORD);
-        let invite = input.opt_string("invite", 200);
-        Some(NewAccount {
-            email: email?,
-            name,
-            password: password?,
-            invite,
-        })
-    }
-}
-
+// A sign-in takes whatever address and password were typed: a wrong one is a 401, not a 422.
 /// `POST /v1/auth/login`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct Login {
+    #[schema(min_length = 1, max_length = 254)]
     pub email: String,
+    #[input(password = 1)]
     pub password: String,
     /// The CLI's loopback URL to hand the session to (`http://127.0.0.1:<port>/...`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 2048)]
     pub cli_callback: Option<String>,
     /// Echoed to `cli_callback`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub state: Option<String>,
 }
 
-/// A sign-in takes whatever address and password were typed: a wrong one is a 401, not a 422.
-impl FromInput for Login {
-    fn read(input: &mut Input) -> Option<Self> {
-        let email = input.string("email", 1, 254);
-        let password = input.password("password", 1);
-        let cli_callback = input.opt_string("cli_callback", 2048);
-        let state = input.opt_string("state", 200);
-        Some(Login {
-            email: email?,
-            password: password?,
-            cli_callback,
-            state,
-        })
-    }
-}
-
 /// `POST /v1/auth/dev-login` (development instances only).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct DevLogin {
     #[schema(format = "email")]
     pub email: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub name: Option<String>,
 }
 
-impl FromInput for DevLogin {
-    fn read(input: &mut Input) -> Option<Self> {
-        let email = input.email("email");
-        let name = input.opt_string("name", 200);
-        Some(DevLogin {
-            email: email?,
-            name,
-        })
-    }
-}
-
 /// `POST /v1/auth/password`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct PasswordChange {
     /// Required when the account has a password.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = as_typed)]
     pub current_password: Option<String>,
     #[schema(min_length = 10, max_length = 256)]
+    #[input(password = MIN_PASSWORD)]
     pub password: String,
-}
-
-impl FromInput for PasswordChange {
-    fn read(input: &mut Input) -> Option<Self> {
-        let current_password = input
-            .raw("current_password")
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned);
-        Some(PasswordChange {
-            current_password,
-            password: input.password("password", MIN_PASSWORD)?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -171,51 +121,27 @@ pub struct PasswordChanged {
 }
 
 /// An address, for a password reset or a subscription.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct EmailAddress {
     #[schema(format = "email")]
     pub email: String,
 }
 
-impl FromInput for EmailAddress {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(EmailAddress {
-            email: input.email("email")?,
-        })
-    }
-}
-
 /// `POST /v1/auth/password-reset/confirm`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct PasswordReset {
+    #[schema(min_length = 1, max_length = 200)]
     pub token: String,
     #[schema(min_length = 10, max_length = 256)]
+    #[input(password = MIN_PASSWORD)]
     pub password: String,
 }
 
-impl FromInput for PasswordReset {
-    fn read(input: &mut Input) -> Option<Self> {
-        let token = input.string("token", 1, 200);
-        let password = input.password("password", MIN_PASSWORD);
-        Some(PasswordReset {
-            token: token?,
-            password: password?,
-        })
-    }
-}
-
 /// `POST /v1/auth/verify-email`: the token of the verification link.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct VerifyEmail {
+    #[schema(min_length = 1, max_length = 200)]
     pub token: String,
-}
-
-impl FromInput for VerifyEmail {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(VerifyEmail {
-            token: input.string("token", 1, 200)?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -233,7 +159,7 @@ pub struct SessionInfo {
 }
 
 /// `POST /v1/auth/tokens`: a personal access token for scripts and the CLI.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewAccessToken {
     /// What the token is for, 1 to 100 characters.
     #[schema(min_length = 1, max_length = 100)]
@@ -242,17 +168,6 @@ pub struct NewAccessToken {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(minimum = 1, maximum = 365)]
     pub expires_in_days: Option<i64>,
-}
-
-impl FromInput for NewAccessToken {
-    fn read(input: &mut Input) -> Option<Self> {
-        let name = input.string("name", 1, 100);
-        let expires_in_days = input.opt_int("expires_in_days", 1, 365);
-        Some(NewAccessToken {
-            name: name?,
-            expires_in_days,
-        })
-    }
 }
 
 /// A personal access token as listed: never the token itself.
@@ -303,21 +218,12 @@ pub struct Account {
 }
 
 /// `PATCH /v1/admin/users/:id`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct AccountChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_admin: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled: Option<bool>,
-}
-
-impl FromInput for AccountChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(AccountChanges {
-            is_admin: input.opt_bool("is_admin"),
-            disabled: input.opt_bool("disabled"),
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -330,17 +236,10 @@ pub struct InstanceSettings {
 
 /// `POST /v1/auth/identify`: a JWT signed (HS256) by the customer's backend with the project's
 /// identify secret; claims `sub`, `name`, `email`, `exp` (at most 24 hours ahead).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct IdentifyRequest {
+    #[schema(min_length = 1, max_length = 8192)]
     pub token: String,
-}
-
-impl FromInput for IdentifyRequest {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(IdentifyRequest {
-            token: input.string("token", 1, 8_192)?,
-        })
-    }
 }
 
 /// An end user of a customer's product, as the board shows them.

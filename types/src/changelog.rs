@@ -11,14 +11,17 @@ use crate::ChangelogType;
 /// The longest an entry's Markdown may be, in characters (the dashboard's preview takes as much).
 pub const MAX_CONTENT: usize = 100_000;
 
-fn feedback_ids(input: &mut Input) -> Option<Vec<Uuid>> {
-    let ids = input.string_list(
-        "feedback_ids",
-        false,
-        |s| Uuid::parse_str(s).is_ok(),
-        "must be ids of feedback entries",
-    );
-    Some(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+/// When sent: the ids of feedback entries, each once.
+fn feedback_ids(input: &mut Input, field: &str) -> Option<Vec<Uuid>> {
+    input.present(field, |i| {
+        let ids = i.string_list(
+            field,
+            false,
+            |s| Uuid::parse_str(s).is_ok(),
+            "must be ids of feedback entries",
+        );
+        Some(ids.iter().filter_map(|s| Uuid::parse_str(s).ok()).collect())
+    })
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -42,7 +45,7 @@ pub struct Entry {
 }
 
 /// `POST /v1/projects/:id/changelog`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewEntry {
     #[schema(min_length = 1, max_length = 200)]
     pub title: String,
@@ -56,34 +59,21 @@ pub struct NewEntry {
     pub published: Option<bool>,
     /// Feedback entries of the same project that this change answers (at most 20).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = feedback_ids)]
     pub feedback_ids: Option<Vec<Uuid>>,
 }
 
-impl FromInput for NewEntry {
-    fn read(input: &mut Input) -> Option<Self> {
-        let title = input.string("title", 1, 200);
-        let content = input.string("content", 1, MAX_CONTENT);
-        let kind = input.enum_value("type");
-        let published = input.opt_bool("published");
-        let feedback_ids = input.present("feedback_ids", feedback_ids);
-        Some(NewEntry {
-            title: title?,
-            content: content?,
-            kind: kind?,
-            published,
-            feedback_ids,
-        })
-    }
-}
-
+// A field that is present must be valid; an empty title or content is not a change but an error.
 /// `PATCH /v1/changelog/:id`: any of the fields.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct EntryChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 200)]
+    #[input(present)]
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 100000)]
+    #[input(present)]
     pub content: Option<String>,
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ChangelogType>,
@@ -91,20 +81,8 @@ pub struct EntryChanges {
     pub published: Option<bool>,
     /// Replaces the linked feedback entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = feedback_ids)]
     pub feedback_ids: Option<Vec<Uuid>>,
-}
-
-/// A field that is present must be valid; an empty title or content is not a change but an error.
-impl FromInput for EntryChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(EntryChanges {
-            title: input.present("title", |i| i.string("title", 1, 200)),
-            content: input.present("content", |i| i.string("content", 1, MAX_CONTENT)),
-            kind: input.opt_enum("type"),
-            published: input.opt_bool("published"),
-            feedback_ids: input.present("feedback_ids", feedback_ids),
-        })
-    }
 }
 
 impl From<NewEntry> for EntryChanges {
@@ -119,21 +97,13 @@ impl From<NewEntry> for EntryChanges {
     }
 }
 
+// Trimmed, as an entry's content is when it is saved, so the preview shows what will be published.
 /// `POST /v1/markdown/preview`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct MarkdownPreview {
     /// Markdown, 1 to 100,000 characters after trimming: the rule of a changelog entry's content.
     #[schema(min_length = 1, max_length = 100000)]
     pub markdown: String,
-}
-
-/// Trimmed, as an entry's content is when it is saved, so the preview shows what will be published.
-impl FromInput for MarkdownPreview {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(MarkdownPreview {
-            markdown: input.string("markdown", 1, MAX_CONTENT)?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

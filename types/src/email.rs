@@ -1,6 +1,6 @@
 //! Email notifications, changelog subscriptions and suppressions.
 
-use crate::input::{FromInput, Input};
+use crate::input::FromInput;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -17,7 +17,7 @@ pub struct Notifications {
 }
 
 /// `PUT`/`PATCH .../notifications`: any of the switches.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NotificationChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_feedback: Option<bool>,
@@ -25,16 +25,6 @@ pub struct NotificationChanges {
     pub new_testimonial: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weekly_report: Option<bool>,
-}
-
-impl FromInput for NotificationChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(NotificationChanges {
-            new_feedback: input.opt_bool("new_feedback"),
-            new_testimonial: input.opt_bool("new_testimonial"),
-            weekly_report: input.opt_bool("weekly_report"),
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -8,6 +8,38 @@ use uuid::Uuid;
 
 use crate::{FeedbackModeration, FeedbackStatus, FeedbackType};
 
+/// The entry a duplicate is merged into, by id.
+fn merge_target(input: &mut Input, field: &str) -> Option<Uuid> {
+    let into = input.string(field, 1, 100)?;
+    match Uuid::parse_str(&into) {
+        Ok(into) => Some(into),
+        Err(_) => {
+            input.error(field, "must be the id of a feedback entry");
+            None
+        }
+    }
+}
+
+/// A change names at least one of its fields; an unknown status is `invalid_status`, as the
+/// contract has it, rather than `validation_failed`.
+fn some_change(input: &mut Input) -> Option<()> {
+    let unknown_status = input
+        .raw("status")
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| FeedbackStatus::parse(s.trim()).is_none());
+    if unknown_status {
+        input.set_code("invalid_status");
+    }
+    if !["status", "moderation", "on_roadmap"]
+        .iter()
+        .any(|f| input.has(f))
+    {
+        input.error("status", "is required (or `moderation`, or `on_roadmap`)");
+        return None;
+    }
+    Some(())
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
 pub struct Feedback {
@@ -46,7 +78,7 @@ impl Feedback {
 }
 
 /// `POST /v1/feedback`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewFeedback {
     /// 1 to 200 characters.
     #[schema(min_length = 1, max_length = 200)]
@@ -62,24 +94,12 @@ pub struct NewFeedback {
     pub submitter_email: Option<String>,
 }
 
-impl FromInput for NewFeedback {
-    fn read(input: &mut Input) -> Option<Self> {
-        let title = input.string("title", 1, 200);
-        let description = input.opt_string("description", 10_000);
-        let kind = input.enum_value("type");
-        let submitter_email = input.opt_email("submitter_email");
-        Some(NewFeedback {
-            title: title?,
-            kind: kind?,
-            description,
-            submitter_email,
-        })
-    }
-}
-
+// Whether the status fits the entry's type is the handler's check; a status string that is no
+// status at all is `invalid_status` too, as the contract says.
 /// `PATCH /v1/feedback/:id`: a status of the entry's type's set, a moderation decision, whether it
 /// is on the roadmap, or any of them together.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
+#[input(before = some_change)]
 pub struct FeedbackChanges {
     /// Changing the status also puts the entry on the roadmap (unless `on_roadmap` says otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,52 +110,11 @@ pub struct FeedbackChanges {
     pub on_roadmap: Option<bool>,
 }
 
-/// Whether the status fits the entry's type is the handler's check; a status string that is no
-/// status at all is `invalid_status` too, as the contract says.
-impl FromInput for FeedbackChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        let unknown_status = input
-            .raw("status")
-            .and_then(|v| v.as_str())
-            .is_some_and(|s| FeedbackStatus::parse(s.trim()).is_none());
-        if unknown_status {
-            input.set_code("invalid_status");
-        }
-        let status = input.opt_enum("status");
-        let moderation = input.opt_enum("moderation");
-        let on_roadmap = input.opt_bool("on_roadmap");
-        if !["status", "moderation", "on_roadmap"]
-            .iter()
-            .any(|f| input.has(f))
-        {
-            input.error("status", "is required (or `moderation`, or `on_roadmap`)");
-            return None;
-        }
-        Some(FeedbackChanges {
-            status,
-            moderation,
-            on_roadmap,
-        })
-    }
-}
-
 /// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct MergeRequest {
+    #[input(with = merge_target)]
     pub into: Uuid,
-}
-
-impl FromInput for MergeRequest {
-    fn read(input: &mut Input) -> Option<Self> {
-        let into = input.string("into", 1, 100)?;
-        match Uuid::parse_str(&into) {
-            Ok(into) => Some(MergeRequest { into }),
-            Err(_) => {
-                input.error("into", "must be the id of a feedback entry");
-                None
-            }
-        }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -155,18 +134,10 @@ pub struct Comment {
 }
 
 /// `POST /v1/feedback/:id/comments`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewComment {
     #[schema(min_length = 1, max_length = 5000)]
     pub body: String,
-}
-
-impl FromInput for NewComment {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(NewComment {
-            body: input.string("body", 1, 5_000)?,
-        })
-    }
 }
 
 /// The public roadmap: approved feature requests on the roadmap, by stage (`shipped`: the last 90

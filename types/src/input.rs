@@ -5,6 +5,8 @@ use serde_json::{Map, Value};
 
 use crate::common::FieldError;
 use crate::StringEnum;
+/// `#[derive(FromInput)]`: the reader written from the struct's own attributes (`shipmate-types-derive`).
+pub use shipmate_types_derive::FromInput;
 
 /// A body that breaks the rules: every wrong field, and the problem's `code` (`validation_failed`
 /// unless the body says otherwise). The server answers it with one 422.

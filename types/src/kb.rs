@@ -9,6 +9,11 @@ use uuid::Uuid;
 
 use crate::{ContentType, DocumentStatus, SearchMode};
 
+/// A document's metadata: an object of at most 16 KB.
+fn metadata(input: &mut Input, field: &str) -> Option<Map<String, Value>> {
+    input.opt_object(field, 16_384)
+}
+
 /// Largest document content accepted, in bytes (the spec's 100 KB); for files and HTML, of the
 /// text taken from them.
 pub const MAX_DOCUMENT_BYTES: usize = 102_400;
@@ -60,29 +65,17 @@ pub struct Index {
 }
 
 /// `POST /v1/indexes`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewIndex {
     #[schema(min_length = 1, max_length = 200)]
     pub name: String,
     /// One of `GET /v1/models`; the instance's default when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 200)]
     pub embedding_model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 200)]
     pub external_id: Option<String>,
-}
-
-impl FromInput for NewIndex {
-    fn read(input: &mut Input) -> Option<Self> {
-        let name = input.string("name", 1, 200);
-        let embedding_model = input.opt_string("embedding_model", 200);
-        let external_id = input.opt_string("external_id", 200);
-        Some(NewIndex {
-            name: name?,
-            embedding_model,
-            external_id,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -116,65 +109,42 @@ pub struct Document {
     pub created_at: DateTime<Utc>,
 }
 
+// The content's byte limit is checked first by the caller (413, not 422).
 /// `POST /v1/indexes/:id/documents`, and each item of a batch.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewDocument {
     /// The text, at most 102,400 bytes (after HTML is reduced to its visible text).
     #[schema(min_length = 1)]
+    #[input(max = MAX_DOCUMENT_BYTES)]
     pub content: String,
     /// Returned with every search result, and matched by search filters (at most 16 KB). A
     /// `language` (or `lang`) key naming a language, e.g. `"de"` or `"german"`, sets how keyword
     /// search stems the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = metadata)]
     pub metadata: Option<Map<String, Value>>,
     /// The caller's own id for the document, 1 to 256 characters, unique in the index.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 256)]
+    #[input(with = external_id)]
     pub external_id: Option<String>,
     /// `text/markdown` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
 }
 
-/// The content's byte limit is checked first by the caller (413, not 422).
-impl FromInput for NewDocument {
-    fn read(input: &mut Input) -> Option<Self> {
-        let content = input.string("content", 1, MAX_DOCUMENT_BYTES);
-        let metadata = input.opt_object("metadata", 16_384);
-        let external_id = external_id(input, "external_id");
-        let content_type = input.opt_enum("content_type");
-        Some(NewDocument {
-            content: content?,
-            metadata,
-            external_id,
-            content_type,
-        })
-    }
-}
-
 /// `PUT /v1/indexes/:id/documents/by-external-id/:externalId`: the document's new version.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct DocumentVersion {
     #[schema(min_length = 1)]
+    #[input(max = MAX_DOCUMENT_BYTES)]
     pub content: String,
     /// Replaces the old metadata whole (`{}` when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = metadata)]
     pub metadata: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
-}
-
-impl FromInput for DocumentVersion {
-    fn read(input: &mut Input) -> Option<Self> {
-        let content = input.string("content", 1, MAX_DOCUMENT_BYTES);
-        let metadata = input.opt_object("metadata", 16_384);
-        let content_type = input.opt_enum("content_type");
-        Some(DocumentVersion {
-            content: content?,
-            metadata,
-            content_type,
-        })
-    }
 }
 
 /// `POST /v1/indexes/:id/documents/batch`: 1 to 100 documents, stored all or none.

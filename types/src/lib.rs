@@ -3,6 +3,9 @@
 //! reads itself from JSON (`input::FromInput`, beside its struct), checking lengths, ranges and
 //! formats and listing every wrong field at once.
 
+// The derive names the trait by its crate path, here as everywhere else.
+extern crate self as shipmate_types;
+
 #[macro_use]
 mod enums;
 

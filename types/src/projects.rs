@@ -9,6 +9,37 @@ use uuid::Uuid;
 
 use crate::{Role, Scope};
 
+fn scopes(input: &mut Input, field: &str) -> Option<Vec<Scope>> {
+    let names = input.string_list(
+        field,
+        true,
+        |s| Scope::parse(s).is_some(),
+        &format!("must each be one of {}", Scope::NAMES.join(", ")),
+    );
+    Some(names.iter().filter_map(|s| Scope::parse(s)).collect())
+}
+
+fn origins(input: &mut Input, field: &str) -> Option<Vec<String>> {
+    Some(input.string_list(
+        field,
+        false,
+        is_origin,
+        "must each be an origin such as https://example.com (scheme, host and port only)",
+    ))
+}
+
+fn slug(input: &mut Input, field: &str) -> Option<String> {
+    let slug = input.string(field, 1, 48)?;
+    if !is_valid_slug(&slug) {
+        input.error(
+            field,
+            "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
+        );
+        return None;
+    }
+    Some(slug)
+}
+
 /// A slug: 3 to 48 of `a-z 0-9 -`, starting and ending with a letter or digit.
 pub fn is_valid_slug(s: &str) -> bool {
     let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
@@ -45,7 +76,7 @@ pub struct ProjectView {
 }
 
 /// `POST /v1/projects`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewProject {
     #[schema(min_length = 1, max_length = 100)]
     pub name: String,
@@ -55,44 +86,19 @@ pub struct NewProject {
         max_length = 48,
         pattern = "^[a-z0-9][a-z0-9-]*[a-z0-9]$"
     )]
+    #[input(with = slug)]
     pub slug: String,
 }
 
-impl FromInput for NewProject {
-    fn read(input: &mut Input) -> Option<Self> {
-        let name = input.string("name", 1, 100);
-        let slug = input.string("slug", 1, 48);
-        if slug.as_deref().is_some_and(|s| !is_valid_slug(s)) {
-            input.error(
-                "slug",
-                "must be 3 to 48 of a-z, 0-9 and -, starting and ending with a letter or digit",
-            );
-            return None;
-        }
-        Some(NewProject {
-            name: name?,
-            slug: slug?,
-        })
-    }
-}
-
 /// `PATCH /v1/projects/:id` (admins): any of the fields.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct ProjectChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 100)]
+    #[input(present)]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_moderation: Option<bool>,
-}
-
-impl FromInput for ProjectChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(ProjectChanges {
-            name: input.present("name", |i| i.string("name", 1, 100)),
-            feedback_moderation: input.opt_bool("feedback_moderation"),
-        })
-    }
 }
 
 /// `GET /v1/project`: the project of the key sent.
@@ -121,37 +127,16 @@ pub struct ApiKey {
 }
 
 /// `POST /v1/projects/:id/api-keys`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewApiKey {
     #[schema(min_length = 1, max_length = 100)]
     pub name: String,
+    #[input(with = scopes)]
     pub scopes: Vec<Scope>,
     /// Browser origins (`https://example.com`) the key may be used from; any when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[input(with = origins)]
     pub allowed_origins: Vec<String>,
-}
-
-impl FromInput for NewApiKey {
-    fn read(input: &mut Input) -> Option<Self> {
-        let name = input.string("name", 1, 100);
-        let scopes = input.string_list(
-            "scopes",
-            true,
-            |s| Scope::parse(s).is_some(),
-            &format!("must each be one of {}", Scope::NAMES.join(", ")),
-        );
-        let allowed_origins = input.string_list(
-            "allowed_origins",
-            false,
-            is_origin,
-            "must each be an origin such as https://example.com (scheme, host and port only)",
-        );
-        Some(NewApiKey {
-            name: name?,
-            scopes: scopes.iter().filter_map(|s| Scope::parse(s)).collect(),
-            allowed_origins,
-        })
-    }
 }
 
 #[cfg(test)]

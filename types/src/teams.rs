@@ -1,6 +1,6 @@
 //! Project members and invites.
 
-use crate::input::{FromInput, Input};
+use crate::input::FromInput;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -18,36 +18,17 @@ pub struct Member {
 }
 
 /// `PATCH /v1/projects/:id/members/:user_id`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct RoleChange {
     pub role: Role,
 }
 
-impl FromInput for RoleChange {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(RoleChange {
-            role: input.enum_value("role")?,
-        })
-    }
-}
-
 /// `POST /v1/projects/:id/invites`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewInvite {
     #[schema(format = "email")]
     pub email: String,
     pub role: Role,
-}
-
-impl FromInput for NewInvite {
-    fn read(input: &mut Input) -> Option<Self> {
-        let email = input.email("email");
-        let role = input.enum_value("role");
-        Some(NewInvite {
-            email: email?,
-            role: role?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

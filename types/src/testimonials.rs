@@ -1,6 +1,6 @@
 //! Testimonials and their moderation.
 
-use crate::input::{FromInput, Input};
+use crate::input::FromInput;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -35,7 +35,7 @@ impl Testimonial {
 }
 
 /// `POST /v1/testimonials` and the public form's `POST /v1/testimonials/by-project/:slug`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewTestimonial {
     #[schema(min_length = 1, max_length = 100)]
     pub author_name: String,
@@ -51,40 +51,14 @@ pub struct NewTestimonial {
     /// An http(s) URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(format = "uri")]
+    #[input(http_url)]
     pub tweet_url: Option<String>,
 }
 
-impl FromInput for NewTestimonial {
-    fn read(input: &mut Input) -> Option<Self> {
-        let author_name = input.string("author_name", 1, 100);
-        let author_email = input.email("author_email");
-        let author_title = input.opt_string("author_title", 100);
-        let content = input.string("content", 1, 5_000);
-        let rating = input.int("rating", 1, 5);
-        let tweet_url = input.opt_http_url("tweet_url", 2_048);
-        Some(NewTestimonial {
-            author_name: author_name?,
-            author_email: author_email?,
-            author_title,
-            content: content?,
-            rating: rating? as i16,
-            tweet_url,
-        })
-    }
-}
-
 /// `PATCH /v1/testimonials/:id`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct ModerationDecision {
     pub status: Moderation,
-}
-
-impl FromInput for ModerationDecision {
-    fn read(input: &mut Input) -> Option<Self> {
-        Some(ModerationDecision {
-            status: input.enum_value("status")?,
-        })
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -13,13 +13,24 @@ fn valid_event(name: &str) -> bool {
     name == "*" || EventType::parse(name).is_some_and(|e| e != EventType::Ping)
 }
 
-fn read_events(input: &mut Input) -> Vec<String> {
-    input.string_list(
-        "events",
+fn events(input: &mut Input, field: &str) -> Option<Vec<String>> {
+    Some(input.string_list(
+        field,
         true,
         valid_event,
         "must list known event names (see GET /v1/webhooks/events) or \"*\"",
-    )
+    ))
+}
+
+fn changed_events(input: &mut Input, field: &str) -> Option<Vec<String>> {
+    input.present(field, |i| events(i, field))
+}
+
+/// A description once sent: empty clears it.
+fn changed_text(input: &mut Input, field: &str) -> Option<String> {
+    input
+        .has(field)
+        .then(|| input.opt_string(field, 500).unwrap_or_default())
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -37,63 +48,38 @@ pub struct Webhook {
 }
 
 /// `POST /v1/projects/:id/webhooks`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewWebhook {
     /// An http(s) URL of a public host.
     #[schema(min_length = 1, max_length = 2000, format = "uri")]
     pub url: String,
     /// Event names (see `EventType`) or `"*"`; 1 to 20.
     #[schema(min_items = 1, max_items = 20)]
+    #[input(with = events)]
     pub events: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 500)]
     pub description: Option<String>,
 }
 
-impl FromInput for NewWebhook {
-    fn read(input: &mut Input) -> Option<Self> {
-        let url = input.string("url", 1, 2000);
-        let events = read_events(input);
-        let description = input.opt_string("description", 500);
-        Some(NewWebhook {
-            url: url?,
-            events,
-            description,
-        })
-    }
-}
-
+// Any of the fields; a present but empty `description` (`Some("")`) clears it.
 /// `PATCH /v1/projects/:id/webhooks/:webhook_id`: any of the fields; an empty `description`
 /// clears it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct WebhookChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 2000, format = "uri")]
+    #[input(present)]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = changed_events)]
     pub events: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 500)]
+    #[input(with = changed_text)]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
-}
-
-/// Any of the fields; a present but empty `description` (`Some("")`) clears it.
-impl FromInput for WebhookChanges {
-    fn read(input: &mut Input) -> Option<Self> {
-        let url = input.present("url", |i| i.string("url", 1, 2000));
-        let events = input.present("events", |i| Some(read_events(i)));
-        let description = input
-            .has("description")
-            .then(|| input.opt_string("description", 500).unwrap_or_default());
-        Some(WebhookChanges {
-            url,
-            events,
-            description,
-            enabled: input.opt_bool("enabled"),
-        })
-    }
 }
 
 impl From<NewWebhook> for WebhookChanges {
