@@ -28,6 +28,7 @@ pub mod realtime;
 pub mod rollup;
 pub mod store;
 pub mod visits;
+mod window;
 
 pub use explore::set_memory_budget;
 use shipmate_types::analytics::Funnel;

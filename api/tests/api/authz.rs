@@ -7,7 +7,7 @@
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use crate::authz_callers::{post, Access, Fixture, ROLES};
+use crate::authz_callers::{post, Access, Fixture, Resources, ROLES};
 use crate::helpers::*;
 
 #[tokio::test]
@@ -51,77 +51,15 @@ async fn every_endpoint_answers_each_caller_as_the_contract_says() {
     )
     .await;
     let invite_id = id(&pending).to_owned();
-    let k = Auth::Key(&f.key);
-    let s = Auth::Session(&owner);
-    let entry = post(
-        &app,
-        "/v1/feedback",
-        k,
-        json!({"title": "Dark mode", "type": "feature"}),
-    )
-    .await;
-    let testimonial = post(
-        &app,
-        "/v1/testimonials",
-        k,
-        json!({"author_name": "Ada", "author_email": "ada@example.com", "content": "Great", "rating": 5}),
-    )
-    .await;
-    let change = post(
-        &app,
-        &format!("/v1/changelog/dashboard/{pid}"),
-        s,
-        json!({"title": "T", "content": "C", "type": "fix"}),
-    )
-    .await;
-    let index = post(
-        &app,
-        "/v1/indexes",
-        k,
-        json!({"name": "docs", "embedding_model": "all-minilm-l6-v2"}),
-    )
-    .await;
-    let doc = post(
-        &app,
-        &format!("/v1/indexes/{}/documents", id(&index)),
-        k,
-        json!({"content": "Shipmate answers every caller as the contract says."}),
-    )
-    .await;
-    let scoped = post(
-        &app,
-        &format!("/v1/projects/{pid}/api-keys"),
-        s,
-        json!({"name": "script tag", "scopes": ["analytics:write"]}),
-    )
-    .await;
-    let (dup, comment_id) = crate::authz_callers::duplicate_and_comment(&app, k, id(&entry)).await;
-    let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
-    let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
-
-    let hook = post(
-        &app,
-        &format!("/v1/projects/{pid}/webhooks"),
-        s,
-        json!({"url": "https://93.184.216.34/hook", "events": ["*"]}),
-    )
-    .await;
-    let wid = id(&hook).to_owned();
-    let ping = post(
-        &app,
-        &format!("/v1/projects/{pid}/webhooks/{wid}/test"),
-        s,
-        json!({}),
-    )
-    .await;
-    let dlv = ping["delivery_id"].as_str().unwrap().to_owned();
-    let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
-    sqlx::query(
-        "insert into email_suppressions (email, reason) values ('gone@example.com', 'test')",
-    )
-    .execute(&db)
-    .await
-    .unwrap();
+    let r = Resources::create(&app, &pid, &f.key, &owner).await;
+    let (fid, tid, cid) = (
+        r.feedback.as_str(),
+        r.testimonial.as_str(),
+        r.change.as_str(),
+    );
+    let (iid, did, kid) = (r.index.as_str(), r.document.as_str(), r.api_key.as_str());
+    let (dup, comment_id) = (&r.duplicate, &r.comment);
+    let (wid, dlv) = (&r.webhook, &r.delivery);
     let hooks = format!("/v1/projects/{pid}/webhooks/{wid}");
 
     use Access::*;

@@ -2,7 +2,7 @@
 //! callers each row is tried with (`Fixture`).
 
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::helpers::*;
 
@@ -172,4 +172,106 @@ pub async fn duplicate_and_comment(app: &TestApp, key: Auth<'_>, entry: &str) ->
     let body = serde_json::json!({"body": "Yes please"});
     let comment = post(app, &path, Auth::Session(&commenter), body).await;
     (id(&duplicate).to_owned(), id(&comment).to_owned())
+}
+
+/// What the matrix's rows act on: one of each resource of the project, made by its owner.
+pub struct Resources {
+    pub feedback: String,
+    pub testimonial: String,
+    pub change: String,
+    pub index: String,
+    pub document: String,
+    pub api_key: String,
+    pub duplicate: String,
+    pub comment: String,
+    pub webhook: String,
+    pub delivery: String,
+}
+
+impl Resources {
+    pub async fn create(app: &TestApp, pid: &str, key: &str, owner: &str) -> Resources {
+        let k = Auth::Key(key);
+        let s = Auth::Session(owner);
+        let entry = post(
+            app,
+            "/v1/feedback",
+            k,
+            json!({"title": "Dark mode", "type": "feature"}),
+        )
+        .await;
+        let testimonial = post(
+            app,
+            "/v1/testimonials",
+            k,
+            json!({"author_name": "Ada", "author_email": "ada@example.com", "content": "Great", "rating": 5}),
+        )
+        .await;
+        let change = post(
+            app,
+            &format!("/v1/changelog/dashboard/{pid}"),
+            s,
+            json!({"title": "T", "content": "C", "type": "fix"}),
+        )
+        .await;
+        let index = post(
+            app,
+            "/v1/indexes",
+            k,
+            json!({"name": "docs", "embedding_model": "all-minilm-l6-v2"}),
+        )
+        .await;
+        let doc = post(
+            app,
+            &format!("/v1/indexes/{}/documents", id(&index)),
+            k,
+            json!({"content": "Shipmate answers every caller as the contract says."}),
+        )
+        .await;
+        let scoped = post(
+            app,
+            &format!("/v1/projects/{pid}/api-keys"),
+            s,
+            json!({"name": "script tag", "scopes": ["analytics:write"]}),
+        )
+        .await;
+        let (dup, comment_id) = duplicate_and_comment(app, k, id(&entry)).await;
+        let (fid, tid, cid) = (id(&entry), id(&testimonial), id(&change));
+        let (iid, did, kid) = (id(&index), id(&doc), id(&scoped));
+
+        let hook = post(
+            app,
+            &format!("/v1/projects/{pid}/webhooks"),
+            s,
+            json!({"url": "https://93.184.216.34/hook", "events": ["*"]}),
+        )
+        .await;
+        let wid = id(&hook).to_owned();
+        let ping = post(
+            app,
+            &format!("/v1/projects/{pid}/webhooks/{wid}/test"),
+            s,
+            json!({}),
+        )
+        .await;
+        let dlv = ping["delivery_id"].as_str().unwrap().to_owned();
+        let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+        sqlx::query(
+            "insert into email_suppressions (email, reason) values ('gone@example.com', 'test')",
+        )
+        .execute(&db)
+        .await
+        .unwrap();
+        Resources {
+            feedback: fid.to_owned(),
+            testimonial: tid.to_owned(),
+            change: cid.to_owned(),
+            index: iid.to_owned(),
+            document: did.to_owned(),
+            api_key: kid.to_owned(),
+            duplicate: dup,
+            comment: comment_id,
+            webhook: wid,
+            delivery: dlv,
+        }
+    }
 }
