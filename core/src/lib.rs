@@ -5,6 +5,7 @@
 
 pub mod db;
 pub mod error;
+pub mod health;
 pub mod masked;
 pub mod metrics;
 pub mod params;

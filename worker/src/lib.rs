@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use shipmate_analytics::events::EventBatch;
 use shipmate_analytics::visitor::Geo;
+use shipmate_core::health::{HealthHandle, HealthRegistry};
 use shipmate_core::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_core::startup::retry;
 use shipmate_kb::models::Registry;
@@ -47,15 +48,24 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         models: Arc::new(Registry::new(&settings.common.kb).with_nice(settings.embed_nice)),
         settings: settings.clone(),
     };
+    // Each loop's heartbeat, with how long it may take to come round: an embedding drain works
+    // through a whole backlog before it does; the events loop wakes every second; upkeep rounds
+    // pause up to 15 s.
+    let health = HealthRegistry::default();
+    let beats = (
+        health.register("embed", Duration::from_secs(300)),
+        health.register("events", Duration::from_secs(60)),
+        health.register("upkeep", Duration::from_secs(120)),
+    );
     if let Some(addr) = settings.metrics_bind {
-        metrics_listener(addr, connect().await?).await?;
+        metrics_listener(addr, connect().await?, health).await?;
     }
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
     let enricher = Enricher::new(
         db.clone(),
         Geo::open(settings.common.analytics.geoip_db.as_deref()),
     );
-    let upkeep = Upkeep::new(enricher.events.clone(), upkeep_queue, lag).run(stop.clone());
+    let upkeep = Upkeep::new(enricher.events.clone(), upkeep_queue, lag).run(beats.2, stop.clone());
     let deliver_ctx =
         jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());
     let redis = (
@@ -75,8 +85,14 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         enricher.events.clone(),
         stop.clone(),
     );
-    let embed = embed_loop(embed_ctx, embed_queue, consumer.clone(), stop.clone());
-    let events = events_loop(enricher, events_queue, consumer, settings, stop);
+    let embed = embed_loop(
+        embed_ctx,
+        embed_queue,
+        consumer.clone(),
+        beats.0,
+        stop.clone(),
+    );
+    let events = events_loop(enricher, events_queue, consumer, settings, beats.1, stop);
     tokio::join!(embed, events, upkeep, deliveries, schedules);
     tracing::info!("shipmate-worker stopped");
     Ok(())
@@ -86,10 +102,12 @@ async fn embed_loop(
     ctx: jobs::embed::Context,
     queue: Queue,
     consumer: String,
+    beat: HealthHandle,
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = ctx.settings.embed_lease_secs * 1000;
     while !*stop.borrow() {
+        beat.heartbeat();
         // Wake on a job, or after a second anyway: the claim below also sweeps documents whose job
         // was lost (Redis restarted) or whose worker died (lease expired), and new feedback entries
         // are embedded for the similarity hint within that second.
@@ -116,6 +134,7 @@ async fn events_loop(
     queue: Queue,
     consumer: String,
     settings: WorkerSettings,
+    beat: HealthHandle,
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = settings.events_stale_secs * 1000;
@@ -123,6 +142,7 @@ async fn events_loop(
     // single insert keeps one Postgres backend, one core, busy, and the worker would wait for it.
     let mut storing = tokio::task::JoinSet::new();
     while !*stop.borrow() {
+        beat.heartbeat();
         let entries = tokio::select! {
             // Up to 256 requests per read, stored with one insert: single-event requests arrive
             // by the thousand per second, and a statement per few rows would not keep up.
@@ -214,19 +234,38 @@ async fn ack(queue: &Queue, stream: &str, ids: Vec<String>) {
     }
 }
 
-/// Serves `GET /metrics` (Prometheus text) on `addr` until the process ends.
-async fn metrics_listener(addr: std::net::SocketAddr, queue: Queue) -> anyhow::Result<()> {
+/// Serves `GET /metrics` (Prometheus text) and `GET /healthz` (each loop's last heartbeat: 200
+/// while every loop came round within its deadline, 503 otherwise) on `addr` until the process
+/// ends.
+async fn metrics_listener(
+    addr: std::net::SocketAddr,
+    queue: Queue,
+    health: HealthRegistry,
+) -> anyhow::Result<()> {
     shipmate_core::metrics::handle();
     shipmate_core::metrics::spawn_upkeep();
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    tracing::info!(%addr, "metrics on /metrics");
-    let app = axum::Router::new().route(
-        "/metrics",
-        axum::routing::get(move || {
-            let queue = queue.clone();
-            async move { shipmate_core::metrics::render(&queue).await }
-        }),
-    );
+    tracing::info!(%addr, "metrics on /metrics, liveness on /healthz");
+    let app = axum::Router::new()
+        .route(
+            "/metrics",
+            axum::routing::get(move || {
+                let queue = queue.clone();
+                async move { shipmate_core::metrics::render(&queue).await }
+            }),
+        )
+        .route(
+            "/healthz",
+            axum::routing::get(move || {
+                let status = health.status();
+                let code = if status.healthy {
+                    axum::http::StatusCode::OK
+                } else {
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE
+                };
+                async move { (code, axum::Json(status)) }
+            }),
+        );
     tokio::spawn(async move { axum::serve(listener, app).await });
     Ok(())
 }

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use shipmate_analytics::EventStore;
+use shipmate_core::health::HealthHandle;
 use shipmate_core::queue::{entry_millis, Queue, EVENTS_STREAM};
 use tokio::sync::watch;
 
@@ -23,8 +24,9 @@ impl Upkeep {
 
     /// Runs rounds until `stop`: every two seconds, or less often when a round takes long (a very
     /// busy day), up to every 15 s, so upkeep rarely takes more than a twentieth of the time.
-    pub async fn run(mut self, mut stop: watch::Receiver<bool>) {
+    pub async fn run(mut self, beat: HealthHandle, mut stop: watch::Receiver<bool>) {
         while !*stop.borrow() {
+            beat.heartbeat();
             let began = Instant::now();
             if let Err(e) = self.round().await {
                 tracing::warn!(error = %format!("{e:#}"), "analytics upkeep failed; will retry");

@@ -14,6 +14,7 @@ mod analytics_tenants;
 mod delivery;
 mod email;
 mod fakes;
+mod health;
 mod kb_api;
 mod kb_file_names;
 mod kb_files;
