@@ -111,6 +111,7 @@ impl FromRequestParts<AppState> for ProjectKey {
             .resolve_key(key)
             .await?
             .ok_or_else(|| AppError::unauthorized("unknown or revoked API key"))?;
+        crate::telemetry::record_project(project.id);
         let route = parts
             .extensions
             .get::<MatchedPath>()
@@ -457,7 +458,9 @@ pub async fn require(
     project: Uuid,
     needed: Role,
 ) -> Result<(Project, Role), ApiError> {
-    Ok(projects::access(&state.db, session.user.id, project, needed).await?)
+    let found = projects::access(&state.db, session.user.id, project, needed).await?;
+    crate::telemetry::record_project(found.0.id);
+    Ok(found)
 }
 
 fn query_value(parts: &Parts, name: &str) -> Option<String> {

@@ -20,14 +20,26 @@ pub fn init() {
 }
 
 /// The span of one request: its request id (kept from `x-request-id`, else a new UUID), method and
-/// path; never headers, which carry keys and tokens.
+/// path, and the project once an extractor has found it (`record_project`); never headers, which
+/// carry keys and tokens.
 pub fn request_span(req: &Request<axum::body::Body>) -> tracing::Span {
     let id = req
         .headers()
         .get(REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("-");
-    tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+    tracing::info_span!(
+        "request",
+        request_id = %id,
+        method = %req.method(),
+        path = %req.uri().path(),
+        project_id = tracing::field::Empty,
+    )
+}
+
+/// Names the tenant on the request's span, so every line logged for the request carries it.
+pub fn record_project(id: uuid::Uuid) {
+    tracing::Span::current().record("project_id", tracing::field::display(id));
 }
 
 pub fn set_request_id() -> SetRequestIdLayer<MakeRequestUuid> {

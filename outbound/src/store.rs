@@ -19,11 +19,32 @@ pub const LEASE: Duration = Duration::from_secs(25);
 const COLUMNS: &str = "id, event_id, type, status, attempts, last_status_code, last_error,
     case when status = 'pending' then next_attempt_at end as next_attempt_at, created_at, payload";
 
+/// Where a delivery goes (`deliveries.channel`, which a check constraint keeps to these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    Webhook,
+    Email,
+}
+
+impl TryFrom<String> for Channel {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.as_str() {
+            "webhook" => Ok(Channel::Webhook),
+            "email" => Ok(Channel::Email),
+            other => Err(format!("unknown delivery channel {other:?}")),
+        }
+    }
+}
+
 /// An attempt in hand: the row, leased to this worker.
 #[derive(Debug, sqlx::FromRow)]
 pub struct Claimed {
     pub id: Uuid,
-    pub channel: String,
+    /// None for instance email (a password reset).
+    pub project_id: Option<Uuid>,
+    #[sqlx(try_from = "String")]
+    pub channel: Channel,
     pub webhook_id: Option<Uuid>,
     #[sqlx(rename = "type")]
     pub kind: String,
@@ -39,7 +60,7 @@ pub async fn claim(db: &PgPool, id: Uuid) -> AppResult<Option<Claimed>> {
         "update deliveries set attempts = attempts + 1, lease_until = now() + $2
          where id = $1 and status = 'pending' and next_attempt_at <= now() + interval '1 second'
            and (lease_until is null or lease_until < now())
-         returning id, channel, webhook_id, type, payload, recipient, attempts",
+         returning id, project_id, channel, webhook_id, type, payload, recipient, attempts",
     )
     .bind(id)
     .bind(LEASE)

@@ -6,7 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 use shipmate_core::metrics::{EMAILS, WEBHOOK_DELIVERIES};
 use shipmate_outbound::email::{Mailer, Rendered};
-use shipmate_outbound::store::{self, Claimed, Outcome};
+use shipmate_outbound::store::{self, Channel, Claimed, Outcome};
 use shipmate_outbound::{self, net, webhooks, DeliveryJob, DeliveryQueue, OutboundSettings};
 use sqlx::PgPool;
 
@@ -55,26 +55,30 @@ pub async fn attempt_all(
     Ok(())
 }
 
+/// One attempt, in a span naming the delivery and, once claimed, its project.
+#[tracing::instrument(name = "delivery", skip(ctx), fields(project_id = tracing::field::Empty))]
 async fn attempt(ctx: &Context, id: uuid::Uuid) -> shipmate_core::AppResult<()> {
     let Some(claimed) = store::claim(&ctx.db, id).await? else {
         return Ok(());
     };
-    let outcome = match claimed.channel.as_str() {
-        "webhook" => send_webhook(ctx, &claimed).await,
-        _ => send_email(ctx, &claimed).await,
+    if let Some(project) = claimed.project_id {
+        tracing::Span::current().record("project_id", tracing::field::display(project));
+    }
+    let outcome = match claimed.channel {
+        Channel::Webhook => send_webhook(ctx, &claimed).await,
+        Channel::Email => send_email(ctx, &claimed).await,
     };
     let label = match &outcome {
         Outcome::Delivered { .. } => "delivered",
         Outcome::Retry { .. } => "retry",
         Outcome::Permanent { .. } => "failed",
     };
-    let counter = if claimed.channel == "webhook" {
-        WEBHOOK_DELIVERIES
-    } else {
-        EMAILS
+    let counter = match claimed.channel {
+        Channel::Webhook => WEBHOOK_DELIVERIES,
+        Channel::Email => EMAILS,
     };
     metrics::counter!(counter, "outcome" => label).increment(1);
-    tracing::debug!(id = %claimed.id, kind = %claimed.kind, attempt = claimed.attempts, outcome = label, "delivery attempt");
+    tracing::debug!(id = %claimed.id, channel = ?claimed.channel, kind = %claimed.kind, attempt = claimed.attempts, outcome = label, "delivery attempt");
     // A 5xx answer from SMTP: the address stops receiving notifications and subscriptions.
     if let (
         Outcome::Permanent {
