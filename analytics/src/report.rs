@@ -28,15 +28,18 @@ pub async fn queue_due(
     now: DateTime<Utc>,
 ) -> AppResult<Vec<Uuid>> {
     let week = last_week(now);
-    let projects: Vec<(Uuid, String)> = sqlx::query_as(
+    let projects: Vec<(Uuid, String)> = sqlx::query!(
         "select p.id, p.name from projects p
          where exists (select 1 from project_members m join users u on u.id = m.user_id
                        where m.project_id = p.id and m.notify_weekly_report and u.disabled_at is null)
            and not exists (select 1 from analytics_reports r where r.project_id = p.id and r.week = $1)",
+        week
     )
-    .bind(week)
     .fetch_all(db)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.id, r.name))
+    .collect();
     let mut ids = Vec::new();
     for (project_id, name) in projects {
         let query = ReadQuery {
@@ -98,22 +101,22 @@ pub async fn queue_due(
         };
         let mut tx = db.begin().await?;
         // The report's row is the lock: a second worker's insert conflicts and queues nothing.
-        let claimed = sqlx::query(
+        let claimed = sqlx::query!(
             "insert into analytics_reports (project_id, week) values ($1, $2) on conflict do nothing",
+            project_id,
+            week
         )
-        .bind(project_id)
-        .bind(week)
         .execute(&mut *tx)
         .await?
         .rows_affected();
         if claimed == 0 {
             continue;
         }
-        let recipients: Vec<String> = sqlx::query_scalar(
+        let recipients: Vec<String> = sqlx::query_scalar!(
             "select u.email from project_members m join users u on u.id = m.user_id
              where m.project_id = $1 and m.notify_weekly_report and u.disabled_at is null",
+            project_id
         )
-        .bind(project_id)
         .fetch_all(&mut *tx)
         .await?;
         let rendered = template.render();

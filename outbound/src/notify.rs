@@ -15,8 +15,7 @@ use shipmate_types::{FeedbackStatus, TestimonialStatus};
 
 async fn project_name(tx: &mut PgConnection, project_id: Uuid) -> AppResult<String> {
     Ok(
-        sqlx::query_scalar::<_, String>("select name from projects where id = $1")
-            .bind(project_id)
+        sqlx::query_scalar!("select name from projects where id = $1", project_id)
             .fetch_one(&mut *tx)
             .await?,
     )

@@ -131,26 +131,26 @@ fn truncate(s: &str, max: usize) -> String {
 /// Deliveries that are due but whose job is gone: queued (or due) more than a lease ago and not
 /// held by an attempt. Marks them queued again and returns them, to be queued by the caller.
 pub async fn sweep(db: &PgPool) -> AppResult<Vec<Uuid>> {
-    Ok(sqlx::query_scalar::<_, Uuid>(
+    Ok(sqlx::query_scalar!(
         "update deliveries set queued_at = now() where id in (
             select id from deliveries
             where status = 'pending' and next_attempt_at <= now()
               and (lease_until is null or lease_until < now())
-              and (queued_at is null or queued_at < now() - $1)
+              and (queued_at is null or queued_at < now() - make_interval(secs => $1))
             order by next_attempt_at limit 1000 for update skip locked)
          returning id",
+        LEASE.as_secs_f64()
     )
-    .bind(LEASE)
     .fetch_all(db)
     .await?)
 }
 
 /// Finished deliveries are kept this long (the log the dashboard shows).
 pub async fn purge(db: &PgPool, keep_days: i32) -> AppResult<u64> {
-    Ok(sqlx::query(
+    Ok(sqlx::query!(
         "delete from deliveries where status <> 'pending' and created_at < now() - make_interval(days => $1)",
+        keep_days
     )
-    .bind(keep_days)
     .execute(db)
     .await?
     .rows_affected())

@@ -1,7 +1,6 @@
 //! Who gets which email: members' notification settings, changelog subscribers (double opt-in),
 //! voters and submitters (status updates), unsubscribes and suppressed addresses.
 
-use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -35,20 +34,21 @@ pub async fn notifications(
     user_id: Uuid,
     email_configured: bool,
 ) -> AppResult<Notifications> {
-    let (new_feedback, new_testimonial, weekly_report) = sqlx::query_as::<_, (bool, bool, bool)>(
-        "select coalesce(notify_new_feedback, role = 'owner'), coalesce(notify_new_testimonial, role = 'owner'),
-                notify_weekly_report
-         from project_members where project_id = $1 and user_id = $2",
+    let row = sqlx::query!(
+        r#"select coalesce(notify_new_feedback, role = 'owner') as "new_feedback!",
+                  coalesce(notify_new_testimonial, role = 'owner') as "new_testimonial!",
+                  notify_weekly_report
+           from project_members where project_id = $1 and user_id = $2"#,
+        project_id,
+        user_id
     )
-    .bind(project_id)
-    .bind(user_id)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("membership"))?;
     Ok(Notifications {
-        new_feedback,
-        new_testimonial,
-        weekly_report,
+        new_feedback: row.new_feedback,
+        new_testimonial: row.new_testimonial,
+        weekly_report: row.notify_weekly_report,
         email_configured,
     })
 }
@@ -59,17 +59,17 @@ pub async fn set_notifications(
     user_id: Uuid,
     changes: &NotificationChanges,
 ) -> AppResult<()> {
-    sqlx::query(
+    sqlx::query!(
         "update project_members set notify_new_feedback = coalesce($3, notify_new_feedback),
             notify_new_testimonial = coalesce($4, notify_new_testimonial),
             notify_weekly_report = coalesce($5, notify_weekly_report)
          where project_id = $1 and user_id = $2",
+        project_id,
+        user_id,
+        changes.new_feedback,
+        changes.new_testimonial,
+        changes.weekly_report
     )
-    .bind(project_id)
-    .bind(user_id)
-    .bind(changes.new_feedback)
-    .bind(changes.new_testimonial)
-    .bind(changes.weekly_report)
     .execute(db)
     .await?;
     Ok(())
@@ -133,38 +133,38 @@ pub async fn notify_followers(
     if !mail.configured {
         return Ok(Vec::new());
     }
-    let emails = sqlx::query_scalar::<_, String>(
-        "select distinct lower(email) from (
+    let emails = sqlx::query_scalar!(
+        r#"select distinct lower(email) as "email!" from (
             select u.email from feedback_votes v join users u on u.id = v.user_id
             where v.feedback_id = $1 and v.value > 0
             union all
             select e.email from feedback_votes v join end_users e on e.id = v.end_user_id
             where v.feedback_id = $1 and v.value > 0 and e.email is not null
             union all
-            select submitter_email from feedback where id = $1 and submitter_email is not null) e",
+            select submitter_email from feedback where id = $1 and submitter_email is not null) e"#,
+        feedback_id
     )
-    .bind(feedback_id)
     .fetch_all(&mut *tx)
     .await?;
     if emails.is_empty() {
         return Ok(Vec::new());
     }
     let tokens: Vec<String> = emails.iter().map(|_| new_token()).collect();
-    let rows = sqlx::query_as::<_, (String, String, Option<DateTime<Utc>>)>(
+    let rows = sqlx::query!(
         "insert into subscriptions (id, project_id, email, kind, token, confirmed_at)
          select gen_random_uuid(), $1, e, 'updates', t, now() from unnest($2::text[], $3::text[]) as u(e, t)
          on conflict (project_id, kind, email) do update set email = excluded.email
          returning email, token, unsubscribed_at",
+        project_id,
+        &emails,
+        &tokens
     )
-    .bind(project_id)
-    .bind(&emails)
-    .bind(&tokens)
     .fetch_all(&mut *tx)
     .await?;
     let recipients = rows
         .into_iter()
-        .filter(|(_, _, gone)| gone.is_none())
-        .map(|(e, t, _)| (e, t))
+        .filter(|r| r.unsubscribed_at.is_none())
+        .map(|r| (r.email, r.token))
         .collect();
     to_list(
         tx,
@@ -187,13 +187,16 @@ pub async fn notify_subscribers(
     if !mail.configured {
         return Ok(Vec::new());
     }
-    let recipients = sqlx::query_as::<_, (String, String)>(
+    let recipients = sqlx::query!(
         "select email, token from subscriptions
          where project_id = $1 and kind = 'changelog' and confirmed_at is not null and unsubscribed_at is null",
+        project_id
     )
-    .bind(project_id)
     .fetch_all(&mut *tx)
-    .await?;
+    .await?
+    .into_iter()
+    .map(|r| (r.email, r.token))
+    .collect();
     to_list(
         tx,
         mail,
@@ -218,18 +221,19 @@ pub async fn subscribe(
     email_address: &str,
 ) -> AppResult<Vec<Uuid>> {
     let (project_id, project_name) = project;
-    let (token, confirmed) = sqlx::query_as::<_, (String, bool)>(
-        "insert into subscriptions (id, project_id, email, kind, token)
-         values (gen_random_uuid(), $1, lower($2), 'changelog', $3)
-         on conflict (project_id, kind, email) do update set unsubscribed_at = case
-             when subscriptions.confirmed_at is null then null else subscriptions.unsubscribed_at end
-         returning token, confirmed_at is not null and unsubscribed_at is null",
+    let row = sqlx::query!(
+        r#"insert into subscriptions (id, project_id, email, kind, token)
+           values (gen_random_uuid(), $1, lower($2), 'changelog', $3)
+           on conflict (project_id, kind, email) do update set unsubscribed_at = case
+               when subscriptions.confirmed_at is null then null else subscriptions.unsubscribed_at end
+           returning token, confirmed_at is not null and unsubscribed_at is null as "confirmed!""#,
+        project_id,
+        email_address,
+        new_token()
     )
-    .bind(project_id)
-    .bind(email_address)
-    .bind(new_token())
     .fetch_one(&mut *tx)
     .await?;
+    let (token, confirmed) = (row.token, row.confirmed);
     if confirmed || !mail.configured {
         return Ok(Vec::new());
     }
@@ -257,12 +261,12 @@ pub async fn subscribe(
 
 /// Confirms a changelog subscription (idempotent); also undoes an earlier unsubscribe.
 pub async fn confirm(db: &PgPool, token: &str) -> AppResult<String> {
-    sqlx::query_scalar::<_, String>(
+    sqlx::query_scalar!(
         "update subscriptions s set confirmed_at = coalesce(confirmed_at, now()), unsubscribed_at = null
          from projects p where s.token = $1 and s.kind = 'changelog' and p.id = s.project_id
          returning p.name",
+        token
     )
-    .bind(token)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("subscription"))
@@ -270,53 +274,60 @@ pub async fn confirm(db: &PgPool, token: &str) -> AppResult<String> {
 
 /// Ends a subscription or status updates (idempotent); answers the project's name.
 pub async fn unsubscribe(db: &PgPool, token: &str) -> AppResult<String> {
-    sqlx::query_scalar::<_, String>(
+    sqlx::query_scalar!(
         "update subscriptions s set unsubscribed_at = coalesce(unsubscribed_at, now())
          from projects p where s.token = $1 and p.id = s.project_id returning p.name",
+        token
     )
-    .bind(token)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("subscription"))
 }
 
 pub async fn counts(db: &PgPool, project_id: Uuid) -> AppResult<SubscriberCounts> {
-    let (confirmed, pending) = sqlx::query_as::<_, (i64, i64)>(
-        "select count(*) filter (where confirmed_at is not null), count(*) filter (where confirmed_at is null)
-         from subscriptions where project_id = $1 and kind = 'changelog' and unsubscribed_at is null",
+    let row = sqlx::query!(
+        r#"select count(*) filter (where confirmed_at is not null) as "confirmed!",
+                  count(*) filter (where confirmed_at is null) as "pending!"
+           from subscriptions where project_id = $1 and kind = 'changelog' and unsubscribed_at is null"#,
+        project_id
     )
-    .bind(project_id)
     .fetch_one(db)
     .await?;
-    Ok(SubscriberCounts { confirmed, pending })
+    Ok(SubscriberCounts {
+        confirmed: row.confirmed,
+        pending: row.pending,
+    })
 }
 
 /// Records a permanent failure for the address (kept lower-case).
 pub async fn suppress(db: &PgPool, address: &str, reason: &str) -> AppResult<()> {
-    sqlx::query(
+    sqlx::query!(
         "insert into email_suppressions (email, reason) values (lower($1), $2)
          on conflict (email) do update set reason = excluded.reason",
+        address,
+        reason
     )
-    .bind(address)
-    .bind(reason)
     .execute(db)
     .await?;
     Ok(())
 }
 
 pub async fn suppressions(db: &PgPool) -> AppResult<Vec<Suppression>> {
-    Ok(sqlx::query_as::<_, Suppression>(
-        "select email, reason, created_at from email_suppressions order by created_at desc limit 1000",
+    Ok(sqlx::query_as!(
+        Suppression,
+        "select email, reason, created_at from email_suppressions order by created_at desc limit 1000"
     )
     .fetch_all(db)
     .await?)
 }
 
 pub async fn lift(db: &PgPool, address: &str) -> AppResult<()> {
-    let done = sqlx::query("delete from email_suppressions where email = lower($1)")
-        .bind(address)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from email_suppressions where email = lower($1)",
+        address
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("suppressed address"));
     }

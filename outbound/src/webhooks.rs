@@ -102,11 +102,13 @@ pub async fn update(
 }
 
 pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
-    let done = sqlx::query("delete from webhooks where project_id = $1 and id = $2")
-        .bind(project_id)
-        .bind(id)
-        .execute(db)
-        .await?;
+    let done = sqlx::query!(
+        "delete from webhooks where project_id = $1 and id = $2",
+        project_id,
+        id
+    )
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(AppError::not_found("webhook"));
     }
@@ -142,14 +144,14 @@ pub async fn ping(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<Uuid> {
         EventType::Ping,
         serde_json::json!({ "webhook_id": hook.id, "url": hook.url }),
     );
-    Ok(sqlx::query_scalar::<_, Uuid>(
+    Ok(sqlx::query_scalar!(
         "insert into deliveries (id, project_id, channel, webhook_id, event_id, type, payload, queued_at)
          values (gen_random_uuid(), $1, 'webhook', $2, $3, 'ping', $4, now()) returning id",
+        project_id,
+        hook.id,
+        Uuid::now_v7(),
+        payload
     )
-    .bind(project_id)
-    .bind(hook.id)
-    .bind(Uuid::now_v7())
-    .bind(payload)
     .fetch_one(db)
     .await?)
 }
@@ -165,12 +167,13 @@ pub struct Target {
 }
 
 pub async fn target(db: &PgPool, id: Uuid) -> AppResult<Option<Target>> {
-    Ok(sqlx::query_as::<_, Target>(
+    Ok(sqlx::query_as!(
+        Target,
         "select url, enabled, secret,
             case when previous_secret_until > now() then previous_secret end as previous_secret
          from webhooks where id = $1",
+        id
     )
-    .bind(id)
     .fetch_optional(db)
     .await?)
 }

@@ -29,8 +29,7 @@ pub async fn page(
 
 async fn render(state: &AppState, token: &str, q: &HashMap<String, String>) -> ApiResult<Markup> {
     let project_id = shares::project_of(&state.db, token).await?;
-    let name: String = sqlx::query_scalar("select name from projects where id = $1")
-        .bind(project_id)
+    let name: String = sqlx::query_scalar!("select name from projects where id = $1", project_id)
         .fetch_one(&state.db)
         .await?;
     let now = chrono::Utc::now();

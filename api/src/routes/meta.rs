@@ -34,7 +34,7 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 
 /// Ready when Postgres and Redis answer; 503 naming the failing dependency otherwise.
 async fn ready(State(state): State<AppState>) -> Response {
-    let db = sqlx::query_scalar::<_, i32>("select 1")
+    let db = sqlx::query_scalar!("select 1 as one")
         .fetch_one(&state.db)
         .await
         .is_ok();

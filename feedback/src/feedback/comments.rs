@@ -16,7 +16,6 @@ pub struct Author {
     pub name: String,
 }
 
-#[derive(sqlx::FromRow)]
 struct Row {
     id: Uuid,
     feedback_id: Uuid,
@@ -61,19 +60,20 @@ pub async fn create(
     let project_id = public_entry_project(db, feedback_id).await?;
     author.who.check_project(project_id)?;
     let (user_id, end_user_id) = author.who.ids();
-    let row = sqlx::query_as::<_, Row>(
+    let row = sqlx::query_as!(
+        Row,
         "insert into feedback_comments (id, feedback_id, user_id, end_user_id, author_name, body, official)
          values ($1, $2, $3, $4, $5, $6,
                  exists (select 1 from project_members m where m.project_id = $7 and m.user_id = $3))
          returning id, feedback_id, author_name, body, official, created_at",
+        Uuid::now_v7(),
+        feedback_id,
+        user_id,
+        end_user_id,
+        &author.name,
+        body,
+        project_id
     )
-    .bind(Uuid::now_v7())
-    .bind(feedback_id)
-    .bind(user_id)
-    .bind(end_user_id)
-    .bind(&author.name)
-    .bind(body)
-    .bind(project_id)
     .fetch_one(db)
     .await?;
     Ok(row.into())
@@ -83,11 +83,12 @@ pub async fn create(
 pub async fn list(db: &PgPool, feedback_id: Uuid) -> AppResult<Vec<Comment>> {
     let mut conn = db.acquire().await?;
     public_entry_project(&mut conn, feedback_id).await?;
-    let rows = sqlx::query_as::<_, Row>(
+    let rows = sqlx::query_as!(
+        Row,
         "select id, feedback_id, author_name, body, official, created_at from feedback_comments
          where feedback_id = $1 order by created_at, id",
+        feedback_id
     )
-    .bind(feedback_id)
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.into_iter().map(Comment::from).collect())
@@ -96,13 +97,16 @@ pub async fn list(db: &PgPool, feedback_id: Uuid) -> AppResult<Vec<Comment>> {
 /// How many comments each of `feedback_ids` has (entries without any are absent), for the
 /// board's counts. Runtime-checked SQL, so the offline `.sqlx/` cache needs no entry for it.
 pub async fn counts(db: &PgPool, feedback_ids: &[Uuid]) -> AppResult<Vec<(Uuid, i64)>> {
-    Ok(sqlx::query_as::<_, (Uuid, i64)>(
-        "select feedback_id, count(*) from feedback_comments where feedback_id = any($1)
-         group by feedback_id",
+    Ok(sqlx::query!(
+        r#"select feedback_id, count(*) as "count!" from feedback_comments where feedback_id = any($1)
+           group by feedback_id"#,
+        feedback_ids
     )
-    .bind(feedback_ids)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.feedback_id, r.count))
+    .collect())
 }
 
 /// Deletes a comment: its author, or a member of the entry's project with the `member` role or
