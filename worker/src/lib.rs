@@ -50,12 +50,13 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     };
     // Each loop's heartbeat, with how long it may take to come round: an embedding drain works
     // through a whole backlog before it does; the events loop wakes every second; upkeep rounds
-    // pause up to 15 s.
+    // pause up to 15 s; the schedules' delivery sweep ticks every 5 s.
     let health = HealthRegistry::default();
     let beats = (
         health.register("embed", Duration::from_secs(300)),
         health.register("events", Duration::from_secs(60)),
         health.register("upkeep", Duration::from_secs(120)),
+        health.register("schedules", Duration::from_secs(60)),
     );
     if let Some(addr) = settings.metrics_bind {
         metrics_listener(addr, connect().await?, health).await?;
@@ -83,6 +84,7 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         &deliver_ctx,
         report,
         enricher.events.clone(),
+        beats.3,
         stop.clone(),
     );
     let embed = embed_loop(

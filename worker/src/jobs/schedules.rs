@@ -10,6 +10,7 @@ use std::time::Duration;
 use apalis::prelude::*;
 use apalis_cron::{CronScheduler, Tick};
 use shipmate_analytics::{report, EventStore};
+use shipmate_core::health::HealthHandle;
 use sqlx::PgPool;
 use tokio::sync::watch;
 
@@ -55,12 +56,15 @@ pub async fn deliveries(
 struct Scheduled {
     db: PgPool,
     events: Arc<dyn EventStore>,
+    /// Beats with every delivery sweep (every 5 s): the schedules are alive.
+    beat: HealthHandle,
     queue: shipmate_outbound::DeliveryQueue,
     /// Where the report's links point; `None` when email is not configured.
     public_url: Option<String>,
 }
 
 async fn sweep_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
+    s.beat.heartbeat();
     deliver::sweep(&s.db, &s.queue).await;
     Ok(())
 }
@@ -89,11 +93,13 @@ pub async fn cron(
     ctx: &Context,
     (report, public_url): (String, String),
     events: Arc<dyn EventStore>,
+    beat: HealthHandle,
     stop: watch::Receiver<bool>,
 ) {
     let state = Scheduled {
         db: ctx.db.clone(),
         events,
+        beat,
         queue: ctx.queue.clone(),
         public_url: ctx
             .settings
