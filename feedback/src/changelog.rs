@@ -196,28 +196,28 @@ pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
 }
 
 /// A published changelog entry that answers a feedback entry: the board's "Shipped in" link.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct ShippedIn {
     pub feedback_id: Uuid,
     pub entry_id: Uuid,
     pub title: String,
 }
 
-/// The published entries linking any of `feedback_ids` (newest first). Runtime-checked SQL, so the
-/// offline `.sqlx/` cache needs no entry for it.
+/// The published entries linking any of `feedback_ids` (newest first).
 pub async fn shipped_in(
     db: &PgPool,
     project_id: Uuid,
     feedback_ids: &[Uuid],
 ) -> AppResult<Vec<ShippedIn>> {
-    Ok(sqlx::query_as::<_, ShippedIn>(
+    Ok(sqlx::query_as!(
+        ShippedIn,
         "select cf.feedback_id, e.id as entry_id, e.title from changelog_feedback cf
          join changelog_entries e on e.id = cf.entry_id
          where e.project_id = $1 and e.published and cf.feedback_id = any($2)
          order by e.published_at desc, e.id desc",
+        project_id,
+        feedback_ids
     )
-    .bind(project_id)
-    .bind(feedback_ids)
     .fetch_all(db)
     .await?)
 }

@@ -215,19 +215,19 @@ pub async fn queue(
         .into_iter()
         .map(|(to, r)| (to, serde_json::to_value(r).unwrap_or_default()))
         .unzip();
-    Ok(sqlx::query_scalar::<_, Uuid>(
+    Ok(sqlx::query_scalar!(
         "insert into deliveries (id, project_id, channel, event_id, type, payload, recipient, queued_at)
          select gen_random_uuid(), $1, 'email', $2, $3, u.p, u.r, now()
          from unnest($4::text[], $5::jsonb[]) as u(r, p)
          where not ($6 and exists (select 1 from email_suppressions s where s.email = lower(u.r)))
          returning id",
+        project_id,
+        Uuid::now_v7(),
+        kind.as_str(),
+        &to,
+        &payloads,
+        kind.suppressible()
     )
-    .bind(project_id)
-    .bind(Uuid::now_v7())
-    .bind(kind.as_str())
-    .bind(&to)
-    .bind(&payloads)
-    .bind(kind.suppressible())
     .fetch_all(tx)
     .await?)
 }

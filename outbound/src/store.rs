@@ -38,15 +38,13 @@ impl TryFrom<String> for Channel {
 }
 
 /// An attempt in hand: the row, leased to this worker.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug)]
 pub struct Claimed {
     pub id: Uuid,
     /// None for instance email (a password reset).
     pub project_id: Option<Uuid>,
-    #[sqlx(try_from = "String")]
     pub channel: Channel,
     pub webhook_id: Option<Uuid>,
-    #[sqlx(rename = "type")]
     pub kind: String,
     pub payload: Value,
     pub recipient: Option<String>,
@@ -56,16 +54,31 @@ pub struct Claimed {
 /// Takes the delivery for one attempt if it is pending, due and not held by another attempt;
 /// `None` means there is nothing to do (delivered, failed, scheduled later, or in progress).
 pub async fn claim(db: &PgPool, id: Uuid) -> AppResult<Option<Claimed>> {
-    Ok(sqlx::query_as::<_, Claimed>(
-        "update deliveries set attempts = attempts + 1, lease_until = now() + $2
+    let Some(row) = sqlx::query!(
+        "update deliveries set attempts = attempts + 1,
+            lease_until = now() + make_interval(secs => $2)
          where id = $1 and status = 'pending' and next_attempt_at <= now() + interval '1 second'
            and (lease_until is null or lease_until < now())
          returning id, project_id, channel, webhook_id, type, payload, recipient, attempts",
+        id,
+        LEASE.as_secs_f64()
     )
-    .bind(id)
-    .bind(LEASE)
     .fetch_optional(db)
-    .await?)
+    .await?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Claimed {
+        id: row.id,
+        project_id: row.project_id,
+        channel: Channel::try_from(row.channel)
+            .map_err(|e| AppError::Internal(anyhow::anyhow!(e)))?,
+        webhook_id: row.webhook_id,
+        kind: row.r#type,
+        payload: row.payload,
+        recipient: row.recipient,
+        attempts: row.attempts,
+    }))
 }
 
 /// What an attempt came to.
@@ -104,7 +117,7 @@ pub async fn finish(
         }
     };
     let delay_ms = delay.map(|d| d.as_millis() as i64).unwrap_or(0);
-    sqlx::query(
+    sqlx::query!(
         "update deliveries set status = $2, last_status_code = $3, last_error = $4, lease_until = null,
             next_attempt_at = now() + make_interval(secs => $5::float8 / 1000),
             queued_at = now() + make_interval(secs => $5::float8 / 1000),
@@ -113,12 +126,12 @@ pub async fn finish(
                 then jsonb_build_object('subject', payload->'subject', 'sensitive', true, 'text', '', 'html', '')
                 else payload end
          where id = $1",
+        claimed.id,
+        status,
+        code,
+        error.map(|e| truncate(e, 500)),
+        delay_ms as f64
     )
-    .bind(claimed.id)
-    .bind(status)
-    .bind(code)
-    .bind(error.map(|e| truncate(e, 500)))
-    .bind(delay_ms)
     .execute(db)
     .await?;
     Ok(delay)

@@ -328,12 +328,15 @@ pub async fn user_votes(
     project_id: Uuid,
     user_id: Uuid,
 ) -> AppResult<Vec<(Uuid, i16)>> {
-    Ok(sqlx::query_as(
+    Ok(sqlx::query!(
         "select v.feedback_id, v.value from feedback_votes v join feedback f on f.id = v.feedback_id
          where f.project_id = $1 and v.user_id = $2",
+        project_id,
+        user_id
     )
-    .bind(project_id)
-    .bind(user_id)
     .fetch_all(db)
-    .await?)
+    .await?
+    .into_iter()
+    .map(|r| (r.feedback_id, r.value))
+    .collect())
 }

@@ -281,13 +281,12 @@ struct Source<'a> {
 
 /// Label codes of device, browser and OS.
 async fn labels(db: &PgPool) -> AppResult<HashMap<i16, String>> {
-    Ok(
-        sqlx::query_as::<_, (i16, String)>("select id, label from analytics_labels")
-            .fetch_all(db)
-            .await?
-            .into_iter()
-            .collect(),
-    )
+    Ok(sqlx::query!("select id, label from analytics_labels")
+        .fetch_all(db)
+        .await?
+        .into_iter()
+        .map(|r| (r.id, r.label))
+        .collect())
 }
 
 /// Loads what `plan` lacks, keeps what may be kept, and returns the day as the read sees it.
