@@ -261,12 +261,14 @@ async fn a_worker_killed_mid_delivery_still_delivers() {
     let mut second = spawn_worker_process(&app, &flags);
     let hits = receiver.wait_for(2, 90).await;
     let took = killed_at.elapsed();
+    // The second worker records the outcome just after the receiver sees its request: stopping
+    // it before then would leave the delivery pending with no worker to finish it.
+    let d = wait_status(&app, &owner, pid, &hook, "delivered", 10).await;
     second.kill().ok();
     second.wait().ok();
     println!("a delivery cut off by SIGKILL was made again {took:?} after the kill");
     assert!(took < Duration::from_secs(60), "took {took:?}");
     assert_eq!(hits[0].header("webhook-id"), hits[1].header("webhook-id"));
-    let d = wait_status(&app, &owner, pid, &hook, "delivered", 10).await;
     assert_eq!(d["attempts"], 2);
 }
 
