@@ -102,6 +102,7 @@ pub async fn resolve(db: &PgPool, key: &str) -> AppResult<Option<(Project, Acces
     if !key.starts_with("pk_") {
         return Ok(None);
     }
+    // runtime-checked: a union read into a flattened `Project`, which query_as! cannot build
     let row: Option<KeyRow> = sqlx::query_as(
         "select id, name, slug, api_key, publishable_key, feedback_moderation, created_at, publishable_key = $1 as publishable,
                 null::text[] as scopes, null::text[] as allowed_origins

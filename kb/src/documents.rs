@@ -327,6 +327,7 @@ pub async fn finish(
             vectors.vectors.into_iter().map(Into::into).collect();
         // Runtime-checked: the query macros know no `vector` type. A repeated job rewrites the
         // same rows, never adds any.
+        // runtime-checked: vectors, a type the macros do not know
         sqlx::query(
             "update kb_chunks c set embedding = u.embedding, ready = true
              from unnest($1::uuid[], $2::vector[]) as u(id, embedding) where c.id = u.id",

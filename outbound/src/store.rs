@@ -207,11 +207,11 @@ pub async fn retry(db: &PgPool, webhook_id: Uuid, id: Uuid) -> AppResult<Deliver
 }
 
 async fn exists(db: &PgPool, webhook_id: Uuid, id: Uuid) -> AppResult<bool> {
-    Ok(sqlx::query_scalar::<_, bool>(
-        "select exists(select 1 from deliveries where id = $1 and webhook_id = $2)",
+    Ok(sqlx::query_scalar!(
+        r#"select exists(select 1 from deliveries where id = $1 and webhook_id = $2) as "exists!""#,
+        id,
+        webhook_id
     )
-    .bind(id)
-    .bind(webhook_id)
     .fetch_one(db)
     .await?)
 }

@@ -233,6 +233,7 @@ async fn roll_again(db: &PgPool, project: Uuid, day: NaiveDate) -> AppResult<()>
 }
 
 async fn take_turn(conn: &mut sqlx::PgConnection, day: NaiveDate) -> AppResult<()> {
+    // runtime-checked: an advisory lock, taken for its effect
     sqlx::query("select pg_advisory_lock($1, $2)")
         .bind(ROLLER_LOCK)
         .bind(day_lock_key(day))
@@ -242,6 +243,7 @@ async fn take_turn(conn: &mut sqlx::PgConnection, day: NaiveDate) -> AppResult<(
 }
 
 async fn end_turn(mut conn: sqlx::pool::PoolConnection<sqlx::Postgres>, day: NaiveDate) {
+    // runtime-checked: an advisory lock, released for its effect
     let unlocked = sqlx::query("select pg_advisory_unlock($1, $2)")
         .bind(ROLLER_LOCK)
         .bind(day_lock_key(day))
@@ -266,6 +268,7 @@ async fn seal_and_summarise(
     let upto = upto.min(end);
     let mut tx = sqlx::Connection::begin(&mut *conn).await?;
     // Exclusive: waits for inserts of the day's events in flight; later ones see the seal.
+    // runtime-checked: an advisory lock, taken for its effect
     sqlx::query("select pg_advisory_xact_lock($1, $2)")
         .bind(DAY_LOCK)
         .bind(day_lock_key(day))

@@ -87,6 +87,7 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
     days.sort_unstable();
     days.dedup();
     for day in days {
+        // runtime-checked: an advisory lock, taken for its effect
         sqlx::query("select pg_advisory_xact_lock_shared($1, $2)")
             .bind(crate::days::DAY_LOCK)
             .bind(day)
@@ -94,6 +95,7 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
             .await?;
     }
     if !rows.is_empty() {
+        // runtime-checked: its arrays hold NULLs, which the macros cannot type
         sqlx::query(
             "insert into analytics_events (project_id, ts, visitor, screen_width, device, browser, os, name, path,
                 referrer_host, utm_source, utm_medium, utm_campaign, country, properties)
@@ -149,6 +151,7 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
     // Held to the commit, so of two workers storing the same entry the second sees the first's
     // record here and rolls back. An entry is stored twice only if one of the two took it over
     // (`redelivered`): a read of first deliveries need only look at records of such reads.
+    // runtime-checked: an advisory lock, taken for its effect
     sqlx::query("select pg_advisory_xact_lock($1)")
         .bind(REPLAY_LOCK)
         .execute(&mut *tx)

@@ -45,6 +45,7 @@ pub async fn similar(db: &PgPool, project_id: Uuid, query: &[f32]) -> AppResult<
     };
     let mut tx = db.begin().await?;
     // pgvector 0.8: keep walking the graph until enough rows of this project pass the filter.
+    // runtime-checked: a setting, changed for its effect
     sqlx::query("select set_config('hnsw.iterative_scan', 'strict_order', true)")
         .execute(&mut *tx)
         .await?;
@@ -103,6 +104,7 @@ pub async fn store(
     vectors: Vec<Vec<f32>>,
 ) -> AppResult<()> {
     let vectors: Vec<pgvector::Vector> = vectors.into_iter().map(Into::into).collect();
+    // runtime-checked: vectors, a type the macros do not know
     sqlx::query(
         "update feedback f set embedding = u.embedding
          from unnest($1::uuid[], $2::vector[]) as u(id, embedding) where f.id = u.id",
