@@ -1,87 +1,15 @@
 //! Funnels: 2 to 8 ordered steps (page views or custom events). A visitor counts at a step when
 //! they reached every earlier step before it on the same day (a visitor hash lives one day).
 
-use serde_json::Value;
-use shipmate_types::analytics::{Funnel, FunnelReport, Step, StepRow};
+use shipmate_types::analytics::{Funnel, FunnelReport, NewFunnel, Step, StepRow};
 use sqlx::types::Json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::goals::project_id;
 use super::pg::explore::{scan, Snapshot};
 use super::query::percent;
 use super::ReadQuery;
 use shipmate_core::{AppError, AppResult};
-use shipmate_types::input::{FromInput, Input};
-
-pub const MIN_STEPS: usize = 2;
-pub const MAX_STEPS: usize = 8;
-
-/// The body of `POST /v1/analytics/funnels`.
-pub struct NewFunnel {
-    pub project_id: Uuid,
-    pub name: String,
-    pub steps: Vec<Step>,
-}
-
-fn steps(input: &mut Input) -> Option<Vec<Step>> {
-    let Some(Value::Array(items)) = input.raw("steps").cloned() else {
-        input.error(
-            "steps",
-            format!("is required: a list of {MIN_STEPS} to {MAX_STEPS} steps"),
-        );
-        return None;
-    };
-    if !(MIN_STEPS..=MAX_STEPS).contains(&items.len()) {
-        input.error(
-            "steps",
-            format!("must hold {MIN_STEPS} to {MAX_STEPS} steps"),
-        );
-        return None;
-    }
-    let mut steps = Vec::new();
-    for (i, item) in items.into_iter().enumerate() {
-        let field = format!("steps[{i}]");
-        let text = |v: Option<&Value>, max: usize| match v {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
-                Ok(Some(s.trim().to_owned()))
-            }
-            Some(_) => Err(format!(
-                "must be a non-empty string of at most {max} characters"
-            )),
-        };
-        let (page, event) = match &item {
-            Value::Object(o) => (text(o.get("page"), 2048), text(o.get("event"), 100)),
-            _ => {
-                input.error(&field, "must be an object with page or event");
-                continue;
-            }
-        };
-        match (page, event) {
-            (Err(m), _) => input.error(&format!("{field}.page"), m),
-            (_, Err(m)) => input.error(&format!("{field}.event"), m),
-            (Ok(None), Ok(None)) | (Ok(Some(_)), Ok(Some(_))) => {
-                input.error(&field, "must have exactly one of page and event")
-            }
-            (Ok(page), Ok(event)) => steps.push(Step { page, event }),
-        }
-    }
-    Some(steps)
-}
-
-impl FromInput for NewFunnel {
-    fn read(input: &mut Input) -> Option<Self> {
-        let project_id = project_id(input);
-        let name = input.string("name", 1, 200);
-        let steps = steps(input);
-        Some(NewFunnel {
-            project_id: project_id?,
-            name: name?,
-            steps: steps?,
-        })
-    }
-}
 
 #[derive(sqlx::FromRow)]
 struct FunnelRecord {

@@ -1,7 +1,7 @@
 //! Goals: a custom event or a page view that counts as a conversion. A goal's conversions are the
 //! visitors of the range who reached it (with the read's filters), in percent of all its visitors.
 
-use shipmate_types::analytics::{Breakdown, Goal, GoalRow};
+use shipmate_types::analytics::{Breakdown, Goal, GoalRow, NewGoal};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -10,14 +10,6 @@ use super::query::Dim;
 use super::seam::EventStore;
 use super::ReadQuery;
 use shipmate_core::{AppError, AppResult};
-use shipmate_types::input::{FromInput, Input};
-
-/// The body of `POST /v1/analytics/goals`.
-pub struct NewGoal {
-    pub project_id: Uuid,
-    pub name: String,
-    pub target: Target,
-}
 
 /// What a goal (or a funnel step) is reached by.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,59 +19,19 @@ pub enum Target {
 }
 
 impl Target {
+    /// A stored goal's target: its event, else its page (the body's reader lets exactly one in).
+    pub fn of(goal: &Goal) -> Target {
+        match (&goal.event, &goal.page) {
+            (Some(e), _) => Target::Event(e.clone()),
+            (None, p) => Target::Page(p.clone().unwrap_or_default()),
+        }
+    }
+
     pub fn dim(&self) -> (Dim, &str) {
         match self {
             Target::Event(e) => (Dim::Event, e),
             Target::Page(p) => (Dim::Page, p),
         }
-    }
-
-    /// Exactly one of `event` and `page` in `input` (the fields named after `prefix`).
-    pub fn read(input: &mut Input, prefix: &str) -> Option<Target> {
-        let (ef, pf) = (format!("{prefix}event"), format!("{prefix}page"));
-        let event = input.opt_string(&ef, 100);
-        let page = input.opt_string(&pf, 2048);
-        match (event, page) {
-            (Some(e), None) => Some(Target::Event(e)),
-            (None, Some(p)) => Some(Target::Page(p)),
-            (Some(_), Some(_)) => {
-                input.error(&ef, "give either event or page, not both");
-                input.error(&pf, "give either event or page, not both");
-                None
-            }
-            (None, None) => {
-                if !input.has(&ef) && !input.has(&pf) {
-                    input.error(&ef, "give either event or page");
-                    input.error(&pf, "give either event or page");
-                }
-                None
-            }
-        }
-    }
-}
-
-/// A required `project_id` in a body.
-pub fn project_id(input: &mut Input) -> Option<Uuid> {
-    let raw = input.string("project_id", 1, 100)?;
-    match Uuid::parse_str(&raw) {
-        Ok(id) => Some(id),
-        Err(_) => {
-            input.error("project_id", "must be a UUID");
-            None
-        }
-    }
-}
-
-impl FromInput for NewGoal {
-    fn read(input: &mut Input) -> Option<Self> {
-        let project_id = project_id(input);
-        let name = input.string("name", 1, 200);
-        let target = Target::read(input, "");
-        Some(NewGoal {
-            project_id: project_id?,
-            name: name?,
-            target: target?,
-        })
     }
 }
 
@@ -107,10 +59,6 @@ impl From<GoalRecord> for Goal {
 }
 
 pub async fn create(db: &PgPool, new: NewGoal) -> AppResult<Goal> {
-    let (event, page) = match new.target {
-        Target::Event(e) => (Some(e), None),
-        Target::Page(p) => (None, Some(p)),
-    };
     Ok(sqlx::query_as!(
         GoalRecord,
         "insert into analytics_goals (id, project_id, name, event, page) values ($1, $2, $3, $4, $5)
@@ -118,8 +66,8 @@ pub async fn create(db: &PgPool, new: NewGoal) -> AppResult<Goal> {
         Uuid::now_v7(),
         new.project_id,
         new.name,
-        event,
-        page
+        new.event,
+        new.page
     )
     .fetch_one(db)
     .await?
@@ -166,10 +114,7 @@ pub async fn report(
     let visitors = events.reader(project_id, query).await?.visitors().await?;
     let mut data = Vec::new();
     for goal in list(db, project_id).await? {
-        let target = match (&goal.event, &goal.page) {
-            (Some(e), _) => Target::Event(e.clone()),
-            (None, p) => Target::Page(p.clone().unwrap_or_default()),
-        };
+        let target = Target::of(&goal);
         let (dim, value) = target.dim();
         let reached = ReadQuery {
             filters: query.filters.with(dim, value),

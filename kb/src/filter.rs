@@ -3,54 +3,24 @@
 
 use serde_json::{Map, Value};
 
-use shipmate_types::input::Input;
-
-/// At most this many keys, and this many values for one key: a filter is a condition, not a list
-/// of documents.
-const MAX_KEYS: usize = 16;
-const MAX_VALUES: usize = 100;
-
 /// A checked filter: for each key, the values it may equal (one of them).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter(Vec<(String, Vec<Value>)>);
 
 impl Filter {
-    /// Reads the optional object at `field`, recording one problem per bad key (`filter.<key>`):
-    /// values must be strings, numbers, booleans or null, or non-empty lists of them.
-    pub fn read(input: &mut Input, field: &str) -> Filter {
-        let object = match input.raw(field) {
-            None => return Filter::default(),
-            Some(Value::Object(m)) => m.clone(),
-            Some(_) => {
-                input.error(field, "must be an object of metadata keys to values");
-                return Filter::default();
-            }
-        };
-        if object.len() > MAX_KEYS {
-            input.error(field, format!("must have at most {MAX_KEYS} keys"));
-            return Filter::default();
-        }
-        let mut keys = Vec::with_capacity(object.len());
-        for (key, value) in object {
-            let path = format!("{field}.{key}");
-            let values = match value {
-                Value::Array(items) => items,
-                v => vec![v],
-            };
-            if values.is_empty() {
-                input.error(&path, "must list at least one value");
-            } else if values.len() > MAX_VALUES {
-                input.error(&path, format!("must list at most {MAX_VALUES} values"));
-            } else if values.iter().any(|v| v.is_object() || v.is_array()) {
-                input.error(
-                    &path,
-                    "must be a string, number, boolean or null, or a list of them (objects and nested lists are not allowed)",
-                );
-            } else {
-                keys.push((key, values));
-            }
-        }
-        Filter(keys)
+    /// The filter of a search body (checked by its reader): a list per key, a single value as a
+    /// list of one.
+    pub fn of(object: Option<Map<String, Value>>) -> Filter {
+        Filter(
+            object
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(key, value)| match value {
+                    Value::Array(items) => (key, items),
+                    v => (key, vec![v]),
+                })
+                .collect(),
+        )
     }
 
     pub fn is_empty(&self) -> bool {
@@ -109,10 +79,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A search body's filter, read as the route reads it.
     fn read(v: Value) -> Result<Filter, shipmate_types::input::Invalid> {
-        let mut input = Input::new(json!({ "filter": v })).expect("an object");
-        let f = Filter::read(&mut input, "filter");
-        input.finish().map(|_| f)
+        shipmate_types::input::Input::new(json!({ "query": "q", "filter": v }))
+            .expect("an object")
+            .parse::<shipmate_types::kb::SearchQuery>()
+            .map(|q| Filter::of(q.filter))
     }
 
     #[test]

@@ -22,22 +22,14 @@ pub struct Search {
     pub filter: Filter,
 }
 
-impl shipmate_types::input::FromInput for Search {
-    fn read(input: &mut shipmate_types::input::Input) -> Option<Self> {
-        let query = input.string("query", 1, 2_000);
-        let top_k = input.opt_int("top_k", 1, 20).unwrap_or(5);
-        let mode = if input.has("mode") {
-            input.enum_value::<SearchMode>("mode")
-        } else {
-            Some(SearchMode::Vector)
-        };
-        let filter = Filter::read(input, "filter");
-        Some(Search {
-            query: query?,
-            top_k,
-            mode: mode?,
-            filter,
-        })
+impl From<SearchQuery> for Search {
+    fn from(body: SearchQuery) -> Search {
+        Search {
+            query: body.query,
+            top_k: body.top_k.unwrap_or(5),
+            mode: body.mode.unwrap_or(SearchMode::Vector),
+            filter: Filter::of(body.filter),
+        }
     }
 }
 

@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use crate::input::{FromInput, Input};
+
 string_enum! {
     /// The window a read covers, ending now.
     #[derive(Default)]
@@ -312,7 +314,8 @@ pub struct Realtime {
 }
 
 /// `POST /v1/analytics/goals`: exactly one of `event` and `page`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
+#[input(before = one_target)]
 pub struct NewGoal {
     pub project_id: uuid::Uuid,
     #[schema(min_length = 1, max_length = 200)]
@@ -326,11 +329,76 @@ pub struct NewGoal {
 }
 
 /// `POST /v1/analytics/funnels`: 2 to 8 steps, each exactly one of `page` and `event`.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct NewFunnel {
     pub project_id: uuid::Uuid,
     #[schema(min_length = 1, max_length = 200)]
     pub name: String,
     #[schema(min_items = 2, max_items = 8)]
+    #[input(with = steps)]
     pub steps: Vec<Step>,
+}
+
+/// A goal names an event or a page: exactly one of them.
+fn one_target(input: &mut Input) -> Option<()> {
+    // A blank string names nothing, as `opt_string` reads it.
+    let given = |f: &str| match input.raw(f) {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        other => other.is_some(),
+    };
+    let message = match (given("event"), given("page")) {
+        (true, true) => "give either event or page, not both",
+        (false, false) => "give either event or page",
+        _ => return Some(()),
+    };
+    input.error("event", message);
+    input.error("page", message);
+    Some(())
+}
+
+pub const MIN_STEPS: usize = 2;
+pub const MAX_STEPS: usize = 8;
+
+/// A funnel's steps, one problem per bad step (`steps[i]`, `steps[i].page`).
+fn steps(input: &mut Input, field: &str) -> Option<Vec<Step>> {
+    let Some(Value::Array(items)) = input.raw(field).cloned() else {
+        input.error(
+            field,
+            format!("is required: a list of {MIN_STEPS} to {MAX_STEPS} steps"),
+        );
+        return None;
+    };
+    if !(MIN_STEPS..=MAX_STEPS).contains(&items.len()) {
+        input.error(field, format!("must hold {MIN_STEPS} to {MAX_STEPS} steps"));
+        return None;
+    }
+    let mut steps = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let at = format!("{field}[{i}]");
+        let text = |v: Option<&Value>, max: usize| match v {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= max => {
+                Ok(Some(s.trim().to_owned()))
+            }
+            Some(_) => Err(format!(
+                "must be a non-empty string of at most {max} characters"
+            )),
+        };
+        let (page, event) = match &item {
+            Value::Object(o) => (text(o.get("page"), 2048), text(o.get("event"), 100)),
+            _ => {
+                input.error(&at, "must be an object with page or event");
+                continue;
+            }
+        };
+        match (page, event) {
+            (Err(m), _) => input.error(&format!("{at}.page"), m),
+            (_, Err(m)) => input.error(&format!("{at}.event"), m),
+            (Ok(None), Ok(None)) | (Ok(Some(_)), Ok(Some(_))) => {
+                input.error(&at, "must have exactly one of page and event")
+            }
+            (Ok(page), Ok(event)) => steps.push(Step { page, event }),
+        }
+    }
+    Some(steps)
 }

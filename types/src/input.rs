@@ -114,6 +114,16 @@ impl Input {
         }
     }
 
+    /// A required UUID in its text form.
+    pub fn uuid(&mut self, field: &str) -> Option<uuid::Uuid> {
+        let raw = self.string(field, 1, 100)?;
+        let id = uuid::Uuid::parse_str(&raw).ok();
+        if id.is_none() {
+            self.error(field, "must be a UUID");
+        }
+        id
+    }
+
     /// An optional string, trimmed; an empty string counts as absent.
     pub fn opt_string(&mut self, field: &str, max: usize) -> Option<String> {
         match self.raw(field) {

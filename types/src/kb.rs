@@ -171,7 +171,7 @@ pub struct DocumentFile {
 }
 
 /// `POST /v1/indexes/:id/search`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct SearchQuery {
     #[schema(min_length = 1, max_length = 2000)]
     pub query: String,
@@ -186,7 +186,50 @@ pub struct SearchQuery {
     /// listed values). Values are strings, numbers, booleans or null, or lists of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<std::collections::HashMap<String, Value>>)]
+    #[input(with = filter)]
     pub filter: Option<Map<String, Value>>,
+}
+
+/// At most this many keys in a search filter, and this many values for one key: a filter is a
+/// condition, not a list of documents.
+pub const MAX_FILTER_KEYS: usize = 16;
+pub const MAX_FILTER_VALUES: usize = 100;
+
+/// A search filter, one problem per bad key (`filter.<key>`): values must be strings, numbers,
+/// booleans or null, or non-empty lists of them.
+fn filter(input: &mut Input, field: &str) -> Option<Map<String, Value>> {
+    let object = match input.raw(field)? {
+        Value::Object(m) => m.clone(),
+        _ => {
+            input.error(field, "must be an object of metadata keys to values");
+            return None;
+        }
+    };
+    if object.len() > MAX_FILTER_KEYS {
+        input.error(field, format!("must have at most {MAX_FILTER_KEYS} keys"));
+        return None;
+    }
+    for (key, value) in &object {
+        let path = format!("{field}.{key}");
+        let values = match value {
+            Value::Array(items) => items.as_slice(),
+            v => std::slice::from_ref(v),
+        };
+        if values.is_empty() {
+            input.error(&path, "must list at least one value");
+        } else if values.len() > MAX_FILTER_VALUES {
+            input.error(
+                &path,
+                format!("must list at most {MAX_FILTER_VALUES} values"),
+            );
+        } else if values.iter().any(|v| v.is_object() || v.is_array()) {
+            input.error(
+                &path,
+                "must be a string, number, boolean or null, or a list of them (objects and nested lists are not allowed)",
+            );
+        }
+    }
+    Some(object)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -41,7 +41,7 @@ pub fn router() -> Router<AppState> {
 pub async fn create_goal(
     State(state): State<AppState>,
     session: SessionUser,
-    Body(new): Body<goals::NewGoal>,
+    Body(new): Body<NewGoal>,
 ) -> ApiResult<(StatusCode, Json<Goal>)> {
     require(&state, &session, new.project_id, Role::Member).await?;
     Ok((
@@ -97,7 +97,7 @@ pub async fn delete_goal(
 pub async fn create_funnel(
     State(state): State<AppState>,
     session: SessionUser,
-    Body(new): Body<funnels::NewFunnel>,
+    Body(new): Body<NewFunnel>,
 ) -> ApiResult<(StatusCode, Json<Funnel>)> {
     require(&state, &session, new.project_id, Role::Member).await?;
     Ok((

@@ -196,7 +196,7 @@ pub async fn search_index(
         top_k,
         mode,
         filter,
-    } = input.parse()?;
+    } = input.parse::<SearchQuery>()?.into();
     let limit = search::candidates(mode, top_k);
     let results = match mode {
         SearchMode::Keyword => search::keyword(&state.db, &index, &query, limit, &filter).await?,

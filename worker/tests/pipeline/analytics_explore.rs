@@ -501,6 +501,11 @@ async fn bad_values_are_422_listing_every_field() {
             json!({"project_id": pid, "name": "x"}),
             vec!["event", "page"],
         ),
+        // A blank event names nothing; every bad field is listed at once.
+        (
+            json!({"project_id": "nope", "name": "", "event": " "}),
+            vec!["event", "page", "project_id", "name"],
+        ),
     ] {
         let res = app
             .refused(
