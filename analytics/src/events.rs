@@ -9,6 +9,7 @@ use super::visitor::Visitor;
 use super::MAX_BATCH;
 use shipmate_core::error::FieldError;
 use shipmate_core::{AppError, AppResult};
+use shipmate_types::analytics::Event;
 use shipmate_types::input::Input;
 
 /// One event as submitted. A replayed job is recognised by its queue entry (`store::insert`), so
@@ -112,35 +113,16 @@ pub fn parse_body(body: Value) -> AppResult<Vec<IncomingEvent>> {
 }
 
 fn parse_event(v: Value) -> AppResult<IncomingEvent> {
-    let mut input = Input::new(v)?;
-    let name = input
-        .opt_string("name", 100)
-        .unwrap_or_else(|| "page_view".into());
-    let url = input.opt_string("url", 2_048);
-    let referrer = input.opt_string("referrer", 2_048);
-    let utm_source = input.opt_string("utm_source", 200);
-    let utm_medium = input.opt_string("utm_medium", 200);
-    let utm_campaign = input.opt_string("utm_campaign", 200);
-    let screen_width = input.opt_int("screen_width", 0, 100_000).map(|w| w as i32);
-    let properties = input.opt_object("properties", 4_096);
-    if let Some(props) = &properties {
-        if props.values().any(|v| v.is_object() || v.is_array()) {
-            input.error(
-                "properties",
-                "must be a flat object (strings, numbers, booleans)",
-            );
-        }
-    }
-    input.finish()?;
+    let e = Input::new(v)?.parse::<Event>()?;
     Ok(IncomingEvent {
-        name,
-        url,
-        referrer,
-        utm_source,
-        utm_medium,
-        utm_campaign,
-        screen_width,
-        properties,
+        name: e.name.unwrap_or_else(|| "page_view".into()),
+        url: e.url,
+        referrer: e.referrer,
+        utm_source: e.utm_source,
+        utm_medium: e.utm_medium,
+        utm_campaign: e.utm_campaign,
+        screen_width: e.screen_width,
+        properties: e.properties,
     })
 }
 

@@ -26,7 +26,7 @@ string_enum! {
 }
 
 /// One event sent by the browser script or a server (`POST /v1/events`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
 pub struct Event {
     /// `page_view` when absent; a custom event's name otherwise (at most 100 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,7 +52,17 @@ pub struct Event {
     pub screen_width: Option<i32>,
     /// A flat object of custom properties (at most 4 KB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = properties)]
     pub properties: Option<Map<String, Value>>,
+}
+
+/// An event's custom properties: a flat object (strings, numbers, booleans) of at most 4 KB.
+fn properties(input: &mut Input, field: &str) -> Option<Map<String, Value>> {
+    let props = input.opt_object(field, 4_096)?;
+    if props.values().any(|v| v.is_object() || v.is_array()) {
+        input.error(field, "must be a flat object (strings, numbers, booleans)");
+    }
+    Some(props)
 }
 
 /// Up to 100 events in one request.
