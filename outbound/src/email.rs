@@ -75,6 +75,24 @@ pub enum Kind {
 }
 
 impl Kind {
+    pub(crate) const ALL: [Kind; 10] = [
+        Kind::Invite,
+        Kind::PasswordReset,
+        Kind::EmailVerification,
+        Kind::NewFeedback,
+        Kind::NewTestimonial,
+        Kind::StatusChanged,
+        Kind::Merged,
+        Kind::ChangelogEntry,
+        Kind::SubscriptionConfirm,
+        Kind::WeeklyReport,
+    ];
+
+    /// The kind a delivery row names (`email.invite`).
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Invite => "email.invite",

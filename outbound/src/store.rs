@@ -6,7 +6,8 @@ use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::RetrySchedule;
+use super::events::EventType;
+use super::{email, RetrySchedule};
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::webhooks::Delivery;
@@ -37,6 +38,32 @@ impl TryFrom<String> for Channel {
     }
 }
 
+/// What a delivery carries (`deliveries.type`): a webhook event, or the kind of an email.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Event(EventType),
+    Email(email::Kind),
+}
+
+impl Kind {
+    fn read(channel: Channel, s: &str) -> Result<Kind, String> {
+        match channel {
+            Channel::Webhook => EventType::parse(s).map(Kind::Event),
+            Channel::Email => email::Kind::parse(s).map(Kind::Email),
+        }
+        .ok_or_else(|| format!("unknown {channel:?} delivery type {s:?}"))
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Kind::Event(e) => e.as_str(),
+            Kind::Email(k) => k.as_str(),
+        })
+    }
+}
+
 /// An attempt in hand: the row, leased to this worker.
 #[derive(Debug)]
 pub struct Claimed {
@@ -45,7 +72,7 @@ pub struct Claimed {
     pub project_id: Option<Uuid>,
     pub channel: Channel,
     pub webhook_id: Option<Uuid>,
-    pub kind: String,
+    pub kind: Kind,
     pub payload: Value,
     pub recipient: Option<String>,
     pub attempts: i32,
@@ -68,13 +95,14 @@ pub async fn claim(db: &PgPool, id: Uuid) -> AppResult<Option<Claimed>> {
     else {
         return Ok(None);
     };
+    let unknown = |e: String| AppError::Internal(anyhow::anyhow!(e));
+    let channel = Channel::try_from(row.channel).map_err(unknown)?;
     Ok(Some(Claimed {
         id: row.id,
         project_id: row.project_id,
-        channel: Channel::try_from(row.channel)
-            .map_err(|e| AppError::Internal(anyhow::anyhow!(e)))?,
+        channel,
         webhook_id: row.webhook_id,
-        kind: row.r#type,
+        kind: Kind::read(channel, &row.r#type).map_err(unknown)?,
         payload: row.payload,
         recipient: row.recipient,
         attempts: row.attempts,
@@ -214,4 +242,27 @@ async fn exists(db: &PgPool, webhook_id: Uuid, id: Uuid) -> AppResult<bool> {
     )
     .fetch_one(db)
     .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_type_reads_as_its_channel_kind() {
+        for k in email::Kind::ALL {
+            assert_eq!(Kind::read(Channel::Email, k.as_str()), Ok(Kind::Email(k)));
+        }
+        assert_eq!(
+            Kind::read(Channel::Webhook, "document.ready"),
+            Ok(Kind::Event(EventType::DocumentReady))
+        );
+        assert_eq!(
+            Kind::read(Channel::Webhook, "ping").unwrap().to_string(),
+            "ping"
+        );
+        // The type check constraint keeps each channel to its own names.
+        assert!(Kind::read(Channel::Webhook, "email.invite").is_err());
+        assert!(Kind::read(Channel::Email, "document.ready").is_err());
+    }
 }
