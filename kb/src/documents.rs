@@ -245,6 +245,7 @@ pub struct Lane {
 pub struct PendingChunk {
     pub id: Uuid,
     pub document_id: Uuid,
+    pub project_id: Uuid,
     pub content: String,
     pub embedding_model: String,
 }
@@ -252,7 +253,7 @@ pub struct PendingChunk {
 pub async fn pending_chunks(db: &PgPool, documents: &[Uuid]) -> AppResult<Vec<PendingChunk>> {
     Ok(sqlx::query_as!(
         PendingChunk,
-        "select c.id, c.document_id, c.content, i.embedding_model
+        "select c.id, c.document_id, i.project_id, c.content, i.embedding_model
          from kb_chunks c join kb_indexes i on i.id = c.index_id
          where c.document_id = any($1) and c.embedding is null",
         documents

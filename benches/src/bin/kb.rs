@@ -155,6 +155,7 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
             .map(|content| PendingChunk {
                 id: uuid::Uuid::nil(),
                 document_id: uuid::Uuid::nil(),
+                project_id: uuid::Uuid::nil(),
                 content,
                 embedding_model: String::new(),
             })

@@ -86,7 +86,13 @@ async fn drain_lane(ctx: &Context, stop: &watch::Receiver<bool>, lane: Lane, sha
         };
         // Instrumented rather than entered: an entered span held across awaits would also tag
         // whatever else the thread runs meanwhile (the analytics loop's logs).
-        let span = tracing::info_span!("embed", documents = docs.len(), remote = lane.remote);
+        let span = tracing::info_span!(
+            "embed",
+            documents = docs.len(),
+            remote = lane.remote,
+            projects = tracing::field::Empty,
+            project_id = tracing::field::Empty
+        );
         async {
             if let Err(failed) = process(ctx, &docs).await {
                 let error = format!("{:#}", failed.error);
@@ -141,6 +147,10 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
     let chunks = documents::pending_chunks(&ctx.db, docs)
         .await
         .map_err(all)?;
+    super::record_projects(
+        &tracing::Span::current(),
+        chunks.iter().map(|c| c.project_id),
+    );
     // Chunks left per document: a document is marked ready as soon as its last batch is written,
     // not when the whole claim is, so large claims (full batches) still give fresh documents.
     let mut left: HashMap<Uuid, usize> = HashMap::new();
@@ -290,6 +300,7 @@ mod tests {
         PendingChunk {
             id: Uuid::nil(),
             document_id: Uuid::nil(),
+            project_id: Uuid::nil(),
             content: "x".repeat(len),
             embedding_model: String::new(),
         }

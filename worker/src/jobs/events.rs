@@ -14,6 +14,7 @@ use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::seam::{Batch, EventStore, Stored};
 use shipmate_analytics::visitor::{self, Geo, SaltCache, Visitor};
 use sqlx::PgPool;
+use tracing::Instrument;
 use uuid::Uuid;
 
 /// One request's events as read from the queue, with its entry's id and key (`queue::entry_key`).
@@ -99,6 +100,7 @@ impl Enricher {
                 let bots = Some((batch.project_id, day, batch.events.len() as i64));
                 prepared.entries.push(Entry {
                     id,
+                    project_id: batch.project_id,
                     key,
                     rows: first..first,
                     bots,
@@ -123,6 +125,7 @@ impl Enricher {
             let rows = first..prepared.rows.len();
             prepared.entries.push(Entry {
                 id,
+                project_id,
                 key,
                 rows,
                 bots: None,
@@ -153,6 +156,7 @@ impl Enricher {
 /// dropped (project, day, events).
 struct Entry {
     id: String,
+    project_id: Uuid,
     key: i64,
     rows: Range<usize>,
     bots: Option<(Uuid, NaiveDate, i64)>,
@@ -194,17 +198,31 @@ impl Prepared {
     /// that cannot be stored does not hold up the others. Returns the ids of the entries stored
     /// (or found stored before), to acknowledge; the rest are redelivered, to any worker, later.
     pub async fn store_all(mut self, events: &dyn EventStore) -> Vec<String> {
+        let span = tracing::info_span!(
+            "events",
+            requests = self.entries.len(),
+            projects = tracing::field::Empty,
+            project_id = tracing::field::Empty
+        );
+        super::record_projects(&span, self.entries.iter().map(|e| e.project_id));
         let mut done = std::mem::take(&mut self.stored_before);
-        match self.store(events, &self.entries).await {
+        let all = self.store(events, &self.entries).instrument(span.clone());
+        match all.await {
             Ok(()) => done.extend(self.entries.iter().map(|e| e.id.clone())),
             Err(e) => {
-                tracing::warn!(error = %format!("{e:#}"), entries = self.entries.len(), "storing a read's events failed; storing its requests one by one");
+                span.in_scope(|| tracing::warn!(error = %format!("{e:#}"), "storing a read's events failed; storing its requests one by one"));
                 for entry in &self.entries {
-                    match self.store(events, std::slice::from_ref(entry)).await {
+                    // One request is one project's: its span names it.
+                    let one = tracing::info_span!(parent: &span, "request", project_id = %entry.project_id, entry = %entry.id);
+                    let stored = self
+                        .store(events, std::slice::from_ref(entry))
+                        .instrument(one.clone())
+                        .await;
+                    match stored {
                         Ok(()) => done.push(entry.id.clone()),
-                        Err(e) => {
-                            tracing::warn!(error = %format!("{e:#}"), entry = %entry.id, "storing events failed; will retry")
-                        }
+                        Err(e) => one.in_scope(|| {
+                            tracing::warn!(error = %format!("{e:#}"), "storing events failed; will retry")
+                        }),
                     }
                 }
             }

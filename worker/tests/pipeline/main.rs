@@ -15,6 +15,7 @@ mod delivery;
 mod email;
 mod fakes;
 mod health;
+mod job_spans;
 mod kb_api;
 mod kb_file_names;
 mod kb_files;
