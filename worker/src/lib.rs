@@ -50,13 +50,15 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     };
     // Each loop's heartbeat, with how long it may take to come round: an embedding drain works
     // through a whole backlog before it does; the events loop wakes every second; upkeep rounds
-    // pause up to 15 s; the schedules' delivery sweep ticks every 5 s.
+    // pause up to 15 s; the schedules' delivery sweep ticks every 5 s; the delivery consumer's
+    // queue beats every 250 ms while it polls.
     let health = HealthRegistry::default();
     let beats = (
         health.register("embed", Duration::from_secs(300)),
         health.register("events", Duration::from_secs(60)),
         health.register("upkeep", Duration::from_secs(120)),
         health.register("schedules", Duration::from_secs(60)),
+        health.register("deliveries", Duration::from_secs(120)),
     );
     if let Some(addr) = settings.metrics_bind {
         metrics_listener(addr, connect().await?, health).await?;
@@ -73,8 +75,13 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         settings.common.redis_url.clone(),
         settings.common.queue_prefix.clone(),
     );
-    let deliveries =
-        jobs::schedules::deliveries(consumer.clone(), deliver_ctx.clone(), redis, stop.clone());
+    let deliveries = jobs::schedules::deliveries(
+        consumer.clone(),
+        deliver_ctx.clone(),
+        redis,
+        beats.4,
+        stop.clone(),
+    );
     let report = (
         settings.weekly_report_cron.clone(),
         settings.public_url.clone(),

@@ -24,13 +24,19 @@ pub async fn deliveries(
     name: String,
     ctx: Context,
     (redis_url, prefix): (String, String),
+    beat: HealthHandle,
     stop: watch::Receiver<bool>,
 ) {
     let mut first = true;
     supervise("deliveries", stop, |signal| {
         let restart = !std::mem::take(&mut first);
-        let (ctx, redis_url, prefix, name) =
-            (ctx.clone(), redis_url.clone(), prefix.clone(), name.clone());
+        let (ctx, redis_url, prefix, name, beat) = (
+            ctx.clone(),
+            redis_url.clone(),
+            prefix.clone(),
+            name.clone(),
+            beat.clone(),
+        );
         async move {
             if restart {
                 // The fetch may have failed on a large backlog (`promote_due` says why).
@@ -44,6 +50,16 @@ pub async fn deliveries(
                 .backend(ctx.queue.clone())
                 .data(ctx)
                 .concurrency(CONCURRENCY)
+                // apalis-redis beats for the consumer while it polls (`connect_queue`); a job
+                // done counts too, as the poll may wait behind a full house of slow receivers.
+                .on_event(move |_, event| {
+                    if matches!(
+                        event,
+                        Event::HeartBeat | Event::Success(_) | Event::Error(_)
+                    ) {
+                        beat.heartbeat();
+                    }
+                })
                 .build(deliver::attempt_all)
                 .run_until(signal)
                 .await

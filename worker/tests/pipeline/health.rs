@@ -33,7 +33,7 @@ async fn healthz_reports_every_loop_once_it_has_come_round() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert_eq!(body["healthy"], true);
-    for name in ["embed", "events", "upkeep", "schedules"] {
+    for name in ["embed", "events", "upkeep", "schedules", "deliveries"] {
         let loop_ = &body["components"][name];
         assert_eq!(loop_["state"], "healthy", "{name}: {body}");
         assert!(loop_["last_heartbeat"].as_str().is_some(), "{name}: {body}");
