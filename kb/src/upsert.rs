@@ -6,6 +6,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::documents::{get, go_live, insert_chunks, Document, Draft};
+use shipmate_types::DocumentStatus;
 use super::indexes::IndexRef;
 use shipmate_core::AppResult;
 
@@ -76,19 +77,21 @@ pub async fn upsert(
     .execute(&mut *tx)
     .await?;
     let ready = reused == draft.chunks.len();
-    let mut document = sqlx::query_as::<_, Document>(
-        "update kb_documents set metadata = $2, chunks_created = $3, generation = $4,
+    let mut document = sqlx::query_as!(
+        Document,
+        r#"update kb_documents set metadata = $2, chunks_created = $3, generation = $4,
             status = case when $5 then 'ready' else 'pending' end, content_hash = $6,
             error = null, lease_until = null, attempts = 0, updated_at = now()
          where id = $1
-         returning id, index_id, chunks_created, status, error, metadata, external_id, created_at",
+         returning id, index_id, chunks_created, status as "status: DocumentStatus", error,
+            metadata, external_id, null::int4 as chunks_reused, created_at"#,
+        id,
+        Json(&draft.metadata) as _,
+        draft.chunks.len() as i32,
+        generation,
+        ready,
+        &draft.content_hash
     )
-    .bind(id)
-    .bind(Json(&draft.metadata))
-    .bind(draft.chunks.len() as i32)
-    .bind(generation)
-    .bind(ready)
-    .bind(&draft.content_hash)
     .fetch_one(&mut *tx)
     .await?;
     if ready {
