@@ -26,6 +26,9 @@ use shipmate_types::analytics::Funnel;
 
 /// One event ready to store, with its request's project and arrival time.
 pub struct Stored {
+    /// The queue entry of its request (`queue::entry_key`): a store that cannot lock uses it to
+    /// find a retried request's events.
+    pub entry: i64,
     pub project_id: Uuid,
     pub ts: DateTime<Utc>,
     pub event: IncomingEvent,
@@ -44,7 +47,7 @@ pub struct Batch<'a> {
 }
 
 /// Views and visitors of one value of a dimension.
-#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, sqlx::FromRow)]
 pub struct Row {
     pub key: String,
     pub views: i64,

@@ -6,9 +6,9 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::documents::{get, go_live, insert_chunks, Document, Draft};
-use shipmate_types::DocumentStatus;
 use super::indexes::IndexRef;
 use shipmate_core::AppResult;
+use shipmate_types::DocumentStatus;
 
 /// A stored version: the document, and whether the upsert created it (201) or replaced it (200).
 pub struct Upserted {

@@ -143,10 +143,7 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .await?;
     }
     for (project, day, bots) in batch.bots {
-        sqlx::query!("insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
-             on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots", project, day, bots)
-        .execute(&mut *tx)
-        .await?;
+        add_bots(&mut *tx, *project, *day, *bots).await?;
     }
     // Held to the commit, so of two workers storing the same entry the second sees the first's
     // record here and rolls back. An entry is stored twice only if one of the two took it over
@@ -184,3 +181,17 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
 
 /// Serialises the last step of storing a read (see `insert`).
 const REPLAY_LOCK: i64 = 7432;
+
+/// Counts a request's events dropped as a bot's (whatever store holds the events).
+pub async fn add_bots(
+    db: impl sqlx::PgExecutor<'_>,
+    project: Uuid,
+    day: chrono::NaiveDate,
+    bots: i64,
+) -> AppResult<()> {
+    sqlx::query!("insert into analytics_dropped (project_id, day, bots) select $1, $2, $3 where exists (select 1 from projects where id = $1)
+         on conflict (project_id, day) do update set bots = analytics_dropped.bots + excluded.bots", project, day, bots)
+    .execute(db)
+    .await?;
+    Ok(())
+}

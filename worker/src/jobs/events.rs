@@ -116,6 +116,7 @@ impl Enricher {
                     .into_iter()
                     .enumerate()
                     .map(|(i, event)| Stored {
+                        entry: key,
                         project_id,
                         ts: ts + chrono::Duration::microseconds(i as i64),
                         enriched: enrich::enrich(&event, &visitor),

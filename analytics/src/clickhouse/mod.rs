@@ -1,0 +1,192 @@
+//! The event store on ClickHouse (`SHIPMATE_CLICKHOUSE_URL`), for teams past what one PostgreSQL
+//! holds: events in a MergeTree table (`schema`), written a worker read per block (`store`), every
+//! read one aggregation over the raw events (`reads`). What is not events (goals, funnels, shares,
+//! salts, bot counts) stays in PostgreSQL, as in PostgreSQL mode.
+//!
+//! In progress ("Analytics past one machine"): the reads built on visits (overview, entry and exit
+//! pages) and funnels are PostgreSQL mode's only so far, and answer an error here; the store is
+//! not yet offered by the configuration.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use shipmate_types::analytics::{
+    Breakdown, CountryRow, Devices, EventRow, Funnel, FunnelReport, Overview, PageRow, PropertyRow,
+    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
+};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::query::{Dim, Filters, ReadQuery};
+use crate::seam::{Batch, EventStore, Reader, Row};
+use reads::Read;
+use shipmate_core::{AppError, AppResult};
+
+pub mod client;
+pub mod reads;
+pub mod schema;
+pub mod store;
+
+pub struct ClickHouse {
+    client: client::Client,
+    /// Projects (to drop a deleted project's events) and bot counts.
+    db: PgPool,
+}
+
+impl ClickHouse {
+    /// Connects to `url` and brings its tables up to date.
+    pub async fn connect(url: &str, db: PgPool) -> anyhow::Result<ClickHouse> {
+        let client = client::Client::new(url, Duration::from_secs(30))?;
+        schema::migrate(&client).await?;
+        Ok(ClickHouse { client, db })
+    }
+}
+
+fn not_yet(what: &str) -> AppError {
+    AppError::Internal(anyhow::anyhow!(
+        "{what} is not answered in ClickHouse mode yet"
+    ))
+}
+
+#[async_trait]
+impl EventStore for ClickHouse {
+    /// Names are stored as they are: the codes only have to be stable within the worker.
+    async fn label_ids(&self, labels: &[String]) -> AppResult<HashMap<String, i16>> {
+        Ok(labels.iter().map(|l| (l.clone(), 0)).collect())
+    }
+
+    async fn already_stored(&self, entries: &[i64]) -> AppResult<HashSet<i64>> {
+        store::already_stored(&self.client, entries).await
+    }
+
+    async fn insert(&self, batch: Batch<'_>) -> AppResult<()> {
+        store::insert(&self.client, &self.db, batch).await
+    }
+
+    /// The entries are in the rows themselves; there is no record to forget.
+    async fn forget_replays(&self, _bound: i64) -> AppResult<u64> {
+        Ok(0)
+    }
+
+    /// Nothing is summarised: every read aggregates the events.
+    async fn upkeep(&self, _upto: DateTime<Utc>) -> AppResult<usize> {
+        Ok(0)
+    }
+
+    async fn reader<'a>(
+        &'a self,
+        project_id: Uuid,
+        query: &'a ReadQuery,
+    ) -> AppResult<Box<dyn Reader + 'a>> {
+        Ok(Box::new(Read::new(&self.client, project_id, query)))
+    }
+
+    async fn realtime(
+        &self,
+        project_id: Uuid,
+        now: DateTime<Utc>,
+        filters: &Filters,
+    ) -> AppResult<Realtime> {
+        reads::realtime(&self.client, project_id, now, filters).await
+    }
+
+    async fn funnel(&self, _funnel: &Funnel, _query: &ReadQuery) -> AppResult<FunnelReport> {
+        Err(not_yet("a funnel"))
+    }
+}
+
+/// Rows named for their dimension (`{"page": ..., "views", "visitors"}`).
+fn named<T: From<(String, i64, i64)>>(rows: Vec<Row>) -> Vec<T> {
+    rows.into_iter()
+        .map(|r| T::from((r.key, r.views, r.visitors)))
+        .collect()
+}
+
+impl Read<'_> {
+    async fn report<T: From<(String, i64, i64)>>(&self, dim: Dim) -> AppResult<Breakdown<T>> {
+        Ok(Breakdown {
+            period: self.period(),
+            data: named(reads::breakdown(self, dim).await?),
+        })
+    }
+
+    async fn three(&self, dims: [Dim; 3]) -> AppResult<[Vec<Row>; 3]> {
+        let (a, b, c) = tokio::try_join!(
+            reads::breakdown(self, dims[0]),
+            reads::breakdown(self, dims[1]),
+            reads::breakdown(self, dims[2]),
+        )?;
+        Ok([a, b, c])
+    }
+}
+
+#[async_trait]
+impl Reader for Read<'_> {
+    async fn overview(&self) -> AppResult<Overview> {
+        Err(not_yet("the overview"))
+    }
+    async fn timeseries(&self) -> AppResult<Timeseries> {
+        reads::timeseries(self).await
+    }
+    async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
+        self.report(Dim::Page).await
+    }
+    async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
+        Err(not_yet("entry pages"))
+    }
+    async fn exit_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
+        Err(not_yet("exit pages"))
+    }
+    async fn referrers(&self) -> AppResult<Breakdown<ReferrerRow>> {
+        self.report(Dim::Referrer).await
+    }
+    async fn countries(&self) -> AppResult<Breakdown<CountryRow>> {
+        self.report(Dim::Country).await
+    }
+    async fn devices(&self) -> AppResult<Devices> {
+        let [devices, browsers, oses] = self.three([Dim::Device, Dim::Browser, Dim::Os]).await?;
+        Ok(Devices {
+            period: self.period(),
+            data: named(devices),
+            browsers: named(browsers),
+            operating_systems: named(oses),
+        })
+    }
+    async fn utm(&self) -> AppResult<Utm> {
+        let [sources, mediums, campaigns] = self
+            .three([Dim::UtmSource, Dim::UtmMedium, Dim::UtmCampaign])
+            .await?;
+        Ok(Utm {
+            period: self.period(),
+            sources: named(sources),
+            mediums: named(mediums),
+            campaigns: named(campaigns),
+        })
+    }
+    async fn events(&self) -> AppResult<Breakdown<EventRow>> {
+        let data = reads::breakdown(self, Dim::Event)
+            .await?
+            .into_iter()
+            .map(|r| EventRow {
+                name: r.key,
+                count: r.views,
+                visitors: r.visitors,
+            })
+            .collect();
+        Ok(Breakdown {
+            period: self.period(),
+            data,
+        })
+    }
+    async fn breakdown(&self, dim: Dim) -> AppResult<Vec<Row>> {
+        reads::breakdown(self, dim).await
+    }
+    async fn visitors(&self) -> AppResult<i64> {
+        Ok(reads::totals(self).await?.1)
+    }
+    async fn properties(&self, event: &str, property: &str) -> AppResult<Breakdown<PropertyRow>> {
+        reads::properties(self, event, property).await
+    }
+}

@@ -1,0 +1,272 @@
+//! The analytics reads in ClickHouse SQL, straight from the stored events: filtered or not, every
+//! read is one aggregation over the project's days, so no summaries are kept and nothing is warmed
+//! up. The figures are defined as PostgreSQL mode's: page views count `page_view` events; visitors
+//! are counted per UTC day (the visitor hash changes with the daily salt) and summed.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Deserialize;
+use shipmate_types::analytics::{
+    Breakdown, Interval, Period, Point, PropertyRow, Realtime, RealtimePage, Timeseries,
+};
+use uuid::Uuid;
+
+use super::client::{quote, Client};
+use crate::query::{Dim, Filters, ReadQuery};
+use crate::seam::Row;
+use shipmate_core::{AppError, AppResult};
+
+pub(super) fn internal(e: anyhow::Error) -> AppError {
+    AppError::Internal(e)
+}
+
+/// The column of a dimension in `events` (names, not codes: ClickHouse compresses repeats).
+pub(super) fn column(dim: Dim) -> &'static str {
+    match dim {
+        Dim::Page => "path",
+        Dim::Referrer => "referrer_host",
+        Dim::Country => "country",
+        Dim::Device => "device",
+        Dim::Browser => "browser",
+        Dim::Os => "os",
+        Dim::UtmSource => "utm_source",
+        Dim::UtmMedium => "utm_medium",
+        Dim::UtmCampaign => "utm_campaign",
+        Dim::Event => "name",
+    }
+}
+
+/// `AND` conditions for the filters.
+pub(super) fn filter_sql(filters: &Filters) -> String {
+    filters
+        .0
+        .iter()
+        .map(|(dim, value)| format!(" AND {} = {}", column(*dim), quote(value)))
+        .collect()
+}
+
+/// One read: its project, what was asked, and the instant it stops at.
+pub struct Read<'a> {
+    pub(super) client: &'a Client,
+    pub(super) project_id: Uuid,
+    pub(super) query: &'a ReadQuery,
+    pub(super) until: DateTime<Utc>,
+}
+
+impl<'a> Read<'a> {
+    pub fn new(client: &'a Client, project_id: Uuid, query: &'a ReadQuery) -> Self {
+        Read {
+            client,
+            project_id,
+            query,
+            until: query.range.until(Utc::now()),
+        }
+    }
+
+    pub(super) fn period(&self) -> Period {
+        self.query.range.period
+    }
+
+    /// The read's events: the project, the range's days up to `until`, the filters.
+    pub(super) fn matching(&self) -> String {
+        let range = &self.query.range;
+        format!(
+            "project_id = {project} AND day >= '{start}' AND day <= '{end}' AND t >= {from} AND t < {until}{filters}",
+            project = quote(&self.project_id.to_string()),
+            start = range.start,
+            end = range.end,
+            from = range.from_ts().timestamp_micros(),
+            until = self.until.timestamp_micros(),
+            filters = filter_sql(&self.query.filters),
+        )
+    }
+}
+
+#[derive(Deserialize)]
+struct Totals {
+    views: i64,
+    visitors: i64,
+}
+
+/// Matching page views, and visitors with a matching event.
+pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
+    let rows: Vec<Totals> = read
+        .client
+        .rows(&format!(
+            "SELECT toInt64(countIf(name = 'page_view')) AS views, toInt64(uniqExact(day, visitor)) AS visitors
+             FROM events WHERE {}",
+            read.matching()
+        ))
+        .await
+        .map_err(internal)?;
+    Ok(rows.first().map_or((0, 0), |t| (t.views, t.visitors)))
+}
+
+/// Views and visitors per value of one dimension, largest first, 100 at most: page views with a
+/// value, or every event for event names.
+pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
+    let col = column(dim);
+    let which = match dim {
+        Dim::Event => String::new(),
+        _ => format!(" AND name = 'page_view' AND {col} != ''"),
+    };
+    read.client
+        .rows(&format!(
+            "SELECT {col} AS key, toInt64(count()) AS views, toInt64(uniqExact(day, visitor)) AS visitors
+             FROM events WHERE {}{which}
+             GROUP BY key ORDER BY views DESC, visitors DESC, key LIMIT 100",
+            read.matching()
+        ))
+        .await
+        .map_err(internal)
+}
+
+#[derive(Deserialize)]
+struct Bucket {
+    k: i64,
+    views: i64,
+    visitors: i64,
+}
+
+/// Page views and visitors per hour (ranges of up to 7 days) or day, every bucket that begins
+/// before `until`, empty ones as zeros.
+pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
+    let (interval, step) = if read.query.range.days() <= 7 {
+        (Interval::Hour, Duration::hours(1))
+    } else {
+        (Interval::Day, Duration::days(1))
+    };
+    let from = read.query.range.from_ts();
+    let micros = step.num_microseconds().unwrap_or(1);
+    let span = (read.until - from).num_microseconds().unwrap_or(0);
+    let buckets = ((span - 1).div_euclid(micros) + 1).max(0) as usize;
+    let rows: Vec<Bucket> = read
+        .client
+        .rows(&format!(
+            "SELECT toInt64(intDiv(t - {from}, {micros})) AS k, toInt64(countIf(name = 'page_view')) AS views,
+                    toInt64(uniqExact(visitor)) AS visitors
+             FROM events WHERE {} GROUP BY k",
+            read.matching(),
+            from = from.timestamp_micros(),
+        ))
+        .await
+        .map_err(internal)?;
+    let mut counts = vec![(0, 0); buckets];
+    for b in rows {
+        if let Some(c) = usize::try_from(b.k).ok().and_then(|k| counts.get_mut(k)) {
+            *c = (b.views, b.visitors);
+        }
+    }
+    Ok(Timeseries {
+        period: read.period(),
+        interval,
+        data: counts
+            .into_iter()
+            .zip(0..)
+            .map(|((views, visitors), k)| Point {
+                date: from + step * k,
+                views,
+                visitors,
+            })
+            .collect(),
+    })
+}
+
+#[derive(Deserialize)]
+struct Property {
+    value: String,
+    count: i64,
+    visitors: i64,
+}
+
+/// A custom property's values on one event name, most frequent first, 100 at most.
+pub async fn properties(
+    read: &Read<'_>,
+    event: &str,
+    property: &str,
+) -> AppResult<Breakdown<PropertyRow>> {
+    let key = quote(property);
+    let rows: Vec<Property> = read
+        .client
+        .rows(&format!(
+            "SELECT prop_values[indexOf(prop_keys, {key})] AS value, toInt64(count()) AS count,
+                    toInt64(uniqExact(visitor)) AS visitors
+             FROM events WHERE {} AND name = {} AND has(prop_keys, {key})
+             GROUP BY value ORDER BY count DESC, visitors DESC, value LIMIT 100",
+            read.matching(),
+            quote(event),
+        ))
+        .await
+        .map_err(internal)?;
+    Ok(Breakdown {
+        period: read.period(),
+        data: rows
+            .into_iter()
+            .map(|p| PropertyRow {
+                value: p.value,
+                count: p.count,
+                visitors: p.visitors,
+            })
+            .collect(),
+    })
+}
+
+#[derive(Deserialize)]
+struct Live {
+    visitors: i64,
+    page_views: i64,
+}
+
+#[derive(Deserialize)]
+struct LivePage {
+    path: String,
+    visitors: i64,
+}
+
+/// Who is on the site now, as PostgreSQL mode counts it (`pg::realtime`).
+pub async fn realtime(
+    client: &Client,
+    project_id: Uuid,
+    now: DateTime<Utc>,
+    filters: &Filters,
+) -> AppResult<Realtime> {
+    use crate::pg::realtime::{PAGE_VIEWS_WINDOW, TOP_PAGES, VISITORS_WINDOW};
+    let live_from = (now - VISITORS_WINDOW).timestamp_micros();
+    let views_from = now - PAGE_VIEWS_WINDOW;
+    let matching = format!(
+        "project_id = {} AND day >= '{}' AND t >= {} AND t <= {}{}",
+        quote(&project_id.to_string()),
+        views_from.date_naive(),
+        views_from.timestamp_micros(),
+        now.timestamp_micros(),
+        filter_sql(filters)
+    );
+    let totals = format!(
+        "SELECT toInt64(uniqExactIf(visitor, t >= {live_from})) AS visitors,
+                toInt64(countIf(name = 'page_view')) AS page_views
+         FROM events WHERE {matching}"
+    );
+    let pages = format!(
+        "SELECT path, toInt64(uniqExact(visitor)) AS visitors FROM events
+         WHERE {matching} AND t >= {live_from} AND name = 'page_view' AND path != ''
+         GROUP BY path ORDER BY visitors DESC, path LIMIT {TOP_PAGES}"
+    );
+    let (totals, pages) = tokio::try_join!(
+        client.rows::<Live>(&totals),
+        client.rows::<LivePage>(&pages)
+    )
+    .map_err(internal)?;
+    let totals = totals
+        .first()
+        .map_or((0, 0), |t| (t.visitors, t.page_views));
+    Ok(Realtime {
+        visitors: totals.0,
+        page_views: totals.1,
+        pages: pages
+            .into_iter()
+            .map(|p| RealtimePage {
+                page: p.path,
+                visitors: p.visitors,
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,241 @@
+//! The ClickHouse event store against PostgreSQL's: the same events stored in both, every read
+//! answered by ClickHouse is compared with PostgreSQL mode's answer for the same query ("same
+//! figures in both modes"), with and without filters. Real servers: the test's own
+//! clickhouse-server (`support/clickhouse.rs`) and a fresh PostgreSQL database.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+#[path = "support/clickhouse.rs"]
+mod server;
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{json, Value};
+use shipmate_analytics::clickhouse::ClickHouse;
+use shipmate_analytics::enrich::Enriched;
+use shipmate_analytics::events::IncomingEvent;
+use shipmate_analytics::pg::Postgres;
+use shipmate_analytics::query::Filters;
+use shipmate_analytics::seam::{Batch, EventStore, Stored};
+use shipmate_analytics::ReadQuery;
+use uuid::Uuid;
+
+async fn fresh_pg() -> sqlx::PgPool {
+    let _ = dotenvy::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../.env"));
+    let base = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
+    let mut url = url::Url::parse(&base).unwrap();
+    url.set_path(&format!("shipmate_test_{}", Uuid::new_v4().simple()));
+    shipmate_core::db::create_and_migrate(url.as_str(), 4)
+        .await
+        .unwrap()
+}
+
+async fn project(db: &sqlx::PgPool) -> Uuid {
+    let project = Uuid::new_v4();
+    sqlx::query(
+        "insert into projects (id, name, slug, api_key, publishable_key) values ($1, 'p', $2, $2, $3)",
+    )
+    .bind(project)
+    .bind(project.to_string())
+    .bind(format!("pk-{project}"))
+    .execute(db)
+    .await
+    .unwrap();
+    project
+}
+
+/// A small deterministic mix: visitors over yesterday and today, pages, sources, devices, a
+/// custom event with properties. Every instant is at least two minutes old.
+fn events(project_id: Uuid, now: DateTime<Utc>) -> Vec<Stored> {
+    let pick = |i: usize, of: &[&str]| of[i % of.len()].to_owned();
+    let opt = |i: usize, of: &[&str]| Some(pick(i, of)).filter(|s| !s.is_empty());
+    (0..400)
+        .map(|i| {
+            let ts = now - Duration::minutes(2) - Duration::seconds((i * 263 % 172_000) as i64);
+            let custom = i % 7 == 0;
+            let properties = custom.then(|| {
+                json!({"plan": pick(i / 7, &["pro", "free", "team"]), "n": i % 3, "trial": i % 2 == 0})
+                    .as_object()
+                    .cloned()
+                    .unwrap()
+            });
+            Stored {
+                entry: (ts.timestamp_millis() << 20) | i as i64,
+                project_id,
+                ts,
+                event: IncomingEvent {
+                    name: if custom { "signup".into() } else { "page_view".into() },
+                    url: None,
+                    referrer: None,
+                    utm_source: None,
+                    utm_medium: None,
+                    utm_campaign: None,
+                    screen_width: Some(1280),
+                    properties,
+                },
+                enriched: Enriched {
+                    path: opt(i, &["/", "/pricing", "/docs", "/blog", "/docs/start"]),
+                    referrer_host: opt(i / 2, &["", "news.example", "search.example", ""]),
+                    utm_source: opt(i / 3, &["", "newsletter", "ads"]),
+                    utm_medium: opt(i / 5, &["", "email"]),
+                    utm_campaign: opt(i / 11, &["", "launch"]),
+                    device: pick(i / 2, &["desktop", "mobile", "tablet"]),
+                    browser: pick(i / 3, &["Chrome", "Firefox", "Safari"]),
+                    os: pick(i / 4, &["Linux", "Mac OS X", "Windows", "Android"]),
+                    country: opt(i / 6, &["DE", "US", "", "FR"]),
+                    visitor: (ts.timestamp() / 86_400) * 1_000 + (i % 37) as i64,
+                },
+            }
+        })
+        .collect()
+}
+
+async fn store(events: &dyn EventStore, rows: &[Stored]) {
+    let mut labels: Vec<String> = rows
+        .iter()
+        .flat_map(|r| {
+            [
+                r.enriched.device.clone(),
+                r.enriched.browser.clone(),
+                r.enriched.os.clone(),
+            ]
+        })
+        .collect();
+    labels.sort();
+    labels.dedup();
+    let labels = events.label_ids(&labels).await.unwrap();
+    let entries: Vec<i64> = rows.iter().map(|r| r.entry).collect();
+    events
+        .insert(Batch {
+            rows,
+            labels: &labels,
+            bots: &[],
+            entries: &entries,
+            redelivered: false,
+        })
+        .await
+        .unwrap();
+}
+
+fn query(pairs: &[(&str, &str)], now: DateTime<Utc>) -> ReadQuery {
+    let q: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    ReadQuery::parse(&q, now).unwrap()
+}
+
+/// Every read ClickHouse answers, as JSON, for one query.
+async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
+    let r = events.reader(project, q).await.unwrap();
+    json!({
+        "pages": r.pages().await.unwrap(),
+        "referrers": r.referrers().await.unwrap(),
+        "countries": r.countries().await.unwrap(),
+        "devices": r.devices().await.unwrap(),
+        "utm": r.utm().await.unwrap(),
+        "events": r.events().await.unwrap(),
+        "timeseries": r.timeseries().await.unwrap(),
+        "visitors": r.visitors().await.unwrap(),
+        "plans": r.properties("signup", "plan").await.unwrap(),
+        "counts": r.properties("signup", "n").await.unwrap(),
+        "trials": r.properties("signup", "trial").await.unwrap(),
+    })
+}
+
+#[tokio::test]
+async fn clickhouse_answers_every_read_as_postgresql_does() {
+    let server = server::ClickHouse::start();
+    let db = fresh_pg().await;
+    let pg = Postgres::new(db.clone());
+    let ch = ClickHouse::connect(&server.url("shipmate_diff"), db.clone())
+        .await
+        .unwrap();
+    let project = project(&db).await;
+    let now = Utc::now();
+    pg.upkeep(now).await.unwrap();
+    let rows = events(project, now);
+    store(&pg, &rows).await;
+    store(&ch, &rows).await;
+    pg.upkeep(Utc::now()).await.unwrap();
+    let yesterday = (now - Duration::days(1)).date_naive().to_string();
+    let cases: Vec<Vec<(&str, &str)>> = vec![
+        vec![],
+        vec![("period", "30d")],
+        vec![("page", "/pricing")],
+        vec![("country", "DE"), ("device", "mobile")],
+        vec![("event", "signup"), ("browser", "Firefox")],
+        vec![("from", &yesterday), ("to", &yesterday)],
+        vec![
+            ("utm_source", "newsletter"),
+            ("referrer", "news.example"),
+            ("os", "Linux"),
+        ],
+    ];
+    for case in &cases {
+        let q = query(case, Utc::now());
+        let (want, got) = (reads(&pg, project, &q).await, reads(&ch, project, &q).await);
+        for (read, expected) in want.as_object().unwrap() {
+            assert_eq!(&got[read], expected, "{read} with {case:?}");
+        }
+        // Every case matches some events: a comparison of empty answers would prove nothing.
+        assert!(want["visitors"].as_i64().unwrap() > 0, "{case:?}: {want}");
+        assert!(
+            !want["events"]["data"].as_array().unwrap().is_empty(),
+            "{case:?}: {want}"
+        );
+    }
+    let filters = [
+        Filters::default(),
+        query(&[("device", "tablet")], now).filters,
+    ];
+    for f in &filters {
+        let at = Utc::now();
+        let (want, got) = (
+            pg.realtime(project, at, f).await.unwrap(),
+            ch.realtime(project, at, f).await.unwrap(),
+        );
+        assert_eq!(json!(got), json!(want), "realtime with {f:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_stored_entry_is_found_and_not_stored_twice() {
+    let server = server::ClickHouse::start();
+    let db = fresh_pg().await;
+    let ch = ClickHouse::connect(&server.url("shipmate_replay"), db.clone())
+        .await
+        .unwrap();
+    // Connecting again finds the tables made (the steps run once).
+    let ch_again = ClickHouse::connect(&server.url("shipmate_replay"), db.clone())
+        .await
+        .unwrap();
+    let project = project(&db).await;
+    let rows = events(project, Utc::now());
+    let (first, rest) = rows.split_at(10);
+    store(&ch, first).await;
+    let entries: Vec<i64> = rows.iter().map(|r| r.entry).collect();
+    let found = ch_again.already_stored(&entries).await.unwrap();
+    assert_eq!(found.len(), 10);
+    assert!(first.iter().all(|r| found.contains(&r.entry)));
+    assert!(!found.contains(&rest[0].entry));
+    // A redelivered read holding a stored entry is refused whole: another worker stored it.
+    let labels = HashMap::new();
+    let refused = ch
+        .insert(Batch {
+            rows: &rows[5..20],
+            labels: &labels,
+            bots: &[],
+            entries: &entries[5..20],
+            redelivered: true,
+        })
+        .await;
+    assert!(refused.is_err());
+    let q = query(&[], Utc::now());
+    let r = ch.reader(project, &q).await.unwrap();
+    let total: i64 = r.events().await.unwrap().data.iter().map(|e| e.count).sum();
+    assert_eq!(total, 10);
+}
