@@ -110,8 +110,13 @@ pub async fn report(db: &PgPool, funnel: &Funnel, query: &ReadQuery) -> AppResul
                 .await?
         }
     };
+    Ok(report_of(funnel, query, counts))
+}
+
+/// The report of the visitors at each step (`counts`, in step order).
+pub fn report_of(funnel: &Funnel, query: &ReadQuery, counts: Vec<i64>) -> FunnelReport {
     let first = counts.first().copied().unwrap_or_default();
-    Ok(FunnelReport {
+    FunnelReport {
         id: funnel.id,
         name: funnel.name.clone(),
         period: query.range.period,
@@ -125,5 +130,5 @@ pub async fn report(db: &PgPool, funnel: &Funnel, query: &ReadQuery) -> AppResul
                 conversion_rate: percent(visitors, first),
             })
             .collect(),
-    })
+    }
 }

@@ -5,6 +5,7 @@ pub mod clickhouse;
 pub mod days;
 pub mod enrich;
 pub mod events;
+pub mod figures;
 pub mod funnels;
 pub mod goals;
 pub mod pg;

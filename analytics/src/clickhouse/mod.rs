@@ -2,10 +2,7 @@
 //! holds: events in a MergeTree table (`schema`), written a worker read per block (`store`), every
 //! read one aggregation over the raw events (`reads`). What is not events (goals, funnels, shares,
 //! salts, bot counts) stays in PostgreSQL, as in PostgreSQL mode.
-//!
-//! In progress ("Analytics past one machine"): the reads built on visits (overview, entry and exit
-//! pages) and funnels are PostgreSQL mode's only so far, and answer an error here; the store is
-//! not yet offered by the configuration.
+//! Visits and funnels are cut from each visitor's day of events as arrays (`visits`).
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -22,12 +19,13 @@ use uuid::Uuid;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::{Batch, EventStore, Reader, Row};
 use reads::Read;
-use shipmate_core::{AppError, AppResult};
+use shipmate_core::AppResult;
 
 pub mod client;
 pub mod reads;
 pub mod schema;
 pub mod store;
+pub mod visits;
 
 pub struct ClickHouse {
     client: client::Client,
@@ -42,12 +40,6 @@ impl ClickHouse {
         schema::migrate(&client).await?;
         Ok(ClickHouse { client, db })
     }
-}
-
-fn not_yet(what: &str) -> AppError {
-    AppError::Internal(anyhow::anyhow!(
-        "{what} is not answered in ClickHouse mode yet"
-    ))
 }
 
 #[async_trait]
@@ -92,8 +84,8 @@ impl EventStore for ClickHouse {
         reads::realtime(&self.client, project_id, now, filters).await
     }
 
-    async fn funnel(&self, _funnel: &Funnel, _query: &ReadQuery) -> AppResult<FunnelReport> {
-        Err(not_yet("a funnel"))
+    async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
+        visits::funnel(&Read::new(&self.client, funnel.project_id, query), funnel).await
     }
 }
 
@@ -125,7 +117,7 @@ impl Read<'_> {
 #[async_trait]
 impl Reader for Read<'_> {
     async fn overview(&self) -> AppResult<Overview> {
-        Err(not_yet("the overview"))
+        visits::overview(self).await
     }
     async fn timeseries(&self) -> AppResult<Timeseries> {
         reads::timeseries(self).await
@@ -134,10 +126,10 @@ impl Reader for Read<'_> {
         self.report(Dim::Page).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
-        Err(not_yet("entry pages"))
+        visits::visit_pages(self, false).await
     }
     async fn exit_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
-        Err(not_yet("exit pages"))
+        visits::visit_pages(self, true).await
     }
     async fn referrers(&self) -> AppResult<Breakdown<ReferrerRow>> {
         self.report(Dim::Referrer).await

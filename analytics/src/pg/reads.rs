@@ -12,7 +12,8 @@ use uuid::Uuid;
 use super::explore::{self, scan, Snapshot};
 use super::visits;
 use super::window::{daily_summaries, summaries, tail, weekly_or_daily, Window};
-use crate::query::{percent, Dim, Filters, ReadQuery};
+use crate::figures::VisitFigures;
+use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::Row;
 use shipmate_core::AppResult;
 
@@ -183,51 +184,6 @@ async fn report<T: From<(String, i64, i64)>>(read: &Read<'_>, dim: Dim) -> AppRe
         period: read.period(),
         data: rows(breakdown(read, dim).await?),
     })
-}
-
-/// The visit figures of a read: visits, bounced visits, and the durations' histogram.
-#[derive(Debug, Default)]
-struct VisitFigures {
-    visits: i64,
-    bounced: i64,
-    /// (seconds, visits), shortest first.
-    durations: Vec<(i64, i64)>,
-}
-
-impl VisitFigures {
-    /// The overview's figures with these visits.
-    fn of(&self, page_views: i64, unique_visitors: i64) -> Figures {
-        Figures {
-            page_views,
-            unique_visitors,
-            visits: self.visits,
-            bounce_rate: self.bounce_rate(),
-            visit_duration: self.median(),
-        }
-    }
-
-    fn bounce_rate(&self) -> f64 {
-        percent(self.bounced, self.visits)
-    }
-
-    /// The median duration in whole seconds (the mean of the middle two for an even count).
-    fn median(&self) -> i64 {
-        let nth = |k: i64| {
-            let mut seen = 0;
-            self.durations
-                .iter()
-                .find(|(_, n)| {
-                    seen += n;
-                    seen > k
-                })
-                .map_or(0, |(d, _)| *d)
-        };
-        match self.visits {
-            0 => 0,
-            n if n % 2 == 1 => nth(n / 2),
-            n => (nth(n / 2 - 1) + nth(n / 2) + 1) / 2,
-        }
-    }
 }
 
 /// Binds an unfiltered visit read's parameters: `$1` project, `$2` first instant, `$3` `until`,
