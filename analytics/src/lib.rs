@@ -24,3 +24,21 @@ pub use seam::{EventStore, Reader};
 
 /// Most events one request may carry.
 pub const MAX_BATCH: usize = 100;
+
+/// The event store the settings name: ClickHouse when `SHIPMATE_CLICKHOUSE_URL` is set (its
+/// tables made or brought up to date, waiting for the server as for the other stores), else
+/// PostgreSQL.
+pub async fn open_store(
+    settings: &AnalyticsSettings,
+    db: sqlx::PgPool,
+) -> anyhow::Result<std::sync::Arc<dyn EventStore>> {
+    Ok(match &settings.clickhouse_url {
+        Some(url) => std::sync::Arc::new(
+            shipmate_core::startup::retry("clickhouse", || {
+                clickhouse::ClickHouse::connect(url, db.clone())
+            })
+            .await?,
+        ),
+        None => std::sync::Arc::new(pg::Postgres::new(db)),
+    })
+}

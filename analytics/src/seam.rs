@@ -85,6 +85,11 @@ pub trait EventStore: Send + Sync {
     ) -> AppResult<Realtime>;
     /// Visitors at each step of the funnel, over the read's range and filters.
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport>;
+    /// Whether a store of its own (not the PostgreSQL every process needs) answers: `None` when
+    /// the events live in PostgreSQL.
+    async fn reachable(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// The figures of one read (see [`EventStore::reader`]).

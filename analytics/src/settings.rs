@@ -1,4 +1,5 @@
-//! The analytics area's settings: where countries come from and how much memory filtered reads get.
+//! The analytics area's settings: where countries come from, how much memory filtered reads get,
+//! and which store holds the events.
 
 use std::path::PathBuf;
 
@@ -13,4 +14,8 @@ pub struct AnalyticsSettings {
     /// beyond this it drops the days read longest ago, and a project's dictionary with its last.
     #[arg(long, env = "SHIPMATE_ANALYTICS_MEMORY_MB", default_value_t = 1024)]
     pub analytics_memory_mb: usize,
+    /// `http://user:password@host:8123/database`: events are stored in ClickHouse and every
+    /// analytics read is answered from it (docs/scaling.md); unset, PostgreSQL serves.
+    #[arg(long, env = "SHIPMATE_CLICKHOUSE_URL")]
+    pub clickhouse_url: Option<String>,
 }

@@ -304,7 +304,7 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
 
 #[tokio::test]
 async fn a_stored_entry_is_found_and_not_stored_twice() {
-    let server = server::ClickHouse::start();
+    let mut server = server::ClickHouse::start();
     let db = fresh_pg().await;
     let ch = ClickHouse::connect(&server.url("shipmate_replay"), db.clone())
         .await
@@ -317,6 +317,8 @@ async fn a_stored_entry_is_found_and_not_stored_twice() {
     let rows = events(project, Utc::now());
     let (first, rest) = rows.split_at(10);
     store(&ch, first).await;
+    // Stored means on disk: a server killed and started again still has them.
+    server.restart();
     let entries: Vec<i64> = rows.iter().map(|r| r.entry).collect();
     let found = ch_again.already_stored(&entries).await.unwrap();
     assert_eq!(found.len(), 10);

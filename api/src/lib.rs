@@ -75,7 +75,8 @@ impl Application {
         // The recorder exists before the first request is recorded.
         shipmate_core::metrics::handle();
         shipmate_core::metrics::spawn_upkeep();
-        let state = AppState::new(db, (queue, deliveries), settings, public_url)?;
+        let events = shipmate_analytics::open_store(&settings.common.analytics, db.clone()).await?;
+        let state = AppState::new(db, (queue, deliveries), events, settings, public_url)?;
         tokio::spawn(state.limits.clone().prune_forever());
         if !shipmate_accounts::auth::users::any_exist(&state.db).await? {
             // The one place the setup token appears: whoever can read this log owns the instance.

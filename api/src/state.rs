@@ -11,7 +11,6 @@ use moka::future::Cache;
 use shipmate_accounts::api_keys::{self, Access};
 use shipmate_accounts::auth::oauth::Provider;
 use shipmate_accounts::projects::Project;
-use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::visitor::{Geo, SaltCache};
 use shipmate_analytics::EventStore;
 use shipmate_core::queue::Queue;
@@ -97,6 +96,7 @@ impl AppState {
     pub fn new(
         db: PgPool,
         (queue, deliveries): (Queue, shipmate_outbound::DeliveryQueue),
+        events: Arc<dyn EventStore>,
         settings: ApiSettings,
         public_url: String,
     ) -> anyhow::Result<Self> {
@@ -116,7 +116,7 @@ impl AppState {
             models: Registry::new(&settings.common.kb),
             queue,
             deliveries,
-            events: Arc::new(Postgres::new(db.clone())),
+            events,
             geo: Geo::open(settings.common.analytics.geoip_db.as_deref()),
             salts: SaltCache::default(),
             query_cache: Cache::new(QUERY_CACHE_SIZE),

@@ -39,6 +39,7 @@ const URL_SETTINGS: &[&str] = &[
     "SHIPMATE_PROVIDER_A_URL",
     "SHIPMATE_PROVIDER_B_URL",
     "SHIPMATE_SMTP_URL",
+    "SHIPMATE_CLICKHOUSE_URL",
 ];
 
 /// Parses the command line, with a `--help` that never prints a secret: URL settings show their

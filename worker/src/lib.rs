@@ -64,10 +64,12 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         metrics_listener(addr, connect().await?, health).await?;
     }
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
+    let events = shipmate_analytics::open_store(&settings.common.analytics, db.clone()).await?;
     let enricher = Enricher::new(
         db.clone(),
         Geo::open(settings.common.analytics.geoip_db.as_deref()),
-    );
+    )
+    .storing_in(events);
     let upkeep = Upkeep::new(enricher.events.clone(), upkeep_queue, lag).run(beats.2, stop.clone());
     let deliver_ctx =
         jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());

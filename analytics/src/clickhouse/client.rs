@@ -68,6 +68,7 @@ impl Client {
             // Numbers as numbers in JSON answers (18.16 quotes 64-bit ones by default).
             q.append_pair("output_format_json_quote_64bit_integers", "0");
         }
+        let insert = body.is_some();
         let request = match body {
             Some(rows) => self
                 .http
@@ -76,7 +77,15 @@ impl Client {
                 .body(rows),
             None => self.http.post(url).body(sql),
         };
-        let res = request.send().await.context("ClickHouse did not answer")?;
+        let again = request.try_clone();
+        let res = match (request.send().await, again) {
+            // A pooled connection a restarted server closed fails before anything is read: a
+            // statement that is not an insert is sent again once, on a new connection. (An
+            // insert is not: its store looks for the rows before calling it failed.)
+            (Err(e), Some(again)) if e.is_request() && !insert => again.send().await,
+            (sent, _) => sent,
+        }
+        .context("ClickHouse did not answer")?;
         let status = res.status();
         let text = res.text().await.context("ClickHouse's answer was cut")?;
         if !status.is_success() {

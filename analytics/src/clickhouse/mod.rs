@@ -84,6 +84,10 @@ impl EventStore for ClickHouse {
         reads::realtime(&self.client, project_id, now, filters).await
     }
 
+    async fn reachable(&self) -> Option<bool> {
+        Some(self.client.ping().await)
+    }
+
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
         visits::funnel(&Read::new(&self.client, funnel.project_id, query), funnel).await
     }

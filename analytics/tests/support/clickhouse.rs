@@ -56,13 +56,7 @@ impl ClickHouse {
         );
         std::fs::write(dir.join("config.xml"), config).expect("the config is written");
         std::fs::write(dir.join("users.xml"), USERS).expect("the users are written");
-        let child = Command::new("clickhouse-server")
-            .arg(format!("--config-file={d}/config.xml"))
-            .current_dir(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("clickhouse-server starts (scripts/setup installs it)");
+        let child = spawn(&dir);
         let server = ClickHouse {
             child,
             dir,
@@ -81,10 +75,21 @@ impl ClickHouse {
         format!("http://default@127.0.0.1:{}/{database}", self.http_port)
     }
 
+    /// Waits until `/ping` answers `Ok.` (the server opens its ports once its tables are loaded).
     fn wait_ready(&self) {
+        use std::io::{Read, Write};
         let deadline = Instant::now() + Duration::from_secs(30);
-        let ping = format!("127.0.0.1:{}", self.http_port);
-        while std::net::TcpStream::connect(&ping).is_err() {
+        let addr = format!("127.0.0.1:{}", self.http_port);
+        loop {
+            let answer = std::net::TcpStream::connect(&addr).ok().and_then(|mut s| {
+                s.write_all(b"GET /ping HTTP/1.0\r\n\r\n").ok()?;
+                let mut text = String::new();
+                s.read_to_string(&mut text).ok()?;
+                Some(text)
+            });
+            if answer.is_some_and(|a| a.ends_with("Ok.\n")) {
+                return;
+            }
             let log = std::fs::read_to_string(self.dir.join("log/error.log")).unwrap_or_default();
             assert!(
                 Instant::now() < deadline,
@@ -92,6 +97,13 @@ impl ClickHouse {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+    }
+
+    /// Starts the server again on its ports and data, after `kill`.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.child = spawn(&self.dir);
+        self.wait_ready();
     }
 
     /// Stops the server at once (SIGKILL), as a crash would.
@@ -106,6 +118,16 @@ impl Drop for ClickHouse {
         self.kill();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+fn spawn(dir: &std::path::Path) -> Child {
+    Command::new("clickhouse-server")
+        .arg(format!("--config-file={}/config.xml", dir.display()))
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("clickhouse-server starts (scripts/setup installs it)")
 }
 
 const USERS: &str = r#"<?xml version="1.0"?>

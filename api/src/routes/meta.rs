@@ -38,13 +38,15 @@ async fn ready(State(state): State<AppState>) -> Response {
         .fetch_one(&state.db)
         .await
         .is_ok();
-    let redis = state.queue.ping().await;
+    let (redis, clickhouse) = tokio::join!(state.queue.ping(), state.events.reachable());
+    // ClickHouse down keeps the api ready: events are still accepted and wait in the queue.
     let status = if db && redis {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    (status, Json(json!({ "postgres": db, "redis": redis }))).into_response()
+    let body = json!({ "postgres": db, "redis": redis, "clickhouse": clickhouse });
+    (status, Json(body)).into_response()
 }
 
 /// The API reference, rendered in the browser from `/v1/openapi.json` with no external assets.

@@ -49,6 +49,12 @@ impl Enricher {
         }
     }
 
+    /// Stores in `events` instead of PostgreSQL (`shipmate_analytics::open_store`).
+    pub fn storing_in(mut self, events: Arc<dyn EventStore>) -> Self {
+        self.events = events;
+        self
+    }
+
     /// The visitor of an entry the previous release queued with the raw client, derived as the
     /// api now does; the raw values go no further. Remove with `EventBatch::legacy_ip`.
     async fn legacy_visitor(&self, batch: &EventBatch) -> anyhow::Result<Option<Visitor>> {

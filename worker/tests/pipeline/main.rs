@@ -11,6 +11,7 @@ mod analytics_explore;
 mod analytics_live;
 mod analytics_sharing;
 mod analytics_tenants;
+mod clickhouse;
 mod delivery;
 mod email;
 mod fakes;
