@@ -341,3 +341,56 @@ async fn a_stored_entry_is_found_and_not_stored_twice() {
     let total: i64 = r.events().await.unwrap().data.iter().map(|e| e.count).sum();
     assert_eq!(total, 10);
 }
+
+#[tokio::test]
+async fn the_copy_from_postgresql_resumes_adds_nothing_twice_and_counts() {
+    use shipmate_analytics::clickhouse::copy::copy;
+    let server = server::ClickHouse::start();
+    let db = fresh_pg().await;
+    let pg = Postgres::new(db.clone());
+    let ch = ClickHouse::connect(&server.url("shipmate_copy"), db.clone())
+        .await
+        .unwrap();
+    let project = project(&db).await;
+    let now = Utc::now();
+    pg.upkeep(now).await.unwrap();
+    store(&pg, &events(project, now)).await;
+    let before = now - Duration::hours(1);
+    let mut last = (0, 0);
+    let first = copy(&ch, &db, before, Some(3), |done, all| last = (done, all))
+        .await
+        .unwrap();
+    assert_eq!(first.hours, 3);
+    assert!(last.0 < last.1, "{last:?}");
+    let rest = copy(&ch, &db, before, None, |done, all| last = (done, all))
+        .await
+        .unwrap();
+    assert_eq!(rest.skipped, 3);
+    assert!(rest.hours > 3, "{rest:?}");
+    assert_eq!(last.0, last.1);
+    assert_eq!(rest.in_postgres, rest.in_clickhouse);
+    assert_eq!(rest.in_postgres, first.events + rest.events);
+    let again = copy(&ch, &db, before, None, |_, _| {}).await.unwrap();
+    assert_eq!((again.hours, again.events), (0, 0));
+    assert_eq!(again.skipped, first.hours + rest.hours);
+    assert_eq!(again.in_clickhouse, rest.in_clickhouse);
+    // The copied days read as PostgreSQL reads them.
+    let day = (before - Duration::days(1)).date_naive().to_string();
+    let q = query(&[("from", &day), ("to", &day)], Utc::now());
+    let (a, b) = (
+        pg.reader(project, &q).await.unwrap(),
+        ch.reader(project, &q).await.unwrap(),
+    );
+    assert_eq!(
+        json!(b.events().await.unwrap()),
+        json!(a.events().await.unwrap())
+    );
+    assert_eq!(
+        json!(b.pages().await.unwrap()),
+        json!(a.pages().await.unwrap())
+    );
+    assert_eq!(
+        json!(b.devices().await.unwrap()),
+        json!(a.devices().await.unwrap())
+    );
+}

@@ -4,6 +4,7 @@ pub mod csv;
 pub mod extract;
 pub mod key_routes;
 pub mod limits;
+pub mod maintenance;
 pub mod metrics;
 pub mod pages;
 pub mod problem;

@@ -1,4 +1,4 @@
-use shipmate_api::settings::{Cli, Command};
+use shipmate_api::settings::{AnalyticsCommand, Cli, Command};
 use shipmate_api::{telemetry, Application};
 
 /// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
@@ -23,6 +23,9 @@ async fn main() -> anyhow::Result<()> {
                 shipmate_api::routes::ApiDoc::openapi().to_pretty_json()?
             );
         }
+        Some(Command::Analytics {
+            command: AnalyticsCommand::CopyToClickhouse { hours },
+        }) => shipmate_api::maintenance::copy_to_clickhouse(&cli.settings, hours).await?,
         None => {
             let app = Application::build(cli.settings).await?;
             tracing::info!(addr = %app.addr(), "shipmate-api listening");

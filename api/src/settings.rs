@@ -25,6 +25,23 @@ pub enum Command {
     Migrate,
     /// Print the OpenAPI document (the SDK's types are generated from it) and exit.
     Openapi,
+    /// Analytics maintenance.
+    Analytics {
+        #[command(subcommand)]
+        command: AnalyticsCommand,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum AnalyticsCommand {
+    /// Copy the events stored in PostgreSQL into ClickHouse (`SHIPMATE_CLICKHOUSE_URL`), hour by
+    /// hour: resumable (run it again to go on), idempotent (a second run adds nothing), with
+    /// progress and a final count check. Copies the hours that ended before it started.
+    CopyToClickhouse {
+        /// Copy at most this many hours (of one project each), then stop.
+        #[arg(long)]
+        hours: Option<usize>,
+    },
 }
 
 #[derive(clap::Args, Debug, Clone)]

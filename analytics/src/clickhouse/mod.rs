@@ -22,6 +22,7 @@ use reads::Read;
 use shipmate_core::AppResult;
 
 pub mod client;
+pub mod copy;
 pub mod reads;
 pub mod schema;
 pub mod store;

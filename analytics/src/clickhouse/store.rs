@@ -31,7 +31,7 @@ fn property_text(v: &Value) -> Option<String> {
     }
 }
 
-fn row(r: &Stored, seq: usize) -> Value {
+pub(super) fn row(r: &Stored, seq: usize) -> Value {
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
     let (keys, values): (Vec<String>, Vec<String>) = r
         .event

@@ -3,6 +3,9 @@
 //! folder, stopped and removed when the handle drops. No test shares a server, so none sees
 //! another's tables.
 
+// Shared by the test crates of analytics, the api and the worker; each uses part of it.
+#![allow(dead_code)]
+
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

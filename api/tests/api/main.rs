@@ -8,6 +8,7 @@ mod auth;
 mod authz;
 mod authz_callers;
 mod changelog;
+mod copy_to_clickhouse;
 mod deletions;
 mod errors;
 mod fake_idp;
