@@ -15,8 +15,14 @@ use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::Row;
 use shipmate_core::{AppError, AppResult};
 
-pub(super) fn internal(e: anyhow::Error) -> AppError {
-    AppError::Internal(e)
+/// A read that failed: 503 when ClickHouse did not answer (the events are safe, the figures wait),
+/// 500 when it refused the statement.
+pub(super) fn failed(e: anyhow::Error) -> AppError {
+    if e.chain().any(|c| c.is::<reqwest::Error>()) {
+        AppError::Unavailable(format!("clickhouse: {e:#}"))
+    } else {
+        AppError::Internal(e)
+    }
 }
 
 /// The column of a dimension in `events` (names, not codes: ClickHouse compresses repeats).
@@ -97,7 +103,7 @@ pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
             read.matching()
         ))
         .await
-        .map_err(internal)?;
+        .map_err(failed)?;
     Ok(rows.first().map_or((0, 0), |t| (t.views, t.visitors)))
 }
 
@@ -117,7 +123,7 @@ pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
             read.matching()
         ))
         .await
-        .map_err(internal)
+        .map_err(failed)
 }
 
 #[derive(Deserialize)]
@@ -149,7 +155,7 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
             from = from.timestamp_micros(),
         ))
         .await
-        .map_err(internal)?;
+        .map_err(failed)?;
     let mut counts = vec![(0, 0); buckets];
     for b in rows {
         if let Some(c) = usize::try_from(b.k).ok().and_then(|k| counts.get_mut(k)) {
@@ -196,7 +202,7 @@ pub async fn properties(
             quote(event),
         ))
         .await
-        .map_err(internal)?;
+        .map_err(failed)?;
     Ok(Breakdown {
         period: read.period(),
         data: rows
@@ -254,7 +260,7 @@ pub async fn realtime(
         client.rows::<Live>(&totals),
         client.rows::<LivePage>(&pages)
     )
-    .map_err(internal)?;
+    .map_err(failed)?;
     let totals = totals
         .first()
         .map_or((0, 0), |t| (t.visitors, t.page_views));

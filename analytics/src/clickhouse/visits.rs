@@ -10,7 +10,7 @@ use serde::Deserialize;
 use shipmate_types::analytics::{Breakdown, Figures, Funnel, FunnelReport, Overview, VisitPageRow};
 
 use super::client::quote;
-use super::reads::{breakdown, filter_sql, internal, totals, Read};
+use super::reads::{breakdown, failed, filter_sql, totals, Read};
 use crate::figures::VisitFigures;
 use crate::query::{Dim, ReadQuery};
 use shipmate_core::AppResult;
@@ -73,7 +73,7 @@ async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
             visits(read)
         ))
         .await
-        .map_err(internal)?;
+        .map_err(failed)?;
     let mut figures = VisitFigures::default();
     for d in rows {
         figures.visits += d.n;
@@ -141,7 +141,7 @@ pub async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<Vis
             visits(read)
         ))
         .await
-        .map_err(internal)?;
+        .map_err(failed)?;
     Ok(Breakdown {
         period: read.period(),
         data: rows
@@ -188,7 +188,7 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
         days_of_visitors(read)
     );
     let rows: Vec<serde_json::Map<String, serde_json::Value>> =
-        read.client.rows(&sql).await.map_err(internal)?;
+        read.client.rows(&sql).await.map_err(failed)?;
     let counts = (0..funnel.steps.len())
         .map(|k| {
             rows.first()

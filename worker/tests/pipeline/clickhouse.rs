@@ -70,6 +70,16 @@ async fn events_wait_while_clickhouse_is_down_and_land_once() {
         (StatusCode::OK, &json!(false)),
         "{ready}"
     );
+    // The figures wait (503, a problem naming the store); the events do not.
+    let res = app
+        .send(
+            Method::GET,
+            &format!("/v1/analytics/overview?project_id={}", id(&project)),
+            Auth::Session(&token),
+            None,
+        )
+        .await;
+    assert_problem(res, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
     for _ in 0..2 {
         assert_eq!(
             track(&app, &k, "81.2.69.142", CHROME, views(2)).await.0,
