@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::store::Outcome;
+use super::outcome::Outcome;
 use shipmate_core::AppResult;
 
 /// `SHIPMATE_SMTP_URL`, checked at start; lettre's own form of it is kept (the password never prints).

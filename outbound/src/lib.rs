@@ -7,6 +7,7 @@ pub mod email;
 pub mod events;
 pub mod net;
 pub mod notify;
+pub mod outcome;
 pub mod store;
 pub mod subscriptions;
 pub mod webhooks;

@@ -10,6 +10,7 @@ use super::events::EventType;
 use super::{email, RetrySchedule};
 use shipmate_core::{AppError, AppResult};
 
+pub use super::outcome::Outcome;
 pub use shipmate_types::webhooks::Delivery;
 pub use shipmate_types::DeliveryStatus;
 
@@ -107,24 +108,6 @@ pub async fn claim(db: &PgPool, id: Uuid) -> AppResult<Option<Claimed>> {
         recipient: row.recipient,
         attempts: row.attempts,
     }))
-}
-
-/// What an attempt came to.
-#[derive(Debug)]
-pub enum Outcome {
-    Delivered {
-        status_code: Option<i32>,
-    },
-    /// Worth trying again on the schedule.
-    Retry {
-        status_code: Option<i32>,
-        error: String,
-    },
-    /// Never worth trying again (an SMTP 5xx, a webhook deleted meanwhile).
-    Permanent {
-        status_code: Option<i32>,
-        error: String,
-    },
 }
 
 /// Records the attempt; answers the delay after which the next one is due, if any.
