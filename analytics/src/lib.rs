@@ -35,7 +35,11 @@ pub async fn open_store(
     Ok(match &settings.clickhouse_url {
         Some(url) => std::sync::Arc::new(
             shipmate_core::startup::retry("clickhouse", || {
-                clickhouse::ClickHouse::connect(url, db.clone())
+                clickhouse::ClickHouse::connect(
+                    url,
+                    settings.clickhouse_cluster.as_deref(),
+                    db.clone(),
+                )
             })
             .await?,
         ),

@@ -18,4 +18,8 @@ pub struct AnalyticsSettings {
     /// analytics read is answered from it (docs/scaling.md); unset, PostgreSQL serves.
     #[arg(long, env = "SHIPMATE_CLICKHOUSE_URL")]
     pub clickhouse_url: Option<String>,
+    /// A cluster from the ClickHouse servers' `remote_servers`: the tables are made `ON CLUSTER`,
+    /// replicated per shard under a table sharded by visitor (docs/scaling.md).
+    #[arg(long, env = "SHIPMATE_CLICKHOUSE_CLUSTER")]
+    pub clickhouse_cluster: Option<String>,
 }

@@ -96,6 +96,10 @@ fn events(project_id: Uuid, now: DateTime<Utc>) -> Vec<Stored> {
 }
 
 async fn store(events: &dyn EventStore, rows: &[Stored]) {
+    try_store(events, rows).await.unwrap()
+}
+
+async fn try_store(events: &dyn EventStore, rows: &[Stored]) -> shipmate_core::AppResult<()> {
     let mut labels: Vec<String> = rows
         .iter()
         .flat_map(|r| {
@@ -119,7 +123,6 @@ async fn store(events: &dyn EventStore, rows: &[Stored]) {
             redelivered: false,
         })
         .await
-        .unwrap();
 }
 
 fn query(pairs: &[(&str, &str)], now: DateTime<Utc>) -> ReadQuery {
@@ -238,12 +241,40 @@ fn summaries_aside(want: &mut Value, got: &Value, case: &[(&str, &str)]) {
     }
 }
 
+/// Every read of both stores for each case, compared (PostgreSQL's summary roundings aside).
+async fn same_answers(
+    pg: &dyn EventStore,
+    ch: &dyn EventStore,
+    project: Uuid,
+    cases: &[Vec<(&str, &str)>],
+) {
+    for case in cases {
+        let q = query(case, Utc::now());
+        let (mut want, got) = (reads(pg, project, &q).await, reads(ch, project, &q).await);
+        if case
+            .iter()
+            .all(|(k, _)| ["period", "from", "to", "compare"].contains(k))
+        {
+            summaries_aside(&mut want, &got, case);
+        }
+        for (read, expected) in want.as_object().unwrap() {
+            assert_eq!(&got[read], expected, "{read} with {case:?}");
+        }
+        // Every case matches some events: a comparison of empty answers would prove nothing.
+        assert!(want["visitors"].as_i64().unwrap() > 0, "{case:?}: {want}");
+        assert!(
+            !want["events"]["data"].as_array().unwrap().is_empty(),
+            "{case:?}: {want}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn clickhouse_answers_every_read_as_postgresql_does() {
     let server = server::ClickHouse::start();
     let db = fresh_pg().await;
     let pg = Postgres::new(db.clone());
-    let ch = ClickHouse::connect(&server.url("shipmate_diff"), db.clone())
+    let ch = ClickHouse::connect(&server.url("shipmate_diff"), None, db.clone())
         .await
         .unwrap();
     let project = project(&db).await;
@@ -268,26 +299,7 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
             ("os", "Linux"),
         ],
     ];
-    for case in &cases {
-        let q = query(case, Utc::now());
-        let (want, got) = (reads(&pg, project, &q).await, reads(&ch, project, &q).await);
-        let mut want = want;
-        if case
-            .iter()
-            .all(|(k, _)| ["period", "from", "to", "compare"].contains(k))
-        {
-            summaries_aside(&mut want, &got, case);
-        }
-        for (read, expected) in want.as_object().unwrap() {
-            assert_eq!(&got[read], expected, "{read} with {case:?}");
-        }
-        // Every case matches some events: a comparison of empty answers would prove nothing.
-        assert!(want["visitors"].as_i64().unwrap() > 0, "{case:?}: {want}");
-        assert!(
-            !want["events"]["data"].as_array().unwrap().is_empty(),
-            "{case:?}: {want}"
-        );
-    }
+    same_answers(&pg, &ch, project, &cases).await;
     let filters = [
         Filters::default(),
         query(&[("device", "tablet")], now).filters,
@@ -306,11 +318,11 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
 async fn a_stored_entry_is_found_and_not_stored_twice() {
     let mut server = server::ClickHouse::start();
     let db = fresh_pg().await;
-    let ch = ClickHouse::connect(&server.url("shipmate_replay"), db.clone())
+    let ch = ClickHouse::connect(&server.url("shipmate_replay"), None, db.clone())
         .await
         .unwrap();
     // Connecting again finds the tables made (the steps run once).
-    let ch_again = ClickHouse::connect(&server.url("shipmate_replay"), db.clone())
+    let ch_again = ClickHouse::connect(&server.url("shipmate_replay"), None, db.clone())
         .await
         .unwrap();
     let project = project(&db).await;
@@ -348,7 +360,7 @@ async fn the_copy_from_postgresql_resumes_adds_nothing_twice_and_counts() {
     let server = server::ClickHouse::start();
     let db = fresh_pg().await;
     let pg = Postgres::new(db.clone());
-    let ch = ClickHouse::connect(&server.url("shipmate_copy"), db.clone())
+    let ch = ClickHouse::connect(&server.url("shipmate_copy"), None, db.clone())
         .await
         .unwrap();
     let project = project(&db).await;
@@ -393,4 +405,76 @@ async fn the_copy_from_postgresql_resumes_adds_nothing_twice_and_counts() {
         json!(b.devices().await.unwrap()),
         json!(a.devices().await.unwrap())
     );
+}
+
+/// Rows in one server's own shard of the events.
+async fn local_rows(node: &server::ClickHouse, db: &str) -> u64 {
+    let url = format!(
+        "http://127.0.0.1:{}/?query=SELECT%20count()%20FROM%20{db}.events_local",
+        node.http_port
+    );
+    let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+    text.trim().parse().unwrap_or_else(|_| panic!("{text}"))
+}
+
+#[tokio::test]
+async fn a_cluster_of_two_shards_answers_as_one_server_with_a_replica_down() {
+    let mut cluster = server::Cluster::start("two", 2, 2);
+    let db = fresh_pg().await;
+    let pg = Postgres::new(db.clone());
+    let url = cluster.nodes[0].url("shipmate_cluster");
+    let ch = ClickHouse::connect(&url, Some("two"), db.clone())
+        .await
+        .unwrap();
+    // Made once: a second start (another api) finds the replicated versions.
+    ClickHouse::connect(
+        &cluster.nodes[2].url("shipmate_cluster"),
+        Some("two"),
+        db.clone(),
+    )
+    .await
+    .unwrap();
+    let project = project(&db).await;
+    let now = Utc::now();
+    pg.upkeep(now).await.unwrap();
+    let rows = events(project, now);
+    let (first, rest) = rows.split_at(250);
+    let (middle, later) = rest.split_at(50);
+    store(&pg, first).await;
+    store(&ch, first).await;
+    // A shard down refuses the insert (the worker keeps the entries and tries again); once it is
+    // back the retry stores the block, and what reached the other shard the first time is not
+    // stored twice.
+    cluster.nodes[2].kill();
+    cluster.nodes[3].kill();
+    assert!(try_store(&ch, middle).await.is_err());
+    cluster.nodes[2].restart();
+    cluster.nodes[3].restart();
+    store(&ch, middle).await;
+    store(&pg, middle).await;
+    // Sharded by visitor: both shards hold events, each shard's replicas the same ones.
+    let shards = [
+        local_rows(&cluster.nodes[0], "shipmate_cluster").await,
+        local_rows(&cluster.nodes[2], "shipmate_cluster").await,
+    ];
+    assert!(
+        shards.iter().all(|n| *n > 0) && shards.iter().sum::<u64>() == 300,
+        "{shards:?}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while local_rows(&cluster.nodes[3], "shipmate_cluster").await != shards[1] {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "shard 2's replica never caught up"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // One replica of shard 2 down: inserts and reads go to the other.
+    cluster.nodes[3].kill();
+    store(&pg, later).await;
+    store(&ch, later).await;
+    // The same block sent again (an answer lost in transit) is dropped by the replicas.
+    store(&ch, later).await;
+    pg.upkeep(Utc::now()).await.unwrap();
+    same_answers(&pg, &ch, project, &[vec![], vec![("page", "/pricing")]]).await;
 }

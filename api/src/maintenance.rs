@@ -23,7 +23,8 @@ pub async fn copy_to_clickhouse(
             "set SHIPMATE_CLICKHOUSE_URL (or --clickhouse-url) to the ClickHouse to copy into",
         )?;
     let db = shipmate_core::db::connect(&settings.common.database_url, 2).await?;
-    let ch = ClickHouse::connect(url, db.clone()).await?;
+    let cluster = settings.common.analytics.clickhouse_cluster.as_deref();
+    let ch = ClickHouse::connect(url, cluster, db.clone()).await?;
     // An hour still going on may get more events: it is copied by a later run.
     let before = Utc::now().duration_trunc(TimeDelta::hours(1))?;
     let terminal = std::io::stderr().is_terminal();

@@ -16,11 +16,18 @@ pub struct Client {
     user: String,
     password: String,
     pub database: String,
+    /// The cluster the tables are made on (`SHIPMATE_CLICKHOUSE_CLUSTER`), if any.
+    pub cluster: Option<String>,
 }
 
 impl Client {
     /// From `http://user:password@host:8123/database` (`SHIPMATE_CLICKHOUSE_URL`).
-    pub fn new(url: &str, timeout: Duration) -> anyhow::Result<Client> {
+    pub fn new(url: &str, cluster: Option<&str>, timeout: Duration) -> anyhow::Result<Client> {
+        if let Some(c) =
+            cluster.filter(|c| !c.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            bail!("SHIPMATE_CLICKHOUSE_CLUSTER must be a cluster name of letters, digits and _, not {c:?}");
+        }
         let mut base = Url::parse(url).context("SHIPMATE_CLICKHOUSE_URL is not a URL")?;
         let database = base.path().trim_matches('/').to_owned();
         if database.is_empty()
@@ -45,6 +52,7 @@ impl Client {
             user,
             password,
             database,
+            cluster: cluster.map(str::to_owned),
         })
     }
 
@@ -67,6 +75,11 @@ impl Client {
             }
             // Numbers as numbers in JSON answers (18.16 quotes 64-bit ones by default).
             q.append_pair("output_format_json_quote_64bit_integers", "0");
+            if body.is_some() {
+                // On a cluster an insert answers once every shard has its rows (not when they are
+                // queued on the server that took them), so a failure is seen and retried.
+                q.append_pair("insert_distributed_sync", "1");
+            }
         }
         let insert = body.is_some();
         let request = match body {
@@ -167,12 +180,19 @@ mod tests {
     fn the_url_names_the_database_and_keeps_credentials_out_of_it() {
         let c = Client::new(
             "http://bob:secret@127.0.0.1:8123/shipmate",
+            None,
             Duration::from_secs(1),
         )
         .unwrap();
         assert_eq!((c.user.as_str(), c.password.as_str()), ("bob", "secret"));
         assert_eq!(c.database, "shipmate");
         assert_eq!(c.base.as_str(), "http://127.0.0.1:8123/");
-        assert!(Client::new("http://127.0.0.1:8123/", Duration::from_secs(1)).is_err());
+        assert!(Client::new("http://127.0.0.1:8123/", None, Duration::from_secs(1)).is_err());
+        assert!(Client::new(
+            "http://127.0.0.1:8123/s",
+            Some("a b"),
+            Duration::from_secs(1)
+        )
+        .is_err());
     }
 }

@@ -35,9 +35,13 @@ pub struct ClickHouse {
 }
 
 impl ClickHouse {
-    /// Connects to `url` and brings its tables up to date.
-    pub async fn connect(url: &str, db: PgPool) -> anyhow::Result<ClickHouse> {
-        let client = client::Client::new(url, Duration::from_secs(30))?;
+    /// Connects to `url` and brings its tables up to date, on `cluster` when given.
+    pub async fn connect(
+        url: &str,
+        cluster: Option<&str>,
+        db: PgPool,
+    ) -> anyhow::Result<ClickHouse> {
+        let client = client::Client::new(url, cluster, Duration::from_secs(30))?;
         schema::migrate(&client).await?;
         Ok(ClickHouse { client, db })
     }

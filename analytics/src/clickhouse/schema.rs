@@ -2,52 +2,84 @@
 //! and is recorded in `schema_migrations`. Every statement runs on ClickHouse 18.16 and later: no
 //! `DateTime64` (instants are microseconds in a `UInt64`), no `LowCardinality`, no `Nullable` in a
 //! sorting key, no window functions.
+//!
+//! On a cluster (`SHIPMATE_CLICKHOUSE_CLUSTER`) every statement runs `ON CLUSTER`: each shard's
+//! replicas keep `events_local` as a `ReplicatedReplacingMergeTree` (ZooKeeper paths from the
+//! servers' `{shard}` and `{replica}` macros), and `events` is a `Distributed` table over them,
+//! sharded by visitor so a visitor's day (their visits, their funnel) lives on one shard.
+//! `schema_migrations` is replicated to every server.
 
 use super::client::Client;
 
-/// The steps, in order; a step is never edited once released (add one instead).
-const STEPS: &[(u32, &str)] = &[(
-    1,
-    // ReplacingMergeTree on a key ending in (entry, seq): a row stored twice (an insert retried
-    // after its answer was lost) is the same key, and merges keep one (`store` checks the rest).
-    // Sorted by project, day and visitor: reads take one project's days, visits one visitor's
-    // events in order.
-    "CREATE TABLE IF NOT EXISTS events (
-        project_id UUID,
-        day Date,
-        t UInt64,
-        visitor Int64,
-        entry Int64,
-        seq UInt32,
-        name String,
-        path String,
-        referrer_host String,
-        utm_source String,
-        utm_medium String,
-        utm_campaign String,
-        country String,
-        device String,
-        browser String,
-        os String,
-        screen_width Nullable(Int32),
-        prop_keys Array(String),
-        prop_values Array(String)
-    ) ENGINE = ReplacingMergeTree
-    PARTITION BY toYYYYMM(day)
-    ORDER BY (project_id, day, visitor, t, entry, seq)",
-)];
+/// The events' columns, and their order (the same in both layouts).
+const COLUMNS: &str = "(
+    project_id UUID,
+    day Date,
+    t UInt64,
+    visitor Int64,
+    entry Int64,
+    seq UInt32,
+    name String,
+    path String,
+    referrer_host String,
+    utm_source String,
+    utm_medium String,
+    utm_campaign String,
+    country String,
+    device String,
+    browser String,
+    os String,
+    screen_width Nullable(Int32),
+    prop_keys Array(String),
+    prop_values Array(String)
+)";
+
+// A replacing engine on a key ending in (entry, seq): a row stored twice (an insert retried after
+// its answer was lost) has its twin's key, and merges keep one (`store` checks the rest; on a
+// cluster, replicated inserts also drop a block sent again). Sorted by project, day and visitor:
+// reads take one project's days, visits one visitor's events in order.
+const LAYOUT: &str =
+    "PARTITION BY toYYYYMM(day) ORDER BY (project_id, day, visitor, t, entry, seq)";
+
+/// The statements of each step, in order; a step is never edited once released (add one instead).
+fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
+    let events = match cluster {
+        None => vec![format!(
+            "CREATE TABLE IF NOT EXISTS {db}.events {COLUMNS} ENGINE = ReplacingMergeTree {LAYOUT}"
+        )],
+        Some(c) => vec![
+            format!(
+                "CREATE TABLE IF NOT EXISTS {db}.events_local ON CLUSTER {c} {COLUMNS}
+                 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{{shard}}/{db}/events', '{{replica}}') {LAYOUT}"
+            ),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {db}.events ON CLUSTER {c} AS {db}.events_local
+                 ENGINE = Distributed({c}, {db}, events_local, intHash64(visitor))"
+            ),
+        ],
+    };
+    vec![(1, events)]
+}
 
 /// Creates the database if missing and brings its tables to the newest step.
 pub async fn migrate(client: &Client) -> anyhow::Result<()> {
+    let db = &client.database;
+    let on = client
+        .cluster
+        .as_deref()
+        .map(|c| format!(" ON CLUSTER {c}"))
+        .unwrap_or_default();
     client
-        .execute_server(&format!(
-            "CREATE DATABASE IF NOT EXISTS {}",
-            client.database
-        ))
+        .execute_server(&format!("CREATE DATABASE IF NOT EXISTS {db}{on}"))
         .await?;
-    client
-        .execute("CREATE TABLE IF NOT EXISTS schema_migrations (version UInt32) ENGINE = TinyLog")
-        .await?;
+    let versions = match &client.cluster {
+        None => format!("CREATE TABLE IF NOT EXISTS {db}.schema_migrations (version UInt32) ENGINE = TinyLog"),
+        Some(_) => format!(
+            "CREATE TABLE IF NOT EXISTS {db}.schema_migrations{on} (version UInt32)
+             ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/{db}/schema_migrations', '{{replica}}') ORDER BY version"
+        ),
+    };
+    client.execute(&versions).await?;
     #[derive(serde::Deserialize)]
     struct Version {
         version: u32,
@@ -58,9 +90,11 @@ pub async fn migrate(client: &Client) -> anyhow::Result<()> {
         .into_iter()
         .map(|v| v.version)
         .collect();
-    for (version, sql) in STEPS {
-        if !done.contains(version) {
-            client.execute(sql).await?;
+    for (version, statements) in steps(db, client.cluster.as_deref()) {
+        if !done.contains(&version) {
+            for sql in statements {
+                client.execute(&sql).await?;
+            }
             client
                 .execute(&format!(
                     "INSERT INTO schema_migrations (version) VALUES ({version})"

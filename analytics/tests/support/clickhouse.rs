@@ -24,14 +24,40 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// A server's ports, chosen before any server of a cluster starts (each config lists them all).
+#[derive(Clone, Copy)]
+pub struct Ports {
+    pub http: u16,
+    pub tcp: u16,
+    pub inter: u16,
+}
+
+impl Ports {
+    pub fn free() -> Ports {
+        Ports {
+            http: free_port(),
+            tcp: free_port(),
+            inter: free_port(),
+        }
+    }
+}
+
 impl ClickHouse {
     /// Starts a server with `extra` (XML elements: `remote_servers`, `macros`, `zookeeper`) in its
     /// config, and waits until it answers.
     pub fn start_with(extra: &str) -> ClickHouse {
+        Self::start_on(Ports::free(), extra)
+    }
+
+    fn start_on(ports: Ports, extra: &str) -> ClickHouse {
         let dir =
             std::env::temp_dir().join(format!("shipmate-ch-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(dir.join("log")).expect("a temporary folder");
-        let (http_port, tcp_port, inter_port) = (free_port(), free_port(), free_port());
+        let Ports {
+            http: http_port,
+            tcp: tcp_port,
+            inter: inter_port,
+        } = ports;
         let d = dir.display();
         let config = format!(
             r#"<?xml version="1.0"?>
@@ -140,3 +166,105 @@ const USERS: &str = r#"<?xml version="1.0"?>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>
 "#;
+
+/// A ZooKeeper of the test's own (Debian's `zookeeperd` jars, standalone), for replicated tables
+/// and `ON CLUSTER` statements.
+pub struct ZooKeeper {
+    child: Child,
+    dir: PathBuf,
+    pub port: u16,
+}
+
+impl ZooKeeper {
+    pub fn start() -> ZooKeeper {
+        let dir =
+            std::env::temp_dir().join(format!("shipmate-zk-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(dir.join("data")).expect("a temporary folder");
+        let port = free_port();
+        std::fs::write(
+            dir.join("zoo.cfg"),
+            format!(
+                "tickTime=500\ndataDir={}/data\nclientPort={port}\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n",
+                dir.display()
+            ),
+        )
+        .expect("the config is written");
+        let child = Command::new("java")
+            .args([
+                "-Xmx256m",
+                "-cp",
+                "/usr/share/java/zookeeper.jar:/usr/share/java/*",
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+            ])
+            .arg(dir.join("zoo.cfg"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("java runs ZooKeeper (scripts/setup --clickhouse installs zookeeperd)");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "ZooKeeper did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ZooKeeper { child, dir, port }
+    }
+}
+
+impl Drop for ZooKeeper {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `shards` shards of `replicas` servers each, as the cluster `name`, with ZooKeeper. Servers are
+/// in shard order: shard 1's replicas first.
+pub struct Cluster {
+    pub nodes: Vec<ClickHouse>,
+    // Dropped after the servers (fields drop in order).
+    _zookeeper: ZooKeeper,
+}
+
+impl Cluster {
+    pub fn start(name: &str, shards: usize, replicas: usize) -> Cluster {
+        let zookeeper = ZooKeeper::start();
+        let ports: Vec<Vec<Ports>> = (0..shards)
+            .map(|_| (0..replicas).map(|_| Ports::free()).collect())
+            .collect();
+        let shard_xml: String = ports
+            .iter()
+            .map(|replicas| {
+                let list: String = replicas
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "<replica><host>127.0.0.1</host><port>{}</port></replica>",
+                            p.tcp
+                        )
+                    })
+                    .collect();
+                format!("<shard><internal_replication>true</internal_replication>{list}</shard>")
+            })
+            .collect();
+        let mut nodes = Vec::new();
+        for (s, replicas) in ports.iter().enumerate() {
+            for (r, p) in replicas.iter().enumerate() {
+                let extra = format!(
+                    "<remote_servers><{name}>{shard_xml}</{name}></remote_servers>
+  <zookeeper><node><host>127.0.0.1</host><port>{zk}</port></node></zookeeper>
+  <macros><shard>{shard}</shard><replica>s{shard}r{replica}</replica></macros>
+  <distributed_ddl><path>/clickhouse/task_queue/ddl</path></distributed_ddl>",
+                    zk = zookeeper.port,
+                    shard = s + 1,
+                    replica = r + 1,
+                );
+                nodes.push(ClickHouse::start_on(*p, &extra));
+            }
+        }
+        Cluster {
+            nodes,
+            _zookeeper: zookeeper,
+        }
+    }
+}
