@@ -93,3 +93,48 @@ async fn events_wait_while_clickhouse_is_down_and_land_once() {
     assert_eq!(pages["data"][0]["page"], "/pricing", "{pages}");
     assert_eq!(pages["data"][0]["views"], 7, "{pages}");
 }
+
+/// A worker killed with SIGKILL while events stream in and it stores them into ClickHouse: another
+/// takes its unacknowledged entries over (`--events-stale-secs`), and every event is counted once.
+#[tokio::test]
+async fn a_worker_killed_mid_stream_loses_and_doubles_nothing() {
+    let ch = server::ClickHouse::start();
+    let url = ch.url("shipmate_kill");
+    let app = std::sync::Arc::new(spawn_app_with(&["--clickhouse-url", &url]).await);
+    let (token, project) = app.owner_with_project("ch-kill").await;
+    let k = key(&project).to_owned();
+    let flags = ["--clickhouse-url", url.as_str(), "--events-stale-secs", "2"];
+    let mut first = spawn_worker_process(&app, &flags);
+    // 40 requests of 25 events over about two seconds: the worker stores several blocks.
+    let sender = tokio::spawn({
+        let app = app.clone();
+        async move {
+            for i in 0..40 {
+                let events: Vec<Value> = (0..25)
+                    .map(|j| json!({"url": format!("https://shop.example/p{}", (i * 25 + j) % 7)}))
+                    .collect();
+                let body = json!({ "events": events });
+                let (status, _) = track(&app, &k, "81.2.69.142", CHROME, body).await;
+                assert_eq!(status, StatusCode::ACCEPTED);
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    });
+    // Killed as soon as some events are stored, while more are in its hands or on their way.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let stored = loop {
+        let seen = page_views(&app, &token, &project).await;
+        if seen > 0 {
+            break seen;
+        }
+        assert!(Instant::now() < deadline, "the first worker stored nothing");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    first.kill().expect("kill -9");
+    first.wait().expect("reaped");
+    println!("killed the worker after {stored} of 1000 events were stored");
+    let _second = start_worker(&app, &flags);
+    sender.await.expect("every request accepted");
+    assert!(stored < 1000, "the kill came too late to test anything");
+    until_views(&app, &token, &project, 1000).await;
+}
