@@ -77,6 +77,30 @@ pub async fn start(extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
 }
 
 impl Bench {
+    /// The 95th percentile of `n` reads of `/v1/analytics/{read}`, one after another, taking
+    /// `reads` in turn.
+    pub async fn reads_p95(&self, reads: &[String], n: usize) -> anyhow::Result<Duration> {
+        let mut took = Vec::new();
+        for read in reads.iter().cycle().take(n) {
+            let t = std::time::Instant::now();
+            let res = self
+                .http
+                .get(format!("{}/v1/analytics/{read}", self.base))
+                .bearer_auth(&self.token)
+                .send()
+                .await?;
+            anyhow::ensure!(res.status().is_success(), "{read}: {}", res.status());
+            res.bytes().await?;
+            took.push(t.elapsed());
+        }
+        Ok(percentile(&mut took, 95.0))
+    }
+
+    /// The 95th percentile of 20 reads of `/v1/analytics/{read}`, one after another.
+    pub async fn read_p95(&self, read: &str) -> anyhow::Result<Duration> {
+        self.reads_p95(&[read.to_owned()], 20).await
+    }
+
     /// Drops the benchmark's database and queue streams: runs load millions of rows, and left
     /// behind they would be vacuumed during the next run and share the disk with its measurements.
     pub async fn finish(&self) -> anyhow::Result<()> {
@@ -193,4 +217,79 @@ pub fn percentile(samples: &mut [Duration], p: f64) -> Duration {
 
 pub fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Every analytics read of `project` over 7, 30 and 90 days: unfiltered (`reps` times each), with
+/// one filter (six in turn) and with two (three pairs), `filtered` times each, and a funnel of 4
+/// steps; a line of p95s per read. Both stores' benchmarks print the same lines.
+pub async fn read_figures(
+    b: &Bench,
+    project: &str,
+    reps: usize,
+    filtered: usize,
+) -> anyhow::Result<()> {
+    for what in shipmate_analytics::pg::reads::ENDPOINTS {
+        let mut line = format!("read {what}:");
+        for period in ["7d", "30d", "90d"] {
+            let p95 = b
+                .reads_p95(
+                    &[format!("{what}?project_id={project}&period={period}")],
+                    reps,
+                )
+                .await?;
+            line += &format!(" {period} p95 {}", ms(p95));
+        }
+        println!("{line}");
+    }
+    // Realtime reads the raw events of the last 30 minutes (no period).
+    let p95 = b
+        .reads_p95(&[format!("realtime?project_id={project}")], reps)
+        .await?;
+    println!("read realtime: p95 {}", ms(p95));
+    let one = [
+        "country=US",
+        "device=mobile",
+        "page=/page/7",
+        "utm_source=newsletter",
+        "referrer=ref3.example",
+        "event=signup",
+    ];
+    let two = [
+        "country=US&device=mobile",
+        "page=/page/7&country=DE",
+        "utm_source=newsletter&device=desktop",
+    ];
+    for (label, filters) in [("one filter", &one[..]), ("two filters", &two[..])] {
+        for what in shipmate_analytics::pg::reads::ENDPOINTS {
+            let mut line = format!("read {what}, {label}:");
+            for period in ["7d", "30d", "90d"] {
+                let reads: Vec<String> = filters
+                    .iter()
+                    .map(|f| format!("{what}?project_id={project}&period={period}&{f}"))
+                    .collect();
+                let p95 = b.reads_p95(&reads, filtered).await?;
+                line += &format!(" {period} p95 {}", ms(p95));
+            }
+            println!("{line}");
+        }
+    }
+    let res = b
+        .http
+        .post(format!("{}/v1/analytics/funnels", b.base))
+        .bearer_auth(&b.token)
+        .json(
+            &serde_json::json!({"project_id": project, "name": "bench", "steps": [
+                {"page": "/page/1"}, {"page": "/page/2"}, {"page": "/page/3"}, {"event": "signup"}
+            ]}),
+        )
+        .send()
+        .await?;
+    anyhow::ensure!(res.status().is_success(), "funnel: {}", res.status());
+    let funnel: serde_json::Value = res.json().await?;
+    let id = funnel["id"].as_str().unwrap_or_default();
+    let p95 = b
+        .reads_p95(&[format!("funnels/{id}?period=30d")], reps)
+        .await?;
+    println!("read funnel of 4 steps, 30d: p95 {}", ms(p95));
+    Ok(())
 }

@@ -465,17 +465,6 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         raw as f64 / events as f64,
         summaries as f64 / events as f64
     );
-    for what in shipmate_analytics::pg::reads::ENDPOINTS {
-        let mut line = format!("read {what}:");
-        for period in ["7d", "30d", "90d"] {
-            let p95 = read_p95(b, &format!("{what}?project_id={project}&period={period}")).await?;
-            line += &format!(" {period} p95 {}", ms(p95));
-        }
-        println!("{line}");
-    }
-    // Realtime reads the raw events of the last 30 minutes (no period).
-    let p95 = read_p95(b, &format!("realtime?project_id={project}")).await?;
-    println!("read realtime: p95 {}", ms(p95));
     filtered_reads(b, project).await
 }
 
@@ -486,80 +475,13 @@ async fn filtered_reads(b: &Bench, project: &str) -> anyhow::Result<()> {
     for period in ["7d", "30d", "90d"] {
         let t = Instant::now();
         let read = format!("pages?project_id={project}&period={period}&country=US");
-        reads_p95(b, &[read], 1).await?;
+        b.reads_p95(&[read], 1).await?;
         println!(
             "first filtered read, {period} (loads the days not in memory yet): {}",
             ms(t.elapsed())
         );
     }
-    let one = [
-        "country=US",
-        "device=mobile",
-        "page=/page/7",
-        "utm_source=newsletter",
-        "referrer=ref3.example",
-        "event=signup",
-    ];
-    let two = [
-        "country=US&device=mobile",
-        "page=/page/7&country=DE",
-        "utm_source=newsletter&device=desktop",
-    ];
-    for (label, filters) in [("one filter", &one[..]), ("two filters", &two[..])] {
-        for what in shipmate_analytics::pg::reads::ENDPOINTS {
-            let mut line = format!("read {what}, {label}:");
-            for period in ["7d", "30d", "90d"] {
-                let reads: Vec<String> = filters
-                    .iter()
-                    .map(|f| format!("{what}?project_id={project}&period={period}&{f}"))
-                    .collect();
-                let p95 = reads_p95(b, &reads, FILTERED_READS).await?;
-                line += &format!(" {period} p95 {}", ms(p95));
-            }
-            println!("{line}");
-        }
-    }
-    let res = b
-        .http
-        .post(format!("{}/v1/analytics/funnels", b.base))
-        .bearer_auth(&b.token)
-        .json(
-            &serde_json::json!({"project_id": project, "name": "bench", "steps": [
-                {"page": "/page/1"}, {"page": "/page/2"}, {"page": "/page/3"}, {"event": "signup"}
-            ]}),
-        )
-        .send()
-        .await?;
-    anyhow::ensure!(res.status().is_success(), "funnel: {}", res.status());
-    let funnel: serde_json::Value = res.json().await?;
-    let id = funnel["id"].as_str().unwrap_or_default();
-    let p95 = read_p95(b, &format!("funnels/{id}?period=30d")).await?;
-    println!("read funnel of 4 steps, 30d: p95 {}", ms(p95));
-    Ok(())
-}
-
-/// The 95th percentile of `n` reads of `/v1/analytics/{read}`, one after another, taking `reads`
-/// in turn.
-async fn reads_p95(b: &Bench, reads: &[String], n: usize) -> anyhow::Result<Duration> {
-    let mut took = Vec::new();
-    for read in reads.iter().cycle().take(n) {
-        let t = Instant::now();
-        let res = b
-            .http
-            .get(format!("{}/v1/analytics/{read}", b.base))
-            .bearer_auth(&b.token)
-            .send()
-            .await?;
-        anyhow::ensure!(res.status().is_success(), "{read}: {}", res.status());
-        res.bytes().await?;
-        took.push(t.elapsed());
-    }
-    Ok(percentile(&mut took, 95.0))
-}
-
-/// The 95th percentile of 20 reads of `/v1/analytics/{read}`, one after another.
-async fn read_p95(b: &Bench, read: &str) -> anyhow::Result<Duration> {
-    reads_p95(b, &[read.to_owned()], 20).await
+    shipmate_benches::read_figures(b, project, 20, FILTERED_READS).await
 }
 
 /// Filtered reads per period and read: each of the six filters (or three pairs) 4 (8) times.

@@ -1,0 +1,119 @@
+//! Analytics reads in ClickHouse mode: a clickhouse-server of its own (Debian's 18.16, started in
+//! a temporary folder as the tests start theirs), the api in this process with
+//! `--clickhouse-url`, `--events` events over 90 days generated inside ClickHouse with the same
+//! shape as the PostgreSQL benchmark's (`analytics.rs`), then the storage per event, the first
+//! read of the process, and every read with zero, one and two filters and a funnel of 4 steps.
+//! Run: `cargo run --release -p shipmate-benches --bin clickhouse` (see benches/README.md).
+
+use std::time::Instant;
+
+use clap::Parser;
+use shipmate_benches::{ms, start, Bench};
+
+#[path = "../../../analytics/tests/support/clickhouse.rs"]
+mod server;
+
+#[derive(Parser)]
+struct Args {
+    /// Events over the 90 days.
+    #[arg(long, default_value_t = 10_000_000)]
+    events: u64,
+    /// Reads of each unfiltered read (its p95 is printed).
+    #[arg(long, default_value_t = 20)]
+    reps: usize,
+    /// Reads of each filtered read, the filters in turn.
+    #[arg(long, default_value_t = 24)]
+    filtered: usize,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let ch = server::ClickHouse::start();
+    let url = ch.url("shipmate_bench");
+    let b = start(&["--clickhouse-url", &url]).await?;
+    let result = run(&b, &ch, &args).await;
+    b.finish().await?;
+    result
+}
+
+/// A statement on the server, outside the api (loading, measuring).
+async fn sql(b: &Bench, ch: &server::ClickHouse, statement: &str) -> anyhow::Result<String> {
+    let res = b
+        .http
+        .post(format!(
+            "http://127.0.0.1:{}/?database=shipmate_bench",
+            ch.http_port
+        ))
+        .body(statement.to_owned())
+        .send()
+        .await?;
+    let status = res.status();
+    let text = res.text().await?;
+    anyhow::ensure!(status.is_success(), "{statement}: {text}");
+    Ok(text.trim().to_owned())
+}
+
+async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<()> {
+    let (project, _) = b.project("bench-reads").await?;
+    let n = args.events;
+    let t = Instant::now();
+    // As the PostgreSQL benchmark's events: 1,000 pages, 50 referrers, 10 countries, three
+    // devices, a pool of 28,000 visitors a day (a visitor keeps country, device, browser and OS;
+    // hashes change daily), a signup in ten events, in time order over the last 90 days.
+    let now_us = chrono::Utc::now().timestamp_micros();
+    let span_us: i64 = 90 * 86_400_000_000;
+    sql(
+        b,
+        ch,
+        &format!(
+            "INSERT INTO events (project_id, day, t, visitor, entry, seq, name, path, referrer_host, utm_source,
+                utm_medium, utm_campaign, country, device, browser, os, screen_width, prop_keys, prop_values)
+             SELECT toUUID('{project}'), toDate(toDateTime(intDiv(t, 1000000))), t,
+                    v + intDiv(t, 86400000000) * 1000000, toInt64(number), 0,
+                    if(number % 10 = 0, 'signup', 'page_view'), concat('/page/', toString(number * 7919 % 1000)),
+                    if(number % 3 = 0, concat('ref', toString(number % 50), '.example'), ''),
+                    if(number % 11 = 0, 'newsletter', ''), '', '',
+                    ['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'][1 + intDiv(v, 36) % 10],
+                    ['desktop','mobile','tablet'][1 + v % 3], ['Chrome','Safari','Firefox'][1 + intDiv(v, 3) % 3],
+                    ['Windows','iOS','macOS','Android'][1 + intDiv(v, 9) % 4], NULL, [], []
+             FROM (SELECT number, toUInt64({start} + intDiv(number * {span_us}, {n})) AS t,
+                          toInt64((number * 2654435761) % 28000) AS v
+                   FROM system.numbers LIMIT {n})",
+            start = now_us - span_us,
+        ),
+    )
+    .await?;
+    let loaded = t.elapsed();
+    let t = Instant::now();
+    sql(b, ch, "OPTIMIZE TABLE events FINAL").await?;
+    let merged = t.elapsed();
+    let bytes: f64 = sql(
+        b,
+        ch,
+        "SELECT sum(bytes) FROM system.parts WHERE database = 'shipmate_bench' AND table = 'events' AND active",
+    )
+    .await?
+    .parse()?;
+    println!(
+        "clickhouse: {n} events over 90 days generated in {:.0} s, merged in {:.0} s; {:.1} bytes per event on disk",
+        loaded.as_secs_f64(),
+        merged.as_secs_f64(),
+        bytes / n as f64
+    );
+    // Nothing to warm: the first read of the process is timed alone.
+    let t = Instant::now();
+    b.reads_p95(
+        &[format!(
+            "overview?project_id={project}&period=90d&country=US"
+        )],
+        1,
+    )
+    .await?;
+    println!(
+        "first read of the process (overview, 90d, one filter): {}",
+        ms(t.elapsed())
+    );
+    shipmate_benches::read_figures(b, &project, args.reps, args.filtered).await?;
+    Ok(())
+}
