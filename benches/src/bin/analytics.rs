@@ -257,9 +257,11 @@ async fn queue_backlog(b: &Bench) -> anyhow::Result<u64> {
 }
 
 async fn stored(db: &PgPool) -> anyhow::Result<i64> {
-    Ok(sqlx::query_scalar("select count(*) from analytics_events")
-        .fetch_one(db)
-        .await?)
+    Ok(
+        sqlx::query_scalar!(r#"select count(*) as "n!" from analytics_events"#)
+            .fetch_one(db)
+            .await?,
+    )
 }
 
 /// Waits until the queue is drained (every entry stored and acknowledged) and `n` events are
@@ -343,12 +345,12 @@ async fn fixed_rate(
             };
             let accepted_at = Instant::now();
             loop {
-                let seen: bool = sqlx::query_scalar(
-                    "select exists (select 1 from analytics_events where project_id = $1::uuid and ts >= $2 and name = $3)",
+                let seen: bool = sqlx::query_scalar!(
+                    r#"select exists (select 1 from analytics_events where project_id = $1::text::uuid and ts >= $2 and name = $3) as "seen!""#,
+                    project.as_str(),
+                    sent_at,
+                    name.as_str()
                 )
-                .bind(&project)
-                .bind(sent_at)
-                .bind(&name)
                 .fetch_one(&db)
                 .await
                 .unwrap_or(false);
@@ -391,29 +393,30 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     let chunks = (n + per_chunk - 1) / per_chunk;
     for chunk in 0..chunks {
         let count = per_chunk.min(n - chunk * per_chunk);
-        sqlx::query(
+        sqlx::query!(
             "insert into analytics_events (project_id, ts, visitor, device, browser, os, name, path, referrer_host, utm_source, country)
-             select $1::uuid, ts, v + (extract(epoch from ts)::int8 / 86400) * 1000000,
-                    $6[1 + v % 3], $6[4 + v / 3 % 3], $6[7 + v / 9 % 4],
+             select $1::text::uuid, ts, v + (extract(epoch from ts)::int8 / 86400) * 1000000,
+                    ($6::int2[])[1 + v % 3], ($6::int2[])[4 + v / 3 % 3], ($6::int2[])[7 + v / 9 % 4],
                     case when i % 10 = 0 then 'signup' else 'page_view' end,
                     '/page/' || (i * 7919 % 1000), case when i % 3 = 0 then 'ref' || (i % 50) || '.example' end,
                     case when i % 11 = 0 then 'newsletter' end,
                     (array['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'])[1 + v / 36 % 10]
              from (select i, (i * 2654435761) % 28000 as v,
-                          now() - interval '90 days' * (1 - ($4 + random()) / $5) as ts
+                          now() - interval '90 days' * (1 - ($4::float8 + random()) / $5::float8) as ts
                    from generate_series($2::int8, $3::int8) as i) g order by ts",
+            project,
+            chunk * per_chunk,
+            chunk * per_chunk + count - 1,
+            chunk as f64,
+            chunks as f64,
+            &codes
         )
-        .bind(project)
-        .bind(chunk * per_chunk)
-        .bind(chunk * per_chunk + count - 1)
-        .bind(chunk as f64)
-        .bind(chunks as f64)
-        .bind(&codes)
         .execute(db)
         .await?;
     }
     let loaded = t.elapsed();
     let t = Instant::now();
+    // runtime-checked: VACUUM is maintenance, with no rows or parameters to check
     sqlx::query("vacuum analyze analytics_events")
         .execute(db)
         .await?;
@@ -431,20 +434,22 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         7,
     )
     .await?;
+    // runtime-checked: VACUUM is maintenance, with no rows or parameters to check
     sqlx::query("vacuum analyze analytics_daily")
         .execute(db)
         .await?;
     // Closing a day deletes its kept visits. Live, autovacuum reuses their space, so the table
     // stays about a day of visits big; closing 90 days at once leaves 90 days of dead pages that
     // every read of today's visits would scan. Compact it to the live table's size.
+    // runtime-checked: VACUUM is maintenance, with no rows or parameters to check
     sqlx::query("vacuum full analyze analytics_visits")
         .execute(db)
         .await?;
-    let today_rows: i64 = sqlx::query_scalar(
-        "select count(*) from analytics_events where project_id = $1::uuid and ts >= $2",
+    let today_rows: i64 = sqlx::query_scalar!(
+        r#"select count(*) as "n!" from analytics_events where project_id = $1::text::uuid and ts >= $2"#,
+        project,
+        days::bounds(today).0
     )
-    .bind(project)
-    .bind(days::bounds(today).0)
     .fetch_one(db)
     .await?;
     println!(
@@ -453,12 +458,13 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
         t.elapsed().as_secs_f64()
     );
     // Bytes per event over the whole table (the ingestion runs' events included).
-    let (raw, summaries): (i64, i64) = sqlx::query_as(
-        "select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0)::int8 from pg_inherits where inhparent = 'analytics_events'::regclass),
-                pg_total_relation_size('analytics_daily') + pg_total_relation_size('analytics_weekly') + pg_total_relation_size('analytics_replays') + pg_total_relation_size('analytics_labels')",
+    let sizes = sqlx::query!(
+        r#"select (select coalesce(sum(pg_total_relation_size(inhrelid)), 0)::int8 from pg_inherits where inhparent = 'analytics_events'::regclass) as "raw!",
+                pg_total_relation_size('analytics_daily') + pg_total_relation_size('analytics_weekly') + pg_total_relation_size('analytics_replays') + pg_total_relation_size('analytics_labels') as "summaries!""#
     )
     .fetch_one(db)
     .await?;
+    let (raw, summaries) = (sizes.raw, sizes.summaries);
     let events = stored(db).await?;
     println!(
         "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the daily and weekly summaries, labels and replay record ({events} events)",

@@ -143,11 +143,12 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     );
 
     // Raw ONNX Runtime on the same chunks, same batching, same threads.
-    let texts: Vec<String> =
-        sqlx::query_scalar("select content from kb_chunks where index_id = $1::uuid")
-            .bind(id(&index_a))
-            .fetch_all(&db)
-            .await?;
+    let texts: Vec<String> = sqlx::query_scalar!(
+        "select content from kb_chunks where index_id = $1::text::uuid",
+        id(&index_a)
+    )
+    .fetch_all(&db)
+    .await?;
     let model = local_model()?;
     let raw = tokio::task::spawn_blocking(move || -> anyhow::Result<f64> {
         let mut items: Vec<PendingChunk> = texts
@@ -252,10 +253,12 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     );
     // A distinct set of queries per pass: a repeated text would be answered from the api's
     // query-embedding cache.
-    let texts: Vec<String> = sqlx::query_scalar("select left(content, 120) from kb_chunks where index_id = $1::uuid order by random() limit $2")
-        .bind(id(&index_a))
-        .bind((4 * (args.queries + 10)) as i64)
-        .fetch_all(&db)
+    let texts: Vec<String> = sqlx::query_scalar!(
+        r#"select left(content, 120) as "text!" from kb_chunks where index_id = $1::text::uuid order by random() limit $2"#,
+        id(&index_a),
+        (4 * (args.queries + 10)) as i64
+    )
+    .fetch_all(&db)
         .await?;
     let mut sets = texts.chunks(args.queries + 10);
     let mut next_set = || sets.next().unwrap_or_default();

@@ -89,20 +89,21 @@ async fn main() -> anyhow::Result<()> {
     let db = sqlx::PgPool::connect(&bench.db_url).await?;
     let project: uuid::Uuid = project.parse()?;
     let titles: Vec<String> = (0..args.entries).map(sentence).collect();
-    sqlx::query(
+    sqlx::query!(
         "insert into feedback (id, project_id, title, type, status)
          select gen_random_uuid(), $1, t, 'feature', 'planned' from unnest($2::text[]) as t",
+        project,
+        &titles
     )
-    .bind(project)
-    .bind(&titles)
     .execute(&db)
     .await?;
     let t = Instant::now();
     let worker = bench.start_worker(&[])?;
     loop {
-        let left: i64 = sqlx::query_scalar("select count(*) from feedback where embedding is null")
-            .fetch_one(&db)
-            .await?;
+        let left: i64 =
+            sqlx::query_scalar!(r#"select count(*) as "n!" from feedback where embedding is null"#)
+                .fetch_one(&db)
+                .await?;
         if left == 0 {
             break;
         }

@@ -83,24 +83,28 @@ async fn measure(b: &Bench, url: &str, calls: &Calls, docs: usize) -> anyhow::Re
 
     // Postgres alone: the same vectors inserted into kb_chunks (its HNSW, GIN and b-tree indexes)
     // by as many connections as the worker keeps calls in flight, a call's worth per statement.
-    let contents: Vec<String> =
-        sqlx::query_scalar("select content from kb_chunks where index_id = $1::uuid")
-            .bind(id(&index))
-            .fetch_all(&db)
-            .await?;
-    let project: uuid::Uuid =
-        sqlx::query_scalar("select project_id from kb_indexes where id = $1::uuid")
-            .bind(id(&index))
-            .fetch_one(&db)
-            .await?;
+    let contents: Vec<String> = sqlx::query_scalar!(
+        "select content from kb_chunks where index_id = $1::text::uuid",
+        id(&index)
+    )
+    .fetch_all(&db)
+    .await?;
+    let project: uuid::Uuid = sqlx::query_scalar!(
+        "select project_id from kb_indexes where id = $1::text::uuid",
+        id(&index)
+    )
+    .fetch_one(&db)
+    .await?;
     let scratch = uuid::Uuid::now_v7();
-    sqlx::query("insert into kb_documents (id, index_id, project_id, status, chunks_created) values ($1, $2::uuid, $3, 'ready', $4)")
-        .bind(scratch)
-        .bind(id(&index))
-        .bind(project)
-        .bind(contents.len() as i32)
-        .execute(&db)
-        .await?;
+    sqlx::query!(
+        "insert into kb_documents (id, index_id, project_id, status, chunks_created) values ($1, $2::text::uuid, $3, 'ready', $4)",
+        scratch,
+        id(&index),
+        project,
+        contents.len() as i32
+    )
+    .execute(&db)
+    .await?;
     let t = Instant::now();
     let inserted: Vec<anyhow::Result<()>> = futures::stream::iter(contents.chunks(CALL).enumerate())
         .map(|(n, part)| {
@@ -111,6 +115,7 @@ async fn measure(b: &Bench, url: &str, calls: &Calls, docs: usize) -> anyhow::Re
                 let ordinals: Vec<i32> = (0..part.len()).map(|i| (n * CALL + i) as i32).collect();
                 let vectors: Vec<pgvector::Vector> =
                     part.iter().map(|t| pgvector::Vector::from(vector_for(t))).collect();
+                // runtime-checked: vectors (pgvector's type has no offline description)
                 sqlx::query(
                     "insert into kb_chunks (id, document_id, index_id, ordinal, content, dims, embedding, ready)
                      select u.id, $2, $3::uuid, u.ordinal, u.content, 1024, u.embedding, true
@@ -139,13 +144,14 @@ async fn measure(b: &Bench, url: &str, calls: &Calls, docs: usize) -> anyhow::Re
     );
     // Back to the state the pipeline starts from: the scratch rows gone and the graph rebuilt
     // without them (an HNSW index keeps deleted elements until a vacuum repairs around them).
-    sqlx::query("delete from kb_documents where id = $1")
-        .bind(scratch)
+    sqlx::query!("delete from kb_documents where id = $1", scratch)
         .execute(&db)
         .await?;
+    // runtime-checked: REINDEX is maintenance, with no rows or parameters to check
     sqlx::query("reindex index kb_chunks_hnsw_1024")
         .execute(&db)
         .await?;
+    // runtime-checked: VACUUM is maintenance, with no rows or parameters to check
     sqlx::query("vacuum analyze kb_chunks").execute(&db).await?;
 
     let t = Instant::now();

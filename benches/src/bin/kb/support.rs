@@ -241,10 +241,10 @@ pub(crate) fn local_model() -> anyhow::Result<LocalModel> {
 pub(crate) async fn wait_all_ready(db: &PgPool, index: &str) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(3_600);
     loop {
-        let left: i64 = sqlx::query_scalar(
-            "select count(*) from kb_documents where index_id = $1::uuid and status <> 'ready'",
+        let left: i64 = sqlx::query_scalar!(
+            r#"select count(*) as "n!" from kb_documents where index_id = $1::text::uuid and status <> 'ready'"#,
+            index
         )
-        .bind(index)
         .fetch_one(db)
         .await?;
         if left == 0 {
@@ -316,14 +316,15 @@ pub(crate) async fn fill_search_index(
     source: &str,
     n: usize,
 ) -> anyhow::Result<(Duration, Vec<Stored>)> {
-    let bases: Vec<(String, String)> = sqlx::query_as(
-        "select content, embedding::text from kb_chunks where index_id = $1::uuid and embedding is not null",
+    let bases = sqlx::query!(
+        r#"select content, embedding::text as "embedding!" from kb_chunks where index_id = $1::text::uuid and embedding is not null"#,
+        source
     )
-    .bind(source)
     .fetch_all(db)
     .await?;
     let bases: Vec<(String, Vec<f32>)> = bases
         .into_iter()
+        .map(|r| (r.content, r.embedding))
         .map(|(text, v)| {
             let v = v
                 .trim_matches(['[', ']'])
@@ -334,11 +335,13 @@ pub(crate) async fn fill_search_index(
         })
         .collect();
     anyhow::ensure!(!bases.is_empty(), "no source embeddings");
-    let project: uuid::Uuid =
-        sqlx::query_scalar("select project_id from kb_indexes where id = $1::uuid")
-            .bind(index)
-            .fetch_one(db)
-            .await?;
+    let project: uuid::Uuid = sqlx::query_scalar!(
+        "select project_id from kb_indexes where id = $1::text::uuid",
+        index
+    )
+    .fetch_one(db)
+    .await?;
+    // runtime-checked: DDL, dropped and made again below around the load
     sqlx::query("drop index if exists kb_chunks_hnsw_384")
         .execute(db)
         .await?;
@@ -348,14 +351,16 @@ pub(crate) async fn fill_search_index(
         let doc = uuid::Uuid::now_v7();
         let count = 100.min(n - start);
         let metadata = json!({ "tenant": tenant(d) });
-        sqlx::query("insert into kb_documents (id, index_id, project_id, status, chunks_created, metadata) values ($1, $2::uuid, $3, 'ready', $4, $5)")
-            .bind(doc)
-            .bind(index)
-            .bind(project)
-            .bind(count as i32)
-            .bind(&metadata)
-            .execute(db)
-            .await?;
+        sqlx::query!(
+            "insert into kb_documents (id, index_id, project_id, status, chunks_created, metadata) values ($1, $2::text::uuid, $3, 'ready', $4, $5)",
+            doc,
+            index,
+            project,
+            count as i32,
+            &metadata
+        )
+        .execute(db)
+        .await?;
         let mut ids = Vec::with_capacity(count);
         let mut contents = Vec::with_capacity(count);
         let mut vectors = Vec::with_capacity(count);
@@ -378,6 +383,7 @@ pub(crate) async fn fill_search_index(
             });
         }
         let ordinals: Vec<i32> = (0..count as i32).collect();
+        // runtime-checked: vectors (pgvector's type has no offline description)
         sqlx::query(
             "insert into kb_chunks (id, document_id, index_id, ordinal, content, dims, embedding, ready, metadata)
              select u.id, $2, $3::uuid, u.ordinal, u.content, 384, u.embedding, true, $7
@@ -395,12 +401,15 @@ pub(crate) async fn fill_search_index(
     }
     let t = Instant::now();
     let mut conn = db.acquire().await?;
+    // runtime-checked: a setting taken for its effect on the index build below
     sqlx::query("set maintenance_work_mem = '2GB'")
         .execute(&mut *conn)
         .await?;
+    // runtime-checked: DDL, the graph built once after the load
     sqlx::query("create index kb_chunks_hnsw_384 on kb_chunks using hnsw ((embedding::vector(384)) vector_cosine_ops) where dims = 384")
         .execute(&mut *conn)
         .await?;
+    // runtime-checked: VACUUM is maintenance, with no rows or parameters to check
     sqlx::query("vacuum analyze kb_chunks")
         .execute(&mut *conn)
         .await?;
