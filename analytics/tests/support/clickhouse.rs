@@ -17,11 +17,21 @@ pub struct ClickHouse {
     pub http_port: u16,
 }
 
+/// A port free now and not handed out before in this process: a cluster takes a dozen before
+/// any server binds one, and the system may offer a released port again.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    static TAKEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut taken = TAKEN.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        if !taken.contains(&port) {
+            taken.push(port);
+            return port;
+        }
+    }
 }
 
 /// A server's ports, chosen before any server of a cluster starts (each config lists them all).
@@ -86,7 +96,7 @@ impl ClickHouse {
         std::fs::write(dir.join("config.xml"), config).expect("the config is written");
         std::fs::write(dir.join("users.xml"), USERS).expect("the users are written");
         let child = spawn(&dir);
-        let server = ClickHouse {
+        let mut server = ClickHouse {
             child,
             dir,
             http_port,
@@ -105,7 +115,9 @@ impl ClickHouse {
     }
 
     /// Waits until `/ping` answers `Ok.` (the server opens its ports once its tables are loaded).
-    fn wait_ready(&self) {
+    /// A server that exited (a port taken meanwhile by another process, or still held a moment
+    /// after a kill) is started again until the deadline.
+    fn wait_ready(&mut self) {
         use std::io::{Read, Write};
         let deadline = Instant::now() + Duration::from_secs(30);
         let addr = format!("127.0.0.1:{}", self.http_port);
@@ -124,6 +136,10 @@ impl ClickHouse {
                 Instant::now() < deadline,
                 "clickhouse-server did not start:\n{log}"
             );
+            if self.child.try_wait().ok().flatten().is_some() {
+                std::thread::sleep(Duration::from_millis(500));
+                self.child = spawn(&self.dir);
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
