@@ -25,28 +25,12 @@ pub(super) fn failed(e: anyhow::Error) -> AppError {
     }
 }
 
-/// The column of a dimension in `events` (names, not codes: ClickHouse compresses repeats).
-pub(super) fn column(dim: Dim) -> &'static str {
-    match dim {
-        Dim::Page => "path",
-        Dim::Referrer => "referrer_host",
-        Dim::Country => "country",
-        Dim::Device => "device",
-        Dim::Browser => "browser",
-        Dim::Os => "os",
-        Dim::UtmSource => "utm_source",
-        Dim::UtmMedium => "utm_medium",
-        Dim::UtmCampaign => "utm_campaign",
-        Dim::Event => "name",
-    }
-}
-
 /// `AND` conditions for the filters.
 pub(super) fn filter_sql(filters: &Filters) -> String {
     filters
         .0
         .iter()
-        .map(|(dim, value)| format!(" AND {} = {}", column(*dim), quote(value)))
+        .map(|(dim, value)| format!(" AND {} = {}", dim.column(), quote(value)))
         .collect()
 }
 
@@ -110,7 +94,8 @@ pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
 /// Views and visitors per value of one dimension, largest first, 100 at most: page views with a
 /// value, or every event for event names.
 pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
-    let col = column(dim);
+    // The same column names as PostgreSQL's, holding names where PostgreSQL holds label codes.
+    let col = dim.column();
     let which = match dim {
         Dim::Event => String::new(),
         _ => format!(" AND name = 'page_view' AND {col} != ''"),
