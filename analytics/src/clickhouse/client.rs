@@ -80,6 +80,11 @@ impl Client {
                 // queued on the server that took them), so a failure is seen and retried.
                 q.append_pair("insert_distributed_sync", "1");
             }
+            if self.cluster.is_some() {
+                // A subquery on a sharded table runs on each shard's own rows: sharded by
+                // visitor, a visitor's day is whole on one shard.
+                q.append_pair("distributed_product_mode", "local");
+            }
         }
         let insert = body.is_some();
         let request = match body {

@@ -2,7 +2,8 @@
 //! holds: events in a MergeTree table (`schema`), written a worker read per block (`store`), every
 //! read one aggregation over the raw events (`reads`). What is not events (goals, funnels, shares,
 //! salts, bot counts) stays in PostgreSQL, as in PostgreSQL mode.
-//! Visits and funnels are cut from each visitor's day of events as arrays (`visits`).
+//! Visits and funnels are cut from each visitor's day of events as arrays (`visits`), closed
+//! days' visits once by the workers' upkeep (`summaries`).
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -26,6 +27,7 @@ pub mod copy;
 pub mod reads;
 pub mod schema;
 pub mod store;
+pub mod summaries;
 pub mod visits;
 
 pub struct ClickHouse {
@@ -67,9 +69,11 @@ impl EventStore for ClickHouse {
         Ok(0)
     }
 
-    /// Nothing is summarised: every read aggregates the events.
-    async fn upkeep(&self, _upto: DateTime<Utc>) -> AppResult<usize> {
-        Ok(0)
+    /// Closed days' visits, cut once (`summaries`); every other read aggregates the events.
+    async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
+        summaries::keep_current(&self.client, upto)
+            .await
+            .map_err(reads::failed)
     }
 
     async fn reader<'a>(

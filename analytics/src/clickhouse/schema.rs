@@ -58,7 +58,36 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
             ),
         ],
     };
-    vec![(1, events)]
+    vec![(1, events), (2, visit_summaries(db, cluster))]
+}
+
+/// Closed days' visits (`summaries`), each row of the summary run (`run`) that cut it, and each
+/// summarised day's current run with the number of events it was cut from.
+fn visit_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
+    let columns = "(project_id UUID, day Date, visitor Int64, started UInt64, ended UInt64,
+                    page_views UInt32, entry String, exit String, run UInt64)";
+    let layout = "PARTITION BY toYYYYMM(day) ORDER BY (project_id, day, visitor, started)";
+    let days = "(day Date, events UInt64, run UInt64)";
+    match cluster {
+        None => vec![
+            format!("CREATE TABLE IF NOT EXISTS {db}.visits {columns} ENGINE = MergeTree {layout}"),
+            format!("CREATE TABLE IF NOT EXISTS {db}.visit_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
+        ],
+        Some(c) => vec![
+            format!(
+                "CREATE TABLE IF NOT EXISTS {db}.visits_local ON CLUSTER {c} {columns}
+                 ENGINE = ReplicatedMergeTree('/clickhouse/tables/{{shard}}/{db}/visits', '{{replica}}') {layout}"
+            ),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {db}.visits ON CLUSTER {c} AS {db}.visits_local
+                 ENGINE = Distributed({c}, {db}, visits_local, intHash64(visitor))"
+            ),
+            format!(
+                "CREATE TABLE IF NOT EXISTS {db}.visit_days ON CLUSTER {c} {days}
+                 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/visit_days', '{{replica}}', run) ORDER BY day"
+            ),
+        ],
+    }
 }
 
 /// Creates the database if missing and brings its tables to the newest step.

@@ -77,10 +77,12 @@ async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<
                     ['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'][1 + intDiv(v, 36) % 10],
                     ['desktop','mobile','tablet'][1 + v % 3], ['Chrome','Safari','Firefox'][1 + intDiv(v, 3) % 3],
                     ['Windows','iOS','macOS','Android'][1 + intDiv(v, 9) % 4], NULL, [], []
-             FROM (SELECT number, toUInt64({start} + intDiv(number * {span_us}, {n})) AS t,
+             FROM (SELECT number, toUInt64({start} + intDiv(number * {span_ms}, {n}) * 1000) AS t,
                           toInt64((number * 2654435761) % 28000) AS v
                    FROM system.numbers LIMIT {n})",
             start = now_us - span_us,
+            // Milliseconds: number times the span in microseconds passes 2^64 at 10 M events.
+            span_ms = span_us / 1000,
         ),
     )
     .await?;
