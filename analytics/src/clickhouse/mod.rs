@@ -24,6 +24,7 @@ use shipmate_core::AppResult;
 
 pub mod client;
 pub mod copy;
+pub mod forget;
 pub mod reads;
 pub mod schema;
 pub mod store;
@@ -69,11 +70,16 @@ impl EventStore for ClickHouse {
         Ok(0)
     }
 
-    /// Closed days' visits, cut once (`summaries`); every other read aggregates the events.
+    /// Closed days' visits, cut once (`summaries`; every other read aggregates the events), and
+    /// deleted projects' rows deleted (`forget`).
     async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
-        summaries::keep_current(&self.client, upto)
+        let summarised = summaries::keep_current(&self.client, upto)
             .await
-            .map_err(reads::failed)
+            .map_err(reads::failed)?;
+        forget::forget_deleted(&self.client, &self.db)
+            .await
+            .map_err(reads::failed)?;
+        Ok(summarised)
     }
 
     async fn reader<'a>(
@@ -81,7 +87,7 @@ impl EventStore for ClickHouse {
         project_id: Uuid,
         query: &'a ReadQuery,
     ) -> AppResult<Box<dyn Reader + 'a>> {
-        Ok(Box::new(Read::new(&self.client, project_id, query)))
+        Ok(Box::new(Read::open(&self.client, project_id, query).await?))
     }
 
     async fn realtime(

@@ -11,6 +11,7 @@ use shipmate_types::analytics::{
 use uuid::Uuid;
 
 use super::client::{quote, Client};
+use super::summaries::Summarised;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::Row;
 use shipmate_core::{AppError, AppResult};
@@ -34,22 +35,40 @@ pub(super) fn filter_sql(filters: &Filters) -> String {
         .collect()
 }
 
-/// One read: its project, what was asked, and the instant it stops at.
+/// One read: its project, what was asked, the instant it stops at, and its summarised days.
 pub struct Read<'a> {
     pub(super) client: &'a Client,
     pub(super) project_id: Uuid,
     pub(super) query: &'a ReadQuery,
     pub(super) until: DateTime<Utc>,
+    pub(super) summarised: Summarised,
 }
 
 impl<'a> Read<'a> {
+    /// A read from the events alone.
     pub fn new(client: &'a Client, project_id: Uuid, query: &'a ReadQuery) -> Self {
         Read {
             client,
             project_id,
             query,
             until: query.range.until(Utc::now()),
+            summarised: Summarised::default(),
         }
+    }
+
+    /// A read that takes closed days from their summaries when it has no filters.
+    pub async fn open(
+        client: &'a Client,
+        project_id: Uuid,
+        query: &'a ReadQuery,
+    ) -> AppResult<Read<'a>> {
+        let mut read = Read::new(client, project_id, query);
+        if query.filters.0.is_empty() {
+            read.summarised = Summarised::of(client, &project_id.to_string(), &query.range)
+                .await
+                .map_err(failed)?;
+        }
+        Ok(read)
     }
 
     pub(super) fn period(&self) -> Period {
@@ -71,51 +90,48 @@ impl<'a> Read<'a> {
     }
 }
 
-#[derive(Deserialize)]
-struct Totals {
-    views: i64,
-    visitors: i64,
-}
-
 /// Matching page views, and visitors with a matching event.
 pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
-    let rows: Vec<Totals> = read
+    let rows: Vec<Row> = read
         .client
         .rows(&format!(
-            "SELECT toInt64(countIf(name = 'page_view')) AS views, toInt64(uniqExact(day, visitor)) AS visitors
-             FROM events WHERE {}",
-            read.matching()
+            "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})",
+            read.summarised.with("total", "key", |live| format!(
+                "SELECT '' AS key, countIf(name = 'page_view') AS views, uniqExact(day, visitor) AS visitors
+                 FROM events WHERE {}{live}",
+                read.matching()
+            ))
         ))
         .await
         .map_err(failed)?;
     Ok(rows.first().map_or((0, 0), |t| (t.views, t.visitors)))
 }
 
-/// Views and visitors per value of one dimension, largest first, 100 at most: page views with a
-/// value, or every event for event names.
+/// The events one dimension's rows count: page views with a value, or every event for names.
+pub(super) fn dim_condition(dim: Dim) -> String {
+    match dim {
+        Dim::Event => String::new(),
+        _ => format!(" AND name = 'page_view' AND {} != ''", dim.column()),
+    }
+}
+
+/// Views and visitors per value of one dimension, largest first, 100 at most.
 pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
     // The same column names as PostgreSQL's, holding names where PostgreSQL holds label codes.
     let col = dim.column();
-    let which = match dim {
-        Dim::Event => String::new(),
-        _ => format!(" AND name = 'page_view' AND {col} != ''"),
-    };
     read.client
         .rows(&format!(
-            "SELECT {col} AS key, toInt64(count()) AS views, toInt64(uniqExact(day, visitor)) AS visitors
-             FROM events WHERE {}{which}
-             GROUP BY key ORDER BY views DESC, visitors DESC, key LIMIT 100",
-            read.matching()
+            "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})
+             ORDER BY views DESC, visitors DESC, key LIMIT 100",
+            read.summarised.with(col, "key", |live| format!(
+                "SELECT {col} AS key, count() AS views, uniqExact(day, visitor) AS visitors
+                 FROM events WHERE {}{}{live} GROUP BY key",
+                read.matching(),
+                dim_condition(dim)
+            ))
         ))
         .await
         .map_err(failed)
-}
-
-#[derive(Deserialize)]
-struct Bucket {
-    k: i64,
-    views: i64,
-    visitors: i64,
 }
 
 /// Page views and visitors per hour (ranges of up to 7 days) or day, every bucket that begins
@@ -130,21 +146,33 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
     let micros = step.num_microseconds().unwrap_or(1);
     let span = (read.until - from).num_microseconds().unwrap_or(0);
     let buckets = ((span - 1).div_euclid(micros) + 1).max(0) as usize;
-    let rows: Vec<Bucket> = read
+    // Each bucket's number as its key; days' from the summaries where there are some.
+    let bucket = format!(
+        "toString(intDiv(t - {}, {micros}))",
+        from.timestamp_micros()
+    );
+    let sql = match interval {
+        Interval::Hour => live_buckets(read, &bucket, ""),
+        _ => read.summarised.with(
+            "total",
+            &format!(
+                "toString(toRelativeDayNum(day) - toRelativeDayNum(toDate('{}')))",
+                read.query.range.start
+            ),
+            |live| live_buckets(read, &bucket, live),
+        ),
+    };
+    let rows: Vec<Row> = read
         .client
         .rows(&format!(
-            "SELECT toInt64(intDiv(t - {from}, {micros})) AS k, toInt64(countIf(name = 'page_view')) AS views,
-                    toInt64(uniqExact(visitor)) AS visitors
-             FROM events WHERE {} GROUP BY k",
-            read.matching(),
-            from = from.timestamp_micros(),
+            "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({sql})"
         ))
         .await
         .map_err(failed)?;
     let mut counts = vec![(0, 0); buckets];
-    for b in rows {
-        if let Some(c) = usize::try_from(b.k).ok().and_then(|k| counts.get_mut(k)) {
-            *c = (b.views, b.visitors);
+    for r in rows {
+        if let Some(c) = r.key.parse().ok().and_then(|k: usize| counts.get_mut(k)) {
+            *c = (r.views, r.visitors);
         }
     }
     Ok(Timeseries {
@@ -160,6 +188,15 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
             })
             .collect(),
     })
+}
+
+/// Page views and visitors per bucket (`key`) from the events.
+fn live_buckets(read: &Read<'_>, key: &str, and: &str) -> String {
+    format!(
+        "SELECT {key} AS key, countIf(name = 'page_view') AS views, uniqExact(visitor) AS visitors
+         FROM events WHERE {}{and} GROUP BY key",
+        read.matching()
+    )
 }
 
 #[derive(Deserialize)]

@@ -58,33 +58,35 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
             ),
         ],
     };
-    vec![(1, events), (2, visit_summaries(db, cluster))]
+    vec![(1, events), (2, day_summaries(db, cluster))]
 }
 
-/// Closed days' visits (`summaries`), each row of the summary run (`run`) that cut it, and each
-/// summarised day's current run with the number of events it was cut from.
-fn visit_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
-    let columns = "(project_id UUID, day Date, visitor Int64, started UInt64, ended UInt64,
-                    page_views UInt32, entry String, exit String, run UInt64)";
-    let layout = "PARTITION BY toYYYYMM(day) ORDER BY (project_id, day, visitor, started)";
+/// Closed days' figures (`summaries`): per project, day and dimension (a column of the events,
+/// or `total`, `entry`, `exit`, `duration`), each key's views and that day's visitors, each row of
+/// the summary run (`run`) that wrote it; and each summarised day's current run, with the number of
+/// events it was made from.
+fn day_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
+    let columns = "(project_id UUID, day Date, dim String, key String, views UInt64,
+                    visitors UInt64, run UInt64)";
+    let layout = "PARTITION BY toYYYYMM(day) ORDER BY (project_id, dim, day, key)";
     let days = "(day Date, events UInt64, run UInt64)";
     match cluster {
         None => vec![
-            format!("CREATE TABLE IF NOT EXISTS {db}.visits {columns} ENGINE = MergeTree {layout}"),
-            format!("CREATE TABLE IF NOT EXISTS {db}.visit_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
+            format!("CREATE TABLE IF NOT EXISTS {db}.daily {columns} ENGINE = MergeTree {layout}"),
+            format!("CREATE TABLE IF NOT EXISTS {db}.summarised_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
         ],
         Some(c) => vec![
             format!(
-                "CREATE TABLE IF NOT EXISTS {db}.visits_local ON CLUSTER {c} {columns}
-                 ENGINE = ReplicatedMergeTree('/clickhouse/tables/{{shard}}/{db}/visits', '{{replica}}') {layout}"
+                "CREATE TABLE IF NOT EXISTS {db}.daily_local ON CLUSTER {c} {columns}
+                 ENGINE = ReplicatedMergeTree('/clickhouse/tables/{{shard}}/{db}/daily', '{{replica}}') {layout}"
             ),
             format!(
-                "CREATE TABLE IF NOT EXISTS {db}.visits ON CLUSTER {c} AS {db}.visits_local
-                 ENGINE = Distributed({c}, {db}, visits_local, intHash64(visitor))"
+                "CREATE TABLE IF NOT EXISTS {db}.daily ON CLUSTER {c} AS {db}.daily_local
+                 ENGINE = Distributed({c}, {db}, daily_local, cityHash64(key))"
             ),
             format!(
-                "CREATE TABLE IF NOT EXISTS {db}.visit_days ON CLUSTER {c} {days}
-                 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/visit_days', '{{replica}}', run) ORDER BY day"
+                "CREATE TABLE IF NOT EXISTS {db}.summarised_days ON CLUSTER {c} {days}
+                 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/summarised_days', '{{replica}}', run) ORDER BY day"
             ),
         ],
     }

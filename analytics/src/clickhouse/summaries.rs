@@ -1,22 +1,25 @@
-//! Closed days' visits, cut once and kept in `visits` (one row per visit with a page view), as
-//! PostgreSQL mode's roller keeps its summaries: a read over 90 days then counts stored visits
-//! instead of cutting every visitor's day again, and only the days not yet summarised (today)
-//! are cut from their events. A day whose events changed since its summary (late events, a
-//! copy) is cut again, whole, as a new run; `visit_days` names each day's current run, recorded
-//! once its rows are all written, so a read sees one whole run of a day and never a part. Nothing
-//! is dropped or altered (no DDL on a cluster with a server down); a superseded run's rows stay,
-//! unread.
+//! Closed days' figures, made once and kept in `daily`, as PostgreSQL mode's roller keeps its
+//! summaries: per project, day and dimension, each value's views and that day's visitors (the
+//! visitor hash changes daily, so a range's visitors are the days' sums), and the days' visits
+//! (entry and exit pages, durations with bounces). An unfiltered read over 90 days then adds up
+//! summary rows and aggregates only the days not summarised (today) from the events.
+//!
+//! A day whose events changed since its summary (late events, a copy) is summarised again, whole,
+//! as a new run; `summarised_days` names each day's current run once its rows are all written, so
+//! a read sees one whole run of a day and never a part. Nothing is dropped or altered (no DDL,
+//! which on a cluster waits for a server that is down); a superseded run's rows stay, unread.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 
-use super::client::Client;
+use super::client::{quote, Client};
+use super::reads::dim_condition;
 use super::visits::{cut, days_of};
-use crate::query::Range;
+use crate::query::{Dim, Range};
 
-/// Events cut per statement at most: a day is cut in parts of visitors above it.
+/// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
 const EVENTS_PER_CUT: u64 = 1_000_000;
 /// Days summarised per upkeep round at most, so a first run over a long history takes turns.
 const DAYS_PER_ROUND: usize = 31;
@@ -29,16 +32,52 @@ struct Day {
     run: u64,
 }
 
-/// The summarised days of `range`, each with its current run.
-pub async fn days(client: &Client, range: &Range) -> anyhow::Result<Vec<(NaiveDate, u64)>> {
-    let rows: Vec<Day> = client
-        .rows(&format!(
-            "SELECT toString(day) AS day, events, run FROM visit_days FINAL
-             WHERE day >= '{}' AND day <= '{}'",
-            range.start, range.end
-        ))
-        .await?;
-    Ok(rows.into_iter().map(|d| (d.day, d.run)).collect())
+/// The summarised days of one read's range, each with its current run (none for a filtered read:
+/// summaries hold no filters).
+#[derive(Clone, Default)]
+pub struct Summarised {
+    project: String,
+    days: Vec<(NaiveDate, u64)>,
+}
+
+impl Summarised {
+    pub async fn of(client: &Client, project: &str, range: &Range) -> anyhow::Result<Summarised> {
+        let rows: Vec<Day> = client
+            .rows(&format!(
+                "SELECT toString(day) AS day, events, run FROM summarised_days FINAL
+                 WHERE day >= '{}' AND day <= '{}'",
+                range.start, range.end
+            ))
+            .await?;
+        Ok(Summarised {
+            project: project.to_owned(),
+            days: rows.into_iter().map(|d| (d.day, d.run)).collect(),
+        })
+    }
+
+    fn list(&self, of: impl Fn(&(NaiveDate, u64)) -> String) -> String {
+        self.days.iter().map(of).collect::<Vec<_>>().join(", ")
+    }
+
+    /// Rows (key, views, visitors) of one dimension: `live` aggregates the events (given the
+    /// condition that leaves out the summarised days), the summaries add theirs, keyed by
+    /// `key` (an expression of `daily`'s columns).
+    pub fn with(&self, dim: &str, key: &str, live: impl Fn(&str) -> String) -> String {
+        if self.days.is_empty() {
+            return live("");
+        }
+        let days = self.list(|(d, _)| format!("'{d}'"));
+        format!(
+            "SELECT key, sum(views) AS views, sum(visitors) AS visitors FROM (
+                SELECT {key} AS key, views, visitors FROM daily
+                WHERE project_id = {project} AND dim = '{dim}' AND day IN ({days}) AND run IN ({runs})
+                UNION ALL {live}
+             ) GROUP BY key",
+            project = quote(&self.project),
+            runs = self.list(|(_, r)| r.to_string()),
+            live = live(&format!(" AND day NOT IN ({days})")),
+        )
+    }
 }
 
 /// Summarises the days closed five minutes before `upto` (events still queued at midnight) that
@@ -52,7 +91,7 @@ pub async fn keep_current(client: &Client, upto: DateTime<Utc>) -> anyhow::Resul
         ))
         .await?;
     let done: HashMap<NaiveDate, u64> = client
-        .rows::<Day>("SELECT toString(day) AS day, events FROM visit_days FINAL")
+        .rows::<Day>("SELECT toString(day) AS day, events FROM summarised_days FINAL")
         .await?
         .into_iter()
         .map(|d| (d.day, d.events))
@@ -68,29 +107,64 @@ pub async fn keep_current(client: &Client, upto: DateTime<Utc>) -> anyhow::Resul
     Ok(stale.len())
 }
 
-/// Cuts one day's visits as a new run, then names it the day's. Two summarisers of one day write
-/// two whole runs; the later named wins, and both are right for the events they saw.
+/// One day's summaries as a new run, then named the day's. Two summarisers of one day write two
+/// whole runs; the later named wins, and both are right for the events they saw.
 async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
     let (day, run) = (d.day, Utc::now().timestamp_micros());
+    let insert = |select: String| {
+        format!(
+            "INSERT INTO daily (project_id, day, dim, key, views, visitors, run)
+             SELECT project_id, day, dim, key, views, visitors, toUInt64({run}) FROM ({select})"
+        )
+    };
+    let mut statements = vec![insert(format!(
+        "SELECT project_id, day, 'total' AS dim, '' AS key, countIf(name = 'page_view') AS views,
+                uniqExact(visitor) AS visitors
+         FROM events WHERE day = '{day}' GROUP BY project_id, day"
+    ))];
+    for dim in Dim::ALL {
+        let col = dim.column();
+        statements.push(insert(format!(
+            "SELECT project_id, day, '{col}' AS dim, {col} AS key, count() AS views,
+                    uniqExact(visitor) AS visitors
+             FROM events WHERE day = '{day}'{} GROUP BY project_id, day, key",
+            dim_condition(dim)
+        )));
+    }
+    // Visits are cut in parts of visitors: a key's rows of two parts add up (no visitor in both).
     let parts = d.events / EVENTS_PER_CUT + 1;
     for part in 0..parts {
-        let days = days_of(
+        let visits = cut(&days_of(
             &format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}"),
             "1",
-        );
-        client
-            .execute(&format!(
-                "INSERT INTO visits (project_id, day, visitor, started, ended, page_views, entry, exit, run)
-                 SELECT project_id, day, visitor, started, ended, page_views, entry, exit, toUInt64({run})
-                 FROM ({}) WHERE page_views > 0",
-                cut(&days)
-            ))
-            .await?;
+        ));
+        for (dim, key, views, visitors) in VISIT_ROWS {
+            statements.push(insert(format!(
+                "SELECT project_id, day, '{dim}' AS dim, {key} AS key, {views} AS views, {visitors} AS visitors
+                 FROM ({visits}) WHERE page_views > 0 AND {key} != '' GROUP BY project_id, day, key"
+            )));
+        }
+    }
+    for sql in statements {
+        client.execute(&sql).await?;
     }
     client
         .execute(&format!(
-            "INSERT INTO visit_days (day, events, run) VALUES ('{day}', {}, {run})",
+            "INSERT INTO summarised_days (day, events, run) VALUES ('{day}', {}, {run})",
             d.events
         ))
         .await
 }
+
+/// The visit summaries: dimension, key, views, visitors. Entry and exit pages count visits and
+/// visitors; durations (whole seconds) count visits and, as visitors, those that bounced.
+pub(super) const VISIT_ROWS: [(&str, &str, &str, &str); 3] = [
+    ("entry", "entry", "count()", "uniqExact(day, visitor)"),
+    ("exit", "exit", "count()", "uniqExact(day, visitor)"),
+    (
+        "duration",
+        "toString(intDiv(ended - started, 1000000))",
+        "count()",
+        "countIf(page_views = 1)",
+    ),
+];

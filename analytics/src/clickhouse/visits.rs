@@ -8,14 +8,14 @@
 //! Closed days' visits are cut once and stored (`summaries`); a filtered read or a funnel cuts
 //! only the visitor days holding a matching event.
 
-use serde::Deserialize;
 use shipmate_types::analytics::{Breakdown, Figures, Funnel, FunnelReport, Overview, VisitPageRow};
 
 use super::client::quote;
 use super::reads::{breakdown, failed, filter_sql, totals, Read};
-use super::summaries;
+use super::summaries::VISIT_ROWS;
 use crate::figures::VisitFigures;
 use crate::query::{Dim, ReadQuery};
+use crate::seam::Row;
 use shipmate_core::AppResult;
 
 /// Microseconds without events after which a new visit starts.
@@ -50,14 +50,13 @@ pub(super) fn cut(days: &str) -> String {
 
 /// The read's events with its filters left out: visits are cut from every event of a visitor.
 fn unfiltered(read: &Read<'_>) -> String {
-    Read {
-        query: &ReadQuery {
-            filters: Default::default(),
-            ..read.query.clone()
-        },
-        ..*read
-    }
-    .matching()
+    let query = ReadQuery {
+        filters: Default::default(),
+        ..read.query.clone()
+    };
+    let mut all = Read::new(read.client, read.project_id, &query);
+    all.until = read.until;
+    all.matching()
 }
 
 /// The visitor days holding an event that matches the read's filters: only they can hold a
@@ -70,63 +69,43 @@ fn days_matching(read: &Read<'_>, also: &str) -> String {
     )
 }
 
-/// One row per visit of the read: day, visitor, started, ended, page_views, hit, entry, exit.
-/// Unfiltered, the summarised days' visits are read as stored and only the rest are cut.
-async fn visits(read: &Read<'_>) -> AppResult<String> {
-    if !read.query.filters.0.is_empty() {
-        let hit = filter_sql(&read.query.filters);
-        let hit = hit.strip_prefix(" AND ").unwrap_or("1");
-        return Ok(cut(&days_of(&days_matching(read, ""), hit)));
-    }
-    let summarised = summaries::days(read.client, &read.query.range)
-        .await
-        .map_err(failed)?;
-    if summarised.is_empty() {
-        return Ok(cut(&days_of(&unfiltered(read), "1")));
-    }
-    let list = |of: &dyn Fn(&(chrono::NaiveDate, u64)) -> String| {
-        summarised.iter().map(of).collect::<Vec<_>>().join(", ")
+/// Rows (key, views, visitors) of one of the visit dimensions (`summaries::VISIT_ROWS`) over the
+/// read's counted visits: summarised days' from their summaries, the rest cut from the events.
+fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &str)) -> String {
+    let filters = filter_sql(&read.query.filters);
+    let live = |and: &str| {
+        let visits = match filters.strip_prefix(" AND ") {
+            None => cut(&days_of(&format!("{}{and}", unfiltered(read)), "1")),
+            Some(hit) => cut(&days_of(&days_matching(read, ""), hit)),
+        };
+        format!(
+            "SELECT {key} AS key, {views} AS views, {visitors} AS visitors FROM ({visits})
+             WHERE page_views > 0 AND hit AND {key} != '' GROUP BY key"
+        )
     };
-    let (days, runs) = (
-        list(&|(d, _)| format!("'{d}'")),
-        list(&|(_, r)| r.to_string()),
-    );
-    Ok(format!(
-        "SELECT day, visitor, started, ended, page_views, toUInt8(1) AS hit, entry, exit FROM visits
-         WHERE project_id = {project} AND day IN ({days}) AND run IN ({runs})
-         UNION ALL
-         SELECT day, visitor, started, ended, page_views, hit, entry, exit FROM ({rest})",
-        project = quote(&read.project_id.to_string()),
-        rest = cut(&days_of(
-            &format!("{} AND day NOT IN ({days})", unfiltered(read)),
-            "1"
-        )),
-    ))
-}
-
-#[derive(Deserialize)]
-struct Duration {
-    seconds: i64,
-    n: i64,
-    bounced: i64,
+    read.summarised.with(dim, "key", live)
 }
 
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
-    let rows: Vec<Duration> = read
+    // Durations in whole seconds, each with its visits and (as visitors) the bounced among them.
+    let rows: Vec<Row> = read
         .client
         .rows(&format!(
-            "SELECT toInt64(intDiv(ended - started, 1000000)) AS seconds, toInt64(count()) AS n,
-                    toInt64(countIf(page_views = 1)) AS bounced
-             FROM ({}) WHERE page_views > 0 AND hit GROUP BY seconds ORDER BY seconds",
-            visits(read).await?
+            "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})",
+            visit_rows(read, VISIT_ROWS[2])
         ))
         .await
         .map_err(failed)?;
+    let mut durations: Vec<(i64, i64, i64)> = rows
+        .into_iter()
+        .map(|r| (r.key.parse().unwrap_or_default(), r.views, r.visitors))
+        .collect();
+    durations.sort_unstable();
     let mut figures = VisitFigures::default();
-    for d in rows {
-        figures.visits += d.n;
-        figures.bounced += d.bounced;
-        figures.durations.push((d.seconds, d.n));
+    for (seconds, n, bounced) in durations {
+        figures.visits += n;
+        figures.bounced += bounced;
+        figures.durations.push((seconds, n));
     }
     Ok(figures)
 }
@@ -148,9 +127,9 @@ async fn figures(read: &Read<'_>) -> AppResult<Figured> {
 /// The range's figures, and with `compare` the range before's.
 pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
     let before_query = read.query.previous();
-    let before = Read::new(read.client, read.project_id, &before_query);
     let previous = async {
         if read.query.compare {
+            let before = Read::open(read.client, read.project_id, &before_query).await?;
             Ok(Some(figures(&before).await?.0))
         } else {
             Ok(None)
@@ -170,23 +149,14 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
     })
 }
 
-#[derive(Deserialize)]
-struct VisitPage {
-    page: String,
-    visits: i64,
-    visitors: i64,
-}
-
 /// Counted visits and their visitors per entry (or exit) page, most visits first.
 pub async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPageRow>> {
-    let column = if exit { "exit" } else { "entry" };
-    let rows: Vec<VisitPage> = read
+    let rows: Vec<Row> = read
         .client
         .rows(&format!(
-            "SELECT {column} AS page, toInt64(count()) AS visits, toInt64(uniqExact(day, visitor)) AS visitors
-             FROM ({}) WHERE page_views > 0 AND hit AND {column} != ''
-             GROUP BY page ORDER BY visits DESC, visitors DESC, page LIMIT 100",
-            visits(read).await?
+            "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})
+             ORDER BY views DESC, visitors DESC, key LIMIT 100",
+            visit_rows(read, VISIT_ROWS[usize::from(exit)])
         ))
         .await
         .map_err(failed)?;
@@ -195,8 +165,8 @@ pub async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<Vis
         data: rows
             .into_iter()
             .map(|r| VisitPageRow {
-                page: r.page,
-                visits: r.visits,
+                page: r.key,
+                visits: r.views,
                 visitors: r.visitors,
             })
             .collect(),

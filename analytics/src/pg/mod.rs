@@ -86,6 +86,10 @@ impl EventStore for Postgres {
     /// midnight, for events still queued) and of today up to `upto`, a week of days at most.
     async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
         self.ensure_partitions().await?;
+        // A deleted project's events went with it (foreign keys cascade): nothing else to delete.
+        sqlx::query!("delete from analytics_forgotten_projects")
+            .execute(&self.db)
+            .await?;
         rollup::keep_current(&self.db, chrono::Duration::minutes(5), upto, 7).await
     }
 
