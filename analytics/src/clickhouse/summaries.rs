@@ -32,12 +32,13 @@ struct Day {
     run: u64,
 }
 
-/// The summarised days of one read's range, each with its current run (none for a filtered read:
-/// summaries hold no filters).
+/// The summarised days of one read's range, each with its current run, and the range's other
+/// days (none summarised for a filtered read: summaries hold no filters).
 #[derive(Clone, Default)]
 pub struct Summarised {
     project: String,
     days: Vec<(NaiveDate, u64)>,
+    rest: Vec<NaiveDate>,
 }
 
 impl Summarised {
@@ -49,33 +50,49 @@ impl Summarised {
                 range.start, range.end
             ))
             .await?;
+        let days: Vec<(NaiveDate, u64)> = rows.into_iter().map(|d| (d.day, d.run)).collect();
+        let rest = range
+            .start
+            .iter_days()
+            .take_while(|d| *d <= range.end)
+            .filter(|d| !days.iter().any(|(s, _)| s == d))
+            .collect();
         Ok(Summarised {
             project: project.to_owned(),
-            days: rows.into_iter().map(|d| (d.day, d.run)).collect(),
+            days,
+            rest,
         })
     }
 
-    fn list(&self, of: impl Fn(&(NaiveDate, u64)) -> String) -> String {
-        self.days.iter().map(of).collect::<Vec<_>>().join(", ")
+    fn list<T>(of: &[T], each: impl Fn(&T) -> String) -> String {
+        of.iter().map(each).collect::<Vec<_>>().join(", ")
     }
 
-    /// Rows (key, views, visitors) of one dimension: `live` aggregates the events (given the
-    /// condition that leaves out the summarised days), the summaries add theirs, keyed by
-    /// `key` (an expression of `daily`'s columns).
+    /// Rows (key, views, visitors) of one dimension: `live` aggregates the events (given a
+    /// condition that keeps the days not summarised, named so the sorting key finds them), the
+    /// summaries add theirs, keyed by `key` (an expression of `daily`'s columns).
     pub fn with(&self, dim: &str, key: &str, live: impl Fn(&str) -> String) -> String {
         if self.days.is_empty() {
             return live("");
         }
-        let days = self.list(|(d, _)| format!("'{d}'"));
+        let rest = match self.rest.as_slice() {
+            [] => String::new(),
+            days => format!(
+                " UNION ALL {}",
+                live(&format!(
+                    " AND day IN ({})",
+                    Self::list(days, |d| format!("'{d}'"))
+                ))
+            ),
+        };
         format!(
             "SELECT key, sum(views) AS views, sum(visitors) AS visitors FROM (
                 SELECT {key} AS key, views, visitors FROM daily
-                WHERE project_id = {project} AND dim = '{dim}' AND day IN ({days}) AND run IN ({runs})
-                UNION ALL {live}
+                WHERE project_id = {project} AND dim = '{dim}' AND day IN ({days}) AND run IN ({runs}){rest}
              ) GROUP BY key",
             project = quote(&self.project),
-            runs = self.list(|(_, r)| r.to_string()),
-            live = live(&format!(" AND day NOT IN ({days})")),
+            days = Self::list(&self.days, |(d, _)| format!("'{d}'")),
+            runs = Self::list(&self.days, |(_, r)| r.to_string()),
         )
     }
 }

@@ -60,10 +60,13 @@ fn unfiltered(read: &Read<'_>) -> String {
 }
 
 /// The visitor days holding an event that matches the read's filters: only they can hold a
-/// counted visit (or reach a funnel's first step, with that step's condition added).
+/// counted visit (or reach a funnel's first step, with that step's condition added). Found by a
+/// hash of (day, visitor), twice as fast as the pair on 18.16 (whose sorting-key analysis of a
+/// large set of pairs is slow): a collision only adds a day without a matching event, whose
+/// visits count for nothing and reach no step.
 fn days_matching(read: &Read<'_>, also: &str) -> String {
     format!(
-        "{} AND (day, visitor) IN (SELECT day, visitor FROM events WHERE {}{also})",
+        "{} AND cityHash64(day, visitor) IN (SELECT cityHash64(day, visitor) FROM events WHERE {}{also})",
         unfiltered(read),
         read.matching()
     )
