@@ -1,9 +1,47 @@
-//! The overview's visit figures, computed alike by every store from its visits: how many, the
-//! share that bounced, the median duration.
+//! What every store shapes alike from its rows: the overview's visit figures (how many, the share
+//! that bounced, the median duration), the overview itself, and the events breakdown.
 
-use shipmate_types::analytics::Figures;
+use shipmate_types::analytics::{Breakdown, EventRow, Figures, Overview, Period};
 
 use crate::query::percent;
+use crate::seam::Row;
+
+/// A range's figures with its top page and top referrer.
+pub type Figured = (Figures, Option<String>, Option<String>);
+
+/// The overview of a range, with the range before's figures when compared.
+pub fn overview(
+    period: Period,
+    (now, top_page, top_referrer): Figured,
+    previous: Option<Figures>,
+) -> Overview {
+    Overview {
+        period,
+        page_views: now.page_views,
+        unique_visitors: now.unique_visitors,
+        top_page,
+        top_referrer,
+        visits: now.visits,
+        bounce_rate: now.bounce_rate,
+        visit_duration: now.visit_duration,
+        previous,
+    }
+}
+
+/// Every event name, `page_view` included, with its count and visitors.
+pub fn events(period: Period, rows: Vec<Row>) -> Breakdown<EventRow> {
+    Breakdown {
+        period,
+        data: rows
+            .into_iter()
+            .map(|r| EventRow {
+                name: r.key,
+                count: r.views,
+                visitors: r.visitors,
+            })
+            .collect(),
+    }
+}
 
 /// The visit figures of a read: visits, bounced visits, and the durations' histogram.
 #[derive(Debug, Default)]

@@ -43,53 +43,71 @@ const LAYOUT: &str =
 
 /// The statements of each step, in order; a step is never edited once released (add one instead).
 fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
-    let events = match cluster {
-        None => vec![format!(
-            "CREATE TABLE IF NOT EXISTS {db}.events {COLUMNS} ENGINE = ReplacingMergeTree {LAYOUT}"
-        )],
-        Some(c) => vec![
-            format!(
-                "CREATE TABLE IF NOT EXISTS {db}.events_local ON CLUSTER {c} {COLUMNS}
-                 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{{shard}}/{db}/events', '{{replica}}') {LAYOUT}"
-            ),
-            format!(
-                "CREATE TABLE IF NOT EXISTS {db}.events ON CLUSTER {c} AS {db}.events_local
-                 ENGINE = Distributed({c}, {db}, events_local, intHash64(visitor))"
-            ),
-        ],
-    };
+    // Sharded by visitor: a visitor's day (their visits, their funnel) is whole on one shard.
+    let events = table(
+        (db, cluster),
+        "events",
+        COLUMNS,
+        "ReplacingMergeTree",
+        LAYOUT,
+        "intHash64(visitor)",
+    );
     vec![(1, events), (2, day_summaries(db, cluster))]
+}
+
+/// One table: on a cluster, each shard's replicas keep `{name}_local` (the replicated `engine`, its
+/// ZooKeeper path from the servers' `{shard}` and `{replica}` macros) and `{name}` is a
+/// `Distributed` table over them, its rows spread by `shard_by`.
+fn table(
+    (db, cluster): (&str, Option<&str>),
+    name: &str,
+    columns: &str,
+    engine: &str,
+    layout: &str,
+    shard_by: &str,
+) -> Vec<String> {
+    let Some(c) = cluster else {
+        return vec![format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{name} {columns} ENGINE = {engine} {layout}"
+        )];
+    };
+    vec![
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{name}_local ON CLUSTER {c} {columns}
+             ENGINE = Replicated{engine}('/clickhouse/tables/{{shard}}/{db}/{name}', '{{replica}}') {layout}"
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{name} ON CLUSTER {c} AS {db}.{name}_local
+             ENGINE = Distributed({c}, {db}, {name}_local, {shard_by})"
+        ),
+    ]
 }
 
 /// Closed days' figures (`summaries`): per project, day and dimension (a column of the events,
 /// or `total`, `entry`, `exit`, `duration`), each key's views and that day's visitors, each row of
 /// the summary run (`run`) that wrote it; and each summarised day's current run, with the number of
-/// events it was made from.
+/// events it was made from (on every server of a cluster).
 fn day_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
     let columns = "(project_id UUID, day Date, dim String, key String, views UInt64,
                     visitors UInt64, run UInt64)";
     let layout = "PARTITION BY toYYYYMM(day) ORDER BY (project_id, dim, day, key)";
+    let mut statements = table(
+        (db, cluster),
+        "daily",
+        columns,
+        "MergeTree",
+        layout,
+        "cityHash64(key)",
+    );
     let days = "(day Date, events UInt64, run UInt64)";
-    match cluster {
-        None => vec![
-            format!("CREATE TABLE IF NOT EXISTS {db}.daily {columns} ENGINE = MergeTree {layout}"),
-            format!("CREATE TABLE IF NOT EXISTS {db}.summarised_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
-        ],
-        Some(c) => vec![
-            format!(
-                "CREATE TABLE IF NOT EXISTS {db}.daily_local ON CLUSTER {c} {columns}
-                 ENGINE = ReplicatedMergeTree('/clickhouse/tables/{{shard}}/{db}/daily', '{{replica}}') {layout}"
-            ),
-            format!(
-                "CREATE TABLE IF NOT EXISTS {db}.daily ON CLUSTER {c} AS {db}.daily_local
-                 ENGINE = Distributed({c}, {db}, daily_local, cityHash64(key))"
-            ),
-            format!(
-                "CREATE TABLE IF NOT EXISTS {db}.summarised_days ON CLUSTER {c} {days}
-                 ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/summarised_days', '{{replica}}', run) ORDER BY day"
-            ),
-        ],
-    }
+    statements.push(match cluster {
+        None => format!("CREATE TABLE IF NOT EXISTS {db}.summarised_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
+        Some(c) => format!(
+            "CREATE TABLE IF NOT EXISTS {db}.summarised_days ON CLUSTER {c} {days}
+             ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/summarised_days', '{{replica}}', run) ORDER BY day"
+        ),
+    });
+    statements
 }
 
 /// Creates the database if missing and brings its tables to the newest step.

@@ -8,12 +8,12 @@
 //! Closed days' visits are cut once and stored (`summaries`); a filtered read or a funnel cuts
 //! only the visitor days holding a matching event.
 
-use shipmate_types::analytics::{Breakdown, Figures, Funnel, FunnelReport, Overview, VisitPageRow};
+use shipmate_types::analytics::{Breakdown, Funnel, FunnelReport, Overview, VisitPageRow};
 
 use super::client::quote;
 use super::reads::{breakdown, failed, filter_sql, totals, Read};
 use super::summaries::VISIT_ROWS;
-use crate::figures::VisitFigures;
+use crate::figures::{Figured, VisitFigures};
 use crate::query::{Dim, ReadQuery};
 use crate::seam::Row;
 use shipmate_core::AppResult;
@@ -113,8 +113,6 @@ async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
     Ok(figures)
 }
 
-type Figured = (Figures, Option<String>, Option<String>);
-
 /// The overview's numbers of one range, each part its own statement, run at once.
 async fn figures(read: &Read<'_>) -> AppResult<Figured> {
     let ((views, visitors), pages, referrers, visits) = tokio::try_join!(
@@ -138,18 +136,8 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
             Ok(None)
         }
     };
-    let ((now, top_page, top_referrer), previous) = tokio::try_join!(figures(read), previous)?;
-    Ok(Overview {
-        period: read.period(),
-        page_views: now.page_views,
-        unique_visitors: now.unique_visitors,
-        top_page,
-        top_referrer,
-        visits: now.visits,
-        bounce_rate: now.bounce_rate,
-        visit_duration: now.visit_duration,
-        previous,
-    })
+    let (now, previous) = tokio::try_join!(figures(read), previous)?;
+    Ok(crate::figures::overview(read.period(), now, previous))
 }
 
 /// Counted visits and their visitors per entry (or exit) page, most visits first.

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventRow, Figures, Interval, Overview, PageRow, Point,
-    PropertyRow, ReferrerRow, Timeseries, Utm, VisitPageRow,
+    Breakdown, CountryRow, Devices, Figures, Interval, Overview, PageRow, Point, PropertyRow,
+    ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -72,7 +72,7 @@ impl<'a> Read<'a> {
         Ok((events, events.matcher(self.filters())))
     }
 
-    fn period(&self) -> Period {
+    pub(super) fn period(&self) -> Period {
         self.query.range.period
     }
 
@@ -297,7 +297,7 @@ pub async fn exit_pages(read: &Read<'_>) -> AppResult<Breakdown<VisitPageRow>> {
 
 /// The overview's numbers: filtered, in one pass over the events in memory; otherwise each part
 /// on its own connection at once.
-async fn figures(read: &Read<'_>) -> AppResult<(Figures, Option<String>, Option<String>)> {
+async fn figures(read: &Read<'_>) -> AppResult<crate::figures::Figured> {
     if !read.filters().is_empty() {
         return filtered_figures(read).await;
     }
@@ -347,18 +347,8 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
         let before = Read::new(read.db, read.project_id, &before).await?;
         Ok(Some(figures(&before).await?.0))
     };
-    let ((now, top_page, top_referrer), previous) = tokio::try_join!(figures(read), previous)?;
-    Ok(Overview {
-        period: read.period(),
-        page_views: now.page_views,
-        unique_visitors: now.unique_visitors,
-        top_page,
-        top_referrer,
-        visits: now.visits,
-        bounce_rate: now.bounce_rate,
-        visit_duration: now.visit_duration,
-        previous,
-    })
+    let (now, previous) = tokio::try_join!(figures(read), previous)?;
+    Ok(crate::figures::overview(read.period(), now, previous))
 }
 
 pub async fn pages(read: &Read<'_>) -> AppResult<Breakdown<PageRow>> {
@@ -401,23 +391,6 @@ pub async fn utm(read: &Read<'_>) -> AppResult<Utm> {
         sources: rows(sources),
         mediums: rows(mediums),
         campaigns: rows(campaigns),
-    })
-}
-
-/// Every event name, `page_view` included, with its count and visitors.
-pub async fn events(read: &Read<'_>) -> AppResult<Breakdown<EventRow>> {
-    let data = breakdown(read, Dim::Event)
-        .await?
-        .into_iter()
-        .map(|r| EventRow {
-            name: r.key,
-            count: r.views,
-            visitors: r.visitors,
-        })
-        .collect();
-    Ok(Breakdown {
-        period: read.period(),
-        data,
     })
 }
 
