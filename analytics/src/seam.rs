@@ -90,6 +90,12 @@ pub trait EventStore: Send + Sync {
     async fn reachable(&self) -> Option<bool> {
         None
     }
+    /// How a worker feeds the store: the most queue entries (requests) one read takes, and how
+    /// long after a store that kept up (a read not full) the next read waits, gathering what
+    /// arrives meanwhile into one insert.
+    fn pacing(&self) -> (usize, std::time::Duration) {
+        (256, std::time::Duration::ZERO)
+    }
 }
 
 /// The figures of one read (see [`EventStore::reader`]).

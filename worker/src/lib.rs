@@ -137,9 +137,6 @@ async fn embed_loop(
     }
 }
 
-/// Most queue entries (requests) one read takes.
-const READ_SIZE: usize = 256;
-
 async fn events_loop(
     mut enricher: Enricher,
     queue: Queue,
@@ -149,15 +146,16 @@ async fn events_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     let stale_ms = settings.events_stale_secs * 1000;
+    let (read_size, window) = enricher.events.pacing();
     // Under a backlog reads are stored while the next is read and enriched, up to two at once: a
     // single insert keeps one Postgres backend, one core, busy, and the worker would wait for it.
     let mut storing = tokio::task::JoinSet::new();
     while !*stop.borrow() {
         beat.heartbeat();
         let entries = tokio::select! {
-            // Up to 256 requests per read, stored with one insert: single-event requests arrive
-            // by the thousand per second, and a statement per few rows would not keep up.
-            r = read::<EventBatch>(&queue, EVENTS_STREAM, &consumer, READ_SIZE, stale_ms) => r,
+            // Many requests per read, stored with one insert: single-event requests arrive by
+            // the thousand per second, and a statement per few rows would not keep up.
+            r = read::<EventBatch>(&queue, EVENTS_STREAM, &consumer, read_size, stale_ms) => r,
             _ = stop.changed() => break,
         };
         // Unreadable entries can never succeed: they are dropped rather than retried forever.
@@ -174,7 +172,7 @@ async fn events_loop(
             }
         }
         ack(&queue, EVENTS_STREAM, unreadable).await;
-        let full = reads.len() >= READ_SIZE;
+        let full = reads.len() >= read_size;
         if !reads.is_empty() {
             match enricher.prepare(reads).await {
                 Ok(prepared) => {
@@ -202,6 +200,12 @@ async fn events_loop(
         } {
             if let Ok(done) = joined {
                 ack(&queue, EVENTS_STREAM, done).await;
+            }
+        }
+        if !full && !window.is_zero() {
+            tokio::select! {
+                _ = tokio::time::sleep(window) => {}
+                _ = stop.changed() => {}
             }
         }
     }

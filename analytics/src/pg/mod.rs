@@ -145,7 +145,8 @@ impl Reader for Read<'_> {
         reads::utm(self).await
     }
     async fn events(&self) -> AppResult<Breakdown<EventRow>> {
-        reads::events(self).await
+        let rows = reads::breakdown(self, Dim::Event).await?;
+        Ok(crate::figures::events(self.period(), rows))
     }
     async fn breakdown(&self, dim: Dim) -> AppResult<Vec<Row>> {
         reads::breakdown(self, dim).await

@@ -35,6 +35,68 @@ struct Args {
     /// Only the read benchmark.
     #[arg(long)]
     reads_only: bool,
+    /// Ingestion in ClickHouse mode: a clickhouse-server of its own (as the `clickhouse`
+    /// benchmark starts it), events stored and looked for there. Its reads are that benchmark's.
+    #[arg(long)]
+    clickhouse: bool,
+}
+
+#[path = "../../../analytics/tests/support/clickhouse.rs"]
+mod server;
+
+/// Where the benchmark looks for stored events: PostgreSQL, or ClickHouse over HTTP.
+#[derive(Clone)]
+enum Stored {
+    Postgres(PgPool),
+    ClickHouse(reqwest::Client, String),
+}
+
+impl Stored {
+    async fn count(&self) -> anyhow::Result<i64> {
+        match self {
+            Stored::Postgres(db) => Ok(sqlx::query_scalar!(
+                r#"select count(*) as "n!" from analytics_events"#
+            )
+            .fetch_one(db)
+            .await?),
+            Stored::ClickHouse(..) => Ok(self
+                .clickhouse("SELECT count() FROM events")
+                .await?
+                .parse()?),
+        }
+    }
+
+    /// Whether an event named `name` of `project` is stored, accepted after `since`.
+    async fn seen(&self, project: &str, since: chrono::DateTime<chrono::Utc>, name: &str) -> bool {
+        match self {
+            Stored::Postgres(db) => sqlx::query_scalar!(
+                r#"select exists (select 1 from analytics_events where project_id = $1::text::uuid and ts >= $2 and name = $3) as "seen!""#,
+                project,
+                since,
+                name
+            )
+            .fetch_one(db)
+            .await
+            .unwrap_or(false),
+            // The names are the benchmark's own markers: nothing to quote.
+            Stored::ClickHouse(..) => self
+                .clickhouse(&format!(
+                    "SELECT count() FROM events WHERE project_id = toUUID('{project}') AND day >= '{}' AND name = '{name}'",
+                    since.date_naive()
+                ))
+                .await
+                .is_ok_and(|n| n != "0"),
+        }
+    }
+
+    async fn clickhouse(&self, sql: &str) -> anyhow::Result<String> {
+        let Stored::ClickHouse(http, url) = self else {
+            anyhow::bail!("not ClickHouse");
+        };
+        let res = http.post(url).body(sql.to_owned()).send().await?;
+        anyhow::ensure!(res.status().is_success(), "{sql}: {}", res.status());
+        Ok(res.text().await?.trim().to_owned())
+    }
 }
 
 /// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
@@ -45,18 +107,25 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let ch = args.clickhouse.then(server::ClickHouse::start);
+    let ch_url = ch.as_ref().map(|c| c.url("shipmate_bench"));
+    let in_clickhouse: Vec<&str> = match &ch_url {
+        Some(url) => vec!["--clickhouse-url", url],
+        None => vec![],
+    };
     // The per-key rate limit (50,000 events/s by default) would cap the batched run: it measures
     // what the machine can take, so the limit is raised out of the way.
     // The public run's clients come through a trusted proxy (this process, on 127.0.0.1).
-    let b = start(&[
+    let mut flags = vec![
         "--events-rate-per-second",
         "100000000",
         "--trusted-proxies",
         "127.0.0.1/32",
-    ])
-    .await?;
-    let worker = b.start_worker(&[])?;
-    let result = run(&b, &args).await;
+    ];
+    flags.extend(&in_clickhouse);
+    let b = start(&flags).await?;
+    let worker = b.start_worker(&in_clickhouse)?;
+    let result = run(&b, &args, ch.as_ref()).await;
     // Stopped first, so that it does not recreate the queue streams just dropped.
     let _ = worker.send(true);
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -64,16 +133,23 @@ async fn main() -> anyhow::Result<()> {
     result
 }
 
-async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
+async fn run(b: &Bench, args: &Args, ch: Option<&server::ClickHouse>) -> anyhow::Result<()> {
     let db = PgPool::connect(&b.db_url).await?;
+    let stored = match ch {
+        Some(ch) => Stored::ClickHouse(
+            reqwest::Client::new(),
+            format!("http://127.0.0.1:{}/?database=shipmate_bench", ch.http_port),
+        ),
+        None => Stored::Postgres(db.clone()),
+    };
     let (project, key, publishable) = b.project_keys("bench-events").await?;
     // Let the worker create today's partition before the load starts.
     tokio::time::sleep(Duration::from_secs(1)).await;
 
     if !args.reads_only {
-        ingestion(b, &db, &project, (&key, &publishable), args).await?;
+        ingestion(b, &stored, &project, (&key, &publishable), args).await?;
     }
-    if args.read_events > 0 {
+    if args.read_events > 0 && ch.is_none() {
         // A project of its own: the ingestion runs above would make its today unusually large.
         let (reads_project, _) = b.project("bench-reads").await?;
         reads(b, &db, &reads_project, args.read_events).await?;
@@ -89,7 +165,7 @@ const PUBLIC_CLIENTS: u32 = 4096;
 /// limits are on at their defaults.
 async fn ingestion(
     b: &Bench,
-    db: &PgPool,
+    db: &Stored,
     project: &str,
     (key, publishable): (&str, &str),
     args: &Args,
@@ -140,7 +216,7 @@ async fn ingestion(
             1,
         ),
     ] {
-        let before = stored(db).await?;
+        let before = db.count().await?;
         let run = sustained(b, &url, Arc::new(requests), args.senders, args.seconds).await?;
         let accepted = run.requests * per_request;
         let drained = wait_stored(b, db, before + accepted as i64).await?;
@@ -256,20 +332,12 @@ async fn queue_backlog(b: &Bench) -> anyhow::Result<u64> {
     Ok(total)
 }
 
-async fn stored(db: &PgPool) -> anyhow::Result<i64> {
-    Ok(
-        sqlx::query_scalar!(r#"select count(*) as "n!" from analytics_events"#)
-            .fetch_one(db)
-            .await?,
-    )
-}
-
 /// Waits until the queue is drained (every entry stored and acknowledged) and `n` events are
 /// stored; returns how long that took. Rows are counted only once the queue is empty: a count
 /// of millions of rows every few milliseconds would compete with the worker for the cores.
-async fn wait_stored(b: &Bench, db: &PgPool, n: i64) -> anyhow::Result<Duration> {
+async fn wait_stored(b: &Bench, db: &Stored, n: i64) -> anyhow::Result<Duration> {
     let t = Instant::now();
-    while queue_backlog(b).await? > 0 || stored(db).await? < n {
+    while queue_backlog(b).await? > 0 || db.count().await? < n {
         anyhow::ensure!(
             t.elapsed() < Duration::from_secs(600),
             "events still not stored"
@@ -282,7 +350,7 @@ async fn wait_stored(b: &Bench, db: &PgPool, n: i64) -> anyhow::Result<Duration>
 /// Posts single events at `rate` per second; every 500th is a marker whose name is then polled for
 /// in the database (the rows today's reads aggregate) to measure the accept-to-visible lag.
 async fn fixed_rate(
-    db: &PgPool,
+    db: &Stored,
     project: &str,
     url: &str,
     key: &str,
@@ -345,15 +413,7 @@ async fn fixed_rate(
             };
             let accepted_at = Instant::now();
             loop {
-                let seen: bool = sqlx::query_scalar!(
-                    r#"select exists (select 1 from analytics_events where project_id = $1::text::uuid and ts >= $2 and name = $3) as "seen!""#,
-                    project.as_str(),
-                    sent_at,
-                    name.as_str()
-                )
-                .fetch_one(&db)
-                .await
-                .unwrap_or(false);
+                let seen = db.seen(&project, sent_at, &name).await;
                 if seen || accepted_at.elapsed() > Duration::from_secs(60) {
                     return (Some(accepted), Some(accepted_at.elapsed()));
                 }
@@ -465,7 +525,7 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     .fetch_one(db)
     .await?;
     let (raw, summaries) = (sizes.raw, sizes.summaries);
-    let events = stored(db).await?;
+    let events = Stored::Postgres(db.clone()).count().await?;
     println!(
         "storage: {:.0} bytes per event in the raw partitions (indexes included), {:.1} more in the daily and weekly summaries, labels and replay record ({events} events)",
         raw as f64 / events as f64,
