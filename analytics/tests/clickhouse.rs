@@ -565,7 +565,9 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     ch.upkeep(Utc::now()).await.unwrap();
     // Mutations run in the background: polled until they are done.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while held(gone, "events").await + held(gone, "daily").await > 0 {
+    let kept_stored = held(kept, "visits").await;
+    assert!(held(gone, "visits").await > 0 && kept_stored > 0);
+    while held(gone, "events").await + held(gone, "daily").await + held(gone, "visits").await > 0 {
         assert!(
             std::time::Instant::now() < deadline,
             "the deleted project's rows stayed"
@@ -574,6 +576,7 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     }
     assert_eq!(held(kept, "events").await, kept_events);
     assert_eq!(held(kept, "daily").await, kept_visits);
+    assert_eq!(held(kept, "visits").await, kept_stored);
     let left: i64 = sqlx::query_scalar("select count(*) from analytics_forgotten_projects")
         .fetch_one(&db)
         .await

@@ -1,4 +1,4 @@
-//! Deleted projects' events and visits. PostgreSQL records each deleted project
+//! Deleted projects' events and summaries. PostgreSQL records each deleted project
 //! (`analytics_forgotten_projects`, written by a trigger on `projects`); the workers' upkeep
 //! deletes its rows here and then forgets the record, so a deletion that fails (ClickHouse down)
 //! is tried again next round. ClickHouse deletes by mutation, in the background, part by part.
@@ -27,7 +27,7 @@ pub async fn forget_deleted(client: &Client, db: &PgPool) -> anyhow::Result<usiz
         .map(|id| format!("toUUID('{id}')"))
         .collect::<Vec<_>>()
         .join(", ");
-    for table in ["events", "daily"] {
+    for table in ["events", "daily", "visits"] {
         client
             .execute(&match &client.cluster {
                 None => format!("ALTER TABLE {table} DELETE WHERE project_id IN ({list})"),

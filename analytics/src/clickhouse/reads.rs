@@ -56,19 +56,26 @@ impl<'a> Read<'a> {
         }
     }
 
-    /// A read that takes closed days from their summaries when it has no filters.
+    /// A read that takes closed days from their summaries.
     pub async fn open(
         client: &'a Client,
         project_id: Uuid,
         query: &'a ReadQuery,
     ) -> AppResult<Read<'a>> {
         let mut read = Read::new(client, project_id, query);
-        if query.filters.0.is_empty() {
-            read.summarised = Summarised::of(client, &project_id.to_string(), &query.range)
-                .await
-                .map_err(failed)?;
-        }
+        read.summarised = Summarised::of(client, &project_id.to_string(), &query.range)
+            .await
+            .map_err(failed)?;
         Ok(read)
+    }
+
+    /// The summarised days a figure may take from `daily`: none with filters (its rows have none).
+    pub(super) fn daily(&self) -> &Summarised {
+        static NONE: Summarised = Summarised::NONE;
+        match self.query.filters.0.is_empty() {
+            true => &self.summarised,
+            false => &NONE,
+        }
     }
 
     pub(super) fn period(&self) -> Period {
@@ -96,7 +103,7 @@ pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
         .client
         .rows(&format!(
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})",
-            read.summarised.with("total", "key", |live| format!(
+            read.daily().with("total", "key", |live| format!(
                 "SELECT '' AS key, countIf(name = 'page_view') AS views, uniqExact(day, visitor) AS visitors
                  FROM events WHERE {}{live}",
                 read.matching()
@@ -123,7 +130,7 @@ pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
         .rows(&format!(
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})
              ORDER BY views DESC, visitors DESC, key LIMIT 100",
-            read.summarised.with(col, "key", |live| format!(
+            read.daily().with(col, "key", |live| format!(
                 "SELECT {col} AS key, count() AS views, uniqExact(day, visitor) AS visitors
                  FROM events WHERE {}{}{live} GROUP BY key",
                 read.matching(),
@@ -153,7 +160,7 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
     );
     let sql = match interval {
         Interval::Hour => live_buckets(read, &bucket, ""),
-        _ => read.summarised.with(
+        _ => read.daily().with(
             "total",
             &format!(
                 "toString(toRelativeDayNum(day) - toRelativeDayNum(toDate('{}')))",

@@ -85,8 +85,9 @@ fn table(
 
 /// Closed days' figures (`summaries`): per project, day and dimension (a column of the events,
 /// or `total`, `entry`, `exit`, `duration`), each key's views and that day's visitors, each row of
-/// the summary run (`run`) that wrote it; and each summarised day's current run, with the number of
-/// events it was made from (on every server of a cluster).
+/// the summary run (`run`) that wrote it; the days' visits, for filtered visit reads; and each
+/// summarised day's current run, with the number of events it was made from (on every server of a
+/// cluster).
 fn day_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
     let columns = "(project_id UUID, day Date, dim String, key String, views UInt64,
                     visitors UInt64, run UInt64)";
@@ -99,6 +100,24 @@ fn day_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
         layout,
         "cityHash64(key)",
     );
+    // Each visit with a page view, and its events' dimensions as arrays in event order (`d_path`,
+    // ... `d_name`): a filtered read asks whether one event of the visit matches every filter.
+    let dims: String = crate::query::Dim::ALL
+        .iter()
+        .map(|d| format!(", d_{} Array(String)", d.column()))
+        .collect();
+    let visits = format!(
+        "(project_id UUID, day Date, visitor Int64, started UInt64, ended UInt64, page_views UInt32,
+          entry String, exit String, run UInt64{dims})"
+    );
+    statements.extend(table(
+        (db, cluster),
+        "visits",
+        &visits,
+        "MergeTree",
+        "PARTITION BY toYYYYMM(day) ORDER BY (project_id, day, visitor, started)",
+        "intHash64(visitor)",
+    ));
     let days = "(day Date, events UInt64, run UInt64)";
     statements.push(match cluster {
         None => format!("CREATE TABLE IF NOT EXISTS {db}.summarised_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),

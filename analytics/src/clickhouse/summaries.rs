@@ -33,7 +33,7 @@ struct Day {
 }
 
 /// The summarised days of one read's range, each with its current run, and the range's other
-/// days (none summarised for a filtered read: summaries hold no filters).
+/// days.
 #[derive(Clone, Default)]
 pub struct Summarised {
     project: String,
@@ -42,6 +42,12 @@ pub struct Summarised {
 }
 
 impl Summarised {
+    pub const NONE: Summarised = Summarised {
+        project: String::new(),
+        days: Vec::new(),
+        rest: Vec::new(),
+    };
+
     pub async fn of(client: &Client, project: &str, range: &Range) -> anyhow::Result<Summarised> {
         let rows: Vec<Day> = client
             .rows(&format!(
@@ -72,6 +78,26 @@ impl Summarised {
     /// condition that keeps the days not summarised, named so the sorting key finds them), the
     /// summaries add theirs, keyed by `key` (an expression of `daily`'s columns).
     pub fn with(&self, dim: &str, key: &str, live: impl Fn(&str) -> String) -> String {
+        let project = quote(&self.project);
+        self.joined(
+            |days, runs| {
+                format!(
+                    "SELECT {key} AS key, views, visitors FROM daily
+                     WHERE project_id = {project} AND dim = '{dim}' AND day IN ({days}) AND run IN ({runs})"
+                )
+            },
+            live,
+        )
+    }
+
+    /// Rows (key, views, visitors) of the summarised days (`summary`, given their list and their
+    /// runs' list) and of the others (`live`, given the condition that keeps them), added up per
+    /// key.
+    pub fn joined(
+        &self,
+        summary: impl Fn(&str, &str) -> String,
+        live: impl Fn(&str) -> String,
+    ) -> String {
         if self.days.is_empty() {
             return live("");
         }
@@ -86,13 +112,11 @@ impl Summarised {
             ),
         };
         format!(
-            "SELECT key, sum(views) AS views, sum(visitors) AS visitors FROM (
-                SELECT {key} AS key, views, visitors FROM daily
-                WHERE project_id = {project} AND dim = '{dim}' AND day IN ({days}) AND run IN ({runs}){rest}
-             ) GROUP BY key",
-            project = quote(&self.project),
-            days = Self::list(&self.days, |(d, _)| format!("'{d}'")),
-            runs = Self::list(&self.days, |(_, r)| r.to_string()),
+            "SELECT key, sum(views) AS views, sum(visitors) AS visitors FROM ({}{rest}) GROUP BY key",
+            summary(
+                &Self::list(&self.days, |(d, _)| format!("'{d}'")),
+                &Self::list(&self.days, |(_, r)| r.to_string())
+            ),
         )
     }
 }
@@ -151,10 +175,20 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
     // Visits are cut in parts of visitors: a key's rows of two parts add up (no visitor in both).
     let parts = d.events / EVENTS_PER_CUT + 1;
     for part in 0..parts {
-        let visits = cut(&days_of(
-            &format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}"),
-            "1",
+        let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
+        let visits = cut(&days_of(&part_of, "1", true), true);
+        let dims: String = Dim::ALL
+            .iter()
+            .map(|d| format!(", d_{}", d.column()))
+            .collect();
+        statements.push(format!(
+            "INSERT INTO visits (project_id, day, visitor, started, ended, page_views, entry, exit, run{dims})
+             SELECT project_id, day, visitor, started, ended, page_views, entry, exit, toUInt64({run}){dims}
+             FROM ({visits}) WHERE page_views > 0"
         ));
+        // The part's visit rows, cut again without the arrays rather than read back: on a
+        // cluster the visits just stored may not have reached the replica a read would ask.
+        let visits = cut(&days_of(&part_of, "1", false), false);
         for (dim, key, views, visitors) in VISIT_ROWS {
             statements.push(insert(format!(
                 "SELECT project_id, day, '{dim}' AS dim, {key} AS key, {views} AS views, {visitors} AS visitors

@@ -21,23 +21,38 @@ use shipmate_core::AppResult;
 /// Microseconds without events after which a new visit starts.
 const GAP_MICROS: u64 = 30 * 60 * 1_000_000;
 
-/// Each visitor's sorted events of each day as `evs` (t, page view, path, hit, name): the events
-/// where `condition` holds, `hit` marking those that match the read's filters.
-pub(super) fn days_of(condition: &str, hit: &str) -> String {
+/// Each visitor's sorted events of each day as `evs` (t, page view, path, hit, name, then with
+/// `dims` every dimension's column in `Dim::ALL` order): the events where `condition` holds, `hit`
+/// marking those that match the read's filters.
+pub(super) fn days_of(condition: &str, hit: &str, dims: bool) -> String {
+    let dims: String = match dims {
+        true => Dim::ALL
+            .iter()
+            .map(|d| format!(", {}", d.column()))
+            .collect(),
+        false => String::new(),
+    };
     format!(
-        "SELECT project_id, day, visitor, arraySort(x -> x.1, groupArray((t, name = 'page_view', path, toUInt8({hit}), name))) AS evs
+        "SELECT project_id, day, visitor, arraySort(x -> x.1, groupArray((t, name = 'page_view', path, toUInt8({hit}), name{dims}))) AS evs
          FROM events WHERE {condition} GROUP BY project_id, day, visitor"
     )
 }
 
 /// One row per visit of those days: project_id, day, visitor, started, ended, page_views, hit,
-/// entry, exit.
-pub(super) fn cut(days: &str) -> String {
+/// entry, exit; with `dims` (days made with them) each dimension's values in event order as
+/// `d_{column}`.
+pub(super) fn cut(days: &str, dims: bool) -> String {
+    let dims: String = match dims {
+        true => (0..Dim::ALL.len())
+            .map(|k| format!(", groupArray(ev.{}) AS d_{}", k + 6, Dim::ALL[k].column()))
+            .collect(),
+        false => String::new(),
+    };
     format!(
         "SELECT project_id, day, visitor, min(ev.1) AS started, max(ev.1) AS ended,
                 toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
                 argMinIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS entry,
-                argMaxIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS exit
+                argMaxIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS exit{dims}
          FROM (
             SELECT project_id, day, visitor, evs,
                    arrayMap(x -> x.1, evs) AS ts,
@@ -73,20 +88,64 @@ fn days_matching(read: &Read<'_>, also: &str) -> String {
 }
 
 /// Rows (key, views, visitors) of one of the visit dimensions (`summaries::VISIT_ROWS`) over the
-/// read's counted visits: summarised days' from their summaries, the rest cut from the events.
+/// read's counted visits: summarised days' from their summaries (unfiltered, the days' rows; with
+/// filters, the stored visits holding an event that matches every filter), the rest cut from the
+/// events.
 fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &str)) -> String {
     let filters = filter_sql(&read.query.filters);
-    let live = |and: &str| {
-        let visits = match filters.strip_prefix(" AND ") {
-            None => cut(&days_of(&format!("{}{and}", unfiltered(read)), "1")),
-            Some(hit) => cut(&days_of(&days_matching(read, ""), hit)),
-        };
+    let rows = |from: &str, counted: &str| {
         format!(
-            "SELECT {key} AS key, {views} AS views, {visitors} AS visitors FROM ({visits})
-             WHERE page_views > 0 AND hit AND {key} != '' GROUP BY key"
+            "SELECT {key} AS key, {views} AS views, {visitors} AS visitors FROM {from}
+             WHERE {counted} AND page_views > 0 AND {key} != '' GROUP BY key"
         )
     };
-    read.summarised.with(dim, "key", live)
+    let live = |and: &str| {
+        let visits = match filters.strip_prefix(" AND ") {
+            None => cut(
+                &days_of(&format!("{}{and}", unfiltered(read)), "1", false),
+                false,
+            ),
+            Some(hit) => cut(
+                &days_of(&format!("{}{and}", days_matching(read, "")), hit, false),
+                false,
+            ),
+        };
+        rows(&format!("({visits})"), "hit")
+    };
+    if filters.is_empty() {
+        return read.summarised.with(dim, "key", live);
+    }
+    // The filters as one lambda over the visit's arrays, each a parameter: no lambda captures a
+    // column of its row (18.16, above).
+    let filters = &read.query.filters.0;
+    let params: Vec<String> = (0..filters.len()).map(|k| format!("f{k}")).collect();
+    let tests: Vec<String> = filters
+        .iter()
+        .zip(&params)
+        .map(|((_, value), p)| format!("{p} = {}", quote(value)))
+        .collect();
+    let arrays: Vec<String> = filters
+        .iter()
+        .map(|(d, _)| format!("d_{}", d.column()))
+        .collect();
+    let matched = format!(
+        "arrayExists(({}) -> {}, {})",
+        params.join(", "),
+        tests.join(" AND "),
+        arrays.join(", ")
+    );
+    let project = quote(&read.project_id.to_string());
+    read.summarised.joined(
+        |days, runs| {
+            rows(
+                "visits",
+                &format!(
+                    "project_id = {project} AND day IN ({days}) AND run IN ({runs}) AND {matched}"
+                ),
+            )
+        },
+        live,
+    )
 }
 
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
@@ -206,7 +265,8 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
         columns.join(", "),
         days_of(
             &days_matching(read, &first),
-            hit.strip_prefix(" AND ").unwrap_or("1")
+            hit.strip_prefix(" AND ").unwrap_or("1"),
+            false
         )
     );
     let rows: Vec<serde_json::Map<String, serde_json::Value>> =
