@@ -556,6 +556,8 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     let (kept_events, kept_visits) = (held(kept, "events").await, held(kept, "daily").await);
     assert_eq!(kept_events, 400);
     assert!(held(gone, "daily").await > 0 && kept_visits > 0);
+    let kept_stored = held(kept, "visits").await;
+    assert!(held(gone, "visits").await > 0 && kept_stored > 0);
 
     sqlx::query("delete from projects where id = $1")
         .bind(gone)
@@ -565,8 +567,6 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     ch.upkeep(Utc::now()).await.unwrap();
     // Mutations run in the background: polled until they are done.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let kept_stored = held(kept, "visits").await;
-    assert!(held(gone, "visits").await > 0 && kept_stored > 0);
     while held(gone, "events").await + held(gone, "daily").await + held(gone, "visits").await > 0 {
         assert!(
             std::time::Instant::now() < deadline,
