@@ -508,8 +508,17 @@ async fn a_cluster_of_two_shards_answers_as_one_server_with_a_replica_down() {
     store(&ch, later).await;
     pg.upkeep(Utc::now()).await.unwrap();
     same_answers(&pg, &ch, project, &[vec![], vec![("page", "/pricing")]]).await;
-    // Visits summarised on the cluster with that replica still down, then read from there.
+    // Visits summarised on the cluster with that replica still down, then read from there once
+    // the first shard's two replicas hold the same summaries (a read may ask either).
     assert!(ch.upkeep(Utc::now() + Duration::days(1)).await.unwrap() >= 2);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    for table in ["daily_local", "visits_local"] {
+        let count = format!("SELECT count() FROM shipmate_cluster.{table}");
+        while number(&cluster.nodes[0], &count).await != number(&cluster.nodes[1], &count).await {
+            assert!(std::time::Instant::now() < deadline, "{table} never agreed");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
     same_answers(&pg, &ch, project, &[vec![], vec![("page", "/pricing")]]).await;
 }
 
