@@ -27,6 +27,7 @@ pub mod copy;
 pub mod forget;
 pub mod reads;
 pub mod schema;
+pub mod sql;
 pub mod store;
 pub mod summaries;
 pub mod visits;

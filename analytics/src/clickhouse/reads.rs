@@ -11,6 +11,7 @@ use shipmate_types::analytics::{
 use uuid::Uuid;
 
 use super::client::{quote, Client};
+use super::sql::dim_condition;
 use super::summaries::Summarised;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::Row;
@@ -112,14 +113,6 @@ pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
         .await
         .map_err(failed)?;
     Ok(rows.first().map_or((0, 0), |t| (t.views, t.visitors)))
-}
-
-/// The events one dimension's rows count: page views with a value, or every event for names.
-pub(super) fn dim_condition(dim: Dim) -> String {
-    match dim {
-        Dim::Event => String::new(),
-        _ => format!(" AND name = 'page_view' AND {} != ''", dim.column()),
-    }
 }
 
 /// Views and visitors per value of one dimension, largest first, 100 at most.

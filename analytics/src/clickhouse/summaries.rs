@@ -15,8 +15,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::client::{quote, Client};
-use super::reads::dim_condition;
-use super::visits::{cut, days_of};
+use super::sql::{cut, days_of, dim_condition, VISIT_ROWS};
 use crate::query::{Dim, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
@@ -206,16 +205,3 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
         ))
         .await
 }
-
-/// The visit summaries: dimension, key, views, visitors. Entry and exit pages count visits and
-/// visitors; durations (whole seconds) count visits and, as visitors, those that bounced.
-pub(super) const VISIT_ROWS: [(&str, &str, &str, &str); 3] = [
-    ("entry", "entry", "count()", "uniqExact(day, visitor)"),
-    ("exit", "exit", "count()", "uniqExact(day, visitor)"),
-    (
-        "duration",
-        "toString(intDiv(ended - started, 1000000))",
-        "count()",
-        "countIf(page_views = 1)",
-    ),
-];

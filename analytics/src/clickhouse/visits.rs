@@ -1,4 +1,4 @@
-//! Visits in ClickHouse SQL, cut as PostgreSQL mode cuts them (`pg::visits`): a visitor's events
+//! Visits in ClickHouse SQL (the cut itself in `sql`), cut as PostgreSQL mode cuts them (`pg::visits`): a visitor's events
 //! of one UTC day with gaps under 30 minutes; a visit counts when it has a page view and an
 //! event matching the read's filters; its entry and exit pages are its first and last page views'
 //! paths, its duration the whole seconds from its first event to its last. 18.16 has no window
@@ -12,56 +12,11 @@ use shipmate_types::analytics::{Breakdown, Funnel, FunnelReport, Overview, Visit
 
 use super::client::quote;
 use super::reads::{breakdown, failed, filter_sql, totals, Read};
-use super::summaries::VISIT_ROWS;
+use super::sql::{cut, days_of, VISIT_ROWS};
 use crate::figures::{Figured, VisitFigures};
 use crate::query::{Dim, ReadQuery};
 use crate::seam::Row;
 use shipmate_core::AppResult;
-
-/// Microseconds without events after which a new visit starts.
-const GAP_MICROS: u64 = 30 * 60 * 1_000_000;
-
-/// Each visitor's sorted events of each day as `evs` (t, page view, path, hit, name, then with
-/// `dims` every dimension's column in `Dim::ALL` order): the events where `condition` holds, `hit`
-/// marking those that match the read's filters.
-pub(super) fn days_of(condition: &str, hit: &str, dims: bool) -> String {
-    let dims: String = match dims {
-        true => Dim::ALL
-            .iter()
-            .map(|d| format!(", {}", d.column()))
-            .collect(),
-        false => String::new(),
-    };
-    format!(
-        "SELECT project_id, day, visitor, arraySort(x -> x.1, groupArray((t, name = 'page_view', path, toUInt8({hit}), name{dims}))) AS evs
-         FROM events WHERE {condition} GROUP BY project_id, day, visitor"
-    )
-}
-
-/// One row per visit of those days: project_id, day, visitor, started, ended, page_views, hit,
-/// entry, exit; with `dims` (days made with them) each dimension's values in event order as
-/// `d_{column}`.
-pub(super) fn cut(days: &str, dims: bool) -> String {
-    let dims: String = match dims {
-        true => (0..Dim::ALL.len())
-            .map(|k| format!(", groupArray(ev.{}) AS d_{}", k + 6, Dim::ALL[k].column()))
-            .collect(),
-        false => String::new(),
-    };
-    format!(
-        "SELECT project_id, day, visitor, min(ev.1) AS started, max(ev.1) AS ended,
-                toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
-                argMinIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS entry,
-                argMaxIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS exit{dims}
-         FROM (
-            SELECT project_id, day, visitor, evs,
-                   arrayMap(x -> x.1, evs) AS ts,
-                   arrayCumSum(arrayMap((a, b) -> toUInt32(a - b >= {GAP_MICROS}), ts, arrayPushFront(arrayPopBack(ts), toUInt64(0)))) AS vns
-            FROM ({days})
-         ) ARRAY JOIN evs AS ev, vns AS vn
-         GROUP BY project_id, day, visitor, vn"
-    )
-}
 
 /// The read's events with its filters left out: visits are cut from every event of a visitor.
 fn unfiltered(read: &Read<'_>) -> String {

@@ -1,0 +1,71 @@
+//! The pieces of SQL that reads and summaries share: which events a dimension's rows count, each
+//! visitor's day as a sorted array, the cut of those arrays into visits, and the visit rows the
+//! summaries keep. A leaf: it knows the events' columns, not who runs the statements.
+
+use crate::query::Dim;
+
+/// The events one dimension's rows count: page views with a value, or every event for names.
+pub fn dim_condition(dim: Dim) -> String {
+    match dim {
+        Dim::Event => String::new(),
+        _ => format!(" AND name = 'page_view' AND {} != ''", dim.column()),
+    }
+}
+
+/// Microseconds without events after which a new visit starts.
+const GAP_MICROS: u64 = 30 * 60 * 1_000_000;
+
+/// Each visitor's sorted events of each day as `evs` (t, page view, path, hit, name, then with
+/// `dims` every dimension's column in `Dim::ALL` order): the events where `condition` holds, `hit`
+/// marking those that match the read's filters.
+pub fn days_of(condition: &str, hit: &str, dims: bool) -> String {
+    let dims: String = match dims {
+        true => Dim::ALL
+            .iter()
+            .map(|d| format!(", {}", d.column()))
+            .collect(),
+        false => String::new(),
+    };
+    format!(
+        "SELECT project_id, day, visitor, arraySort(x -> x.1, groupArray((t, name = 'page_view', path, toUInt8({hit}), name{dims}))) AS evs
+         FROM events WHERE {condition} GROUP BY project_id, day, visitor"
+    )
+}
+
+/// One row per visit of those days: project_id, day, visitor, started, ended, page_views, hit,
+/// entry, exit; with `dims` (days made with them) each dimension's values in event order as
+/// `d_{column}`.
+pub fn cut(days: &str, dims: bool) -> String {
+    let dims: String = match dims {
+        true => (0..Dim::ALL.len())
+            .map(|k| format!(", groupArray(ev.{}) AS d_{}", k + 6, Dim::ALL[k].column()))
+            .collect(),
+        false => String::new(),
+    };
+    format!(
+        "SELECT project_id, day, visitor, min(ev.1) AS started, max(ev.1) AS ended,
+                toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
+                argMinIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS entry,
+                argMaxIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS exit{dims}
+         FROM (
+            SELECT project_id, day, visitor, evs,
+                   arrayMap(x -> x.1, evs) AS ts,
+                   arrayCumSum(arrayMap((a, b) -> toUInt32(a - b >= {GAP_MICROS}), ts, arrayPushFront(arrayPopBack(ts), toUInt64(0)))) AS vns
+            FROM ({days})
+         ) ARRAY JOIN evs AS ev, vns AS vn
+         GROUP BY project_id, day, visitor, vn"
+    )
+}
+
+/// The visit summaries: dimension, key, views, visitors. Entry and exit pages count visits and
+/// visitors; durations (whole seconds) count visits and, as visitors, those that bounced.
+pub const VISIT_ROWS: [(&str, &str, &str, &str); 3] = [
+    ("entry", "entry", "count()", "uniqExact(day, visitor)"),
+    ("exit", "exit", "count()", "uniqExact(day, visitor)"),
+    (
+        "duration",
+        "toString(intDiv(ended - started, 1000000))",
+        "count()",
+        "countIf(page_views = 1)",
+    ),
+];
