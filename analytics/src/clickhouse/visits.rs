@@ -1,12 +1,13 @@
-//! Visits in ClickHouse SQL (the cut itself in `sql`), cut as PostgreSQL mode cuts them (`pg::visits`): a visitor's events
-//! of one UTC day with gaps under 30 minutes; a visit counts when it has a page view and an
-//! event matching the read's filters; its entry and exit pages are its first and last page views'
-//! paths, its duration the whole seconds from its first event to its last. 18.16 has no window
-//! functions: each visitor's day is one sorted array, cut where the gap is 30 minutes or more.
-//! Funnels walk the same arrays: each step's earliest matching event at or after the step before's.
-//! No lambda here captures a column of its row: 18.16 pairs such captures with the wrong rows.
-//! Closed days' visits are cut once and stored (`summaries`); a filtered read or a funnel cuts
-//! only the visitor days holding a matching event.
+//! Visits in ClickHouse SQL (the cut itself in `sql`), cut as PostgreSQL mode cuts them
+//! (`pg::visits`): a visitor's events of one UTC day with gaps under 30 minutes; a visit counts
+//! when it has a page view and an event matching the read's filters; its entry and exit pages are
+//! its first and last page views' paths, its duration the whole seconds from its first event to
+//! its last. 18.16 has no window functions: each visitor's day is one sorted array, cut where the
+//! gap is 30 minutes or more. Funnels walk the same arrays: each step's earliest matching event at
+//! or after the step before's. No lambda here captures a column of its row: 18.16 pairs such
+//! captures with the wrong rows. Closed days' visits are cut once and stored (`summaries`, with
+//! their events' dimensions for filtered reads); the other days are cut at read time, filtered
+//! ones and funnels only on the visitor days holding a matching event.
 
 use shipmate_types::analytics::{Breakdown, Funnel, FunnelReport, Overview, VisitPageRow};
 
