@@ -30,8 +30,9 @@ pub const MAX_BATCH: usize = 100;
 /// PostgreSQL.
 pub async fn open_store(
     settings: &AnalyticsSettings,
-    db: sqlx::PgPool,
+    replicas: shipmate_core::replicas::Replicas,
 ) -> anyhow::Result<std::sync::Arc<dyn EventStore>> {
+    let db = replicas.primary().clone();
     Ok(match &settings.clickhouse_url {
         Some(url) => std::sync::Arc::new(
             shipmate_core::startup::retry("clickhouse", || {
@@ -43,6 +44,6 @@ pub async fn open_store(
             })
             .await?,
         ),
-        None => std::sync::Arc::new(pg::Postgres::new(db)),
+        None => std::sync::Arc::new(pg::Postgres::new(db).reading_from(replicas)),
     })
 }

@@ -8,12 +8,14 @@ pub mod maintenance;
 pub mod metrics;
 pub mod pages;
 pub mod problem;
+pub mod read_your_writes;
 pub mod routes;
 pub mod settings;
 pub mod state;
 pub mod telemetry;
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
@@ -53,6 +55,7 @@ impl Application {
         let queue = shipmate_core::startup::retry("redis", || {
             shipmate_core::queue::Queue::connect(
                 &settings.common.redis_url,
+                &settings.common.redis_cluster_urls,
                 &settings.common.queue_prefix,
             )
         })
@@ -76,8 +79,22 @@ impl Application {
         // The recorder exists before the first request is recorded.
         shipmate_core::metrics::handle();
         shipmate_core::metrics::spawn_upkeep();
-        let events = shipmate_analytics::open_store(&settings.common.analytics, db.clone()).await?;
-        let state = AppState::new(db, (queue, deliveries), events, settings, public_url)?;
+        let replicas = shipmate_core::replicas::Replicas::new(
+            db.clone(),
+            &settings.common.database_read_urls,
+            Duration::from_secs(settings.common.replica_max_lag_seconds),
+            settings.common.db_pool,
+        )?;
+        replicas.spawn_watch();
+        let events =
+            shipmate_analytics::open_store(&settings.common.analytics, replicas.clone()).await?;
+        let state = AppState::new(
+            (db, replicas),
+            (queue, deliveries),
+            events,
+            settings,
+            public_url,
+        )?;
         tokio::spawn(state.limits.clone().prune_forever());
         if !shipmate_accounts::auth::users::any_exist(&state.db).await? {
             // The one place the setup token appears: whoever can read this log owns the instance.
@@ -121,6 +138,10 @@ pub fn app(state: AppState) -> Router {
         .merge(pages::router())
         .route("/metrics", axum::routing::get(metrics::scrape))
         .layer(metrics::TrackLayer)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            read_your_writes::mark_writes,
+        ))
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body))

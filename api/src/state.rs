@@ -14,6 +14,7 @@ use shipmate_accounts::projects::Project;
 use shipmate_analytics::visitor::{Geo, SaltCache};
 use shipmate_analytics::EventStore;
 use shipmate_core::queue::Queue;
+use shipmate_core::replicas::Replicas;
 use shipmate_core::AppError;
 use shipmate_kb::embed::InputKind;
 use shipmate_kb::models::Registry;
@@ -52,6 +53,8 @@ pub struct Inner {
     pub deliveries: shipmate_outbound::DeliveryQueue,
     /// Where analytics events are read from (`shipmate_analytics::seam`).
     pub events: Arc<dyn EventStore>,
+    /// Reads that may lag: on a healthy replica when there are some (`extract::ReadDb`).
+    pub replicas: Replicas,
     /// The country database, read into memory once at start.
     pub geo: Geo,
     /// Today's visitor salt: the api derives visitors before queueing (docs/privacy.md).
@@ -61,7 +64,8 @@ pub struct Inner {
     query_cache: Cache<QueryKey, Arc<Vec<f32>>>,
     /// API keys resolved in the last `KEY_CACHE_TTL`: the ingestion hot path skips Postgres (and
     /// keeps accepting events for that long when Postgres is down). Rotating, revoking or deleting
-    /// clears it on this instance; other instances notice within the TTL.
+    /// clears it on this instance; other instances notice within the TTL (the contract: within
+    /// a second, on every process).
     key_cache: Cache<String, CachedKey>,
     /// Bumped by `forget_keys`. Each cached key carries the generation its lookup started in, and
     /// only the current generation counts: a lookup that raced a change cannot serve its answer.
@@ -71,7 +75,7 @@ pub struct Inner {
 /// (generation, project, access).
 type CachedKey = (u64, Project, Access);
 
-const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
+const KEY_CACHE_TTL: Duration = Duration::from_millis(900);
 const KEY_CACHE_SIZE: u64 = 10_000;
 
 const QUERY_CACHE_SIZE: u64 = 1_024;
@@ -94,7 +98,7 @@ impl Deref for AppState {
 
 impl AppState {
     pub fn new(
-        db: PgPool,
+        (db, replicas): (PgPool, Replicas),
         (queue, deliveries): (Queue, shipmate_outbound::DeliveryQueue),
         events: Arc<dyn EventStore>,
         settings: ApiSettings,
@@ -117,6 +121,7 @@ impl AppState {
             queue,
             deliveries,
             events,
+            replicas,
             geo: Geo::open(settings.common.analytics.geoip_db.as_deref()),
             salts: SaltCache::default(),
             query_cache: Cache::new(QUERY_CACHE_SIZE),

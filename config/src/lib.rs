@@ -18,6 +18,17 @@ pub struct CommonSettings {
     /// Redis holding the job queues.
     #[arg(long, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379")]
     pub redis_url: String,
+    /// Seed nodes of a Redis Cluster (comma-separated `redis://host:port`): the analytics and
+    /// document streams live there; apalis jobs stay on `REDIS_URL`.
+    #[arg(long, env = "REDIS_CLUSTER_URLS", value_delimiter = ',')]
+    pub redis_cluster_urls: Vec<String>,
+    /// PostgreSQL streaming replicas (comma-separated) for reads that may lag.
+    #[arg(long, env = "DATABASE_READ_URLS", value_delimiter = ',')]
+    pub database_read_urls: Vec<String>,
+    /// A replica further behind than this (or down) is skipped, and a session reads from the
+    /// primary this long after its own write.
+    #[arg(long, env = "SHIPMATE_REPLICA_MAX_LAG_SECONDS", default_value_t = 10)]
+    pub replica_max_lag_seconds: u64,
     /// Prefix of this deployment's Redis keys.
     #[arg(long, env = "SHIPMATE_QUEUE_PREFIX", default_value = "shipmate")]
     pub queue_prefix: String,
@@ -36,6 +47,8 @@ pub struct CommonSettings {
 const URL_SETTINGS: &[&str] = &[
     "DATABASE_URL",
     "REDIS_URL",
+    "REDIS_CLUSTER_URLS",
+    "DATABASE_READ_URLS",
     "SHIPMATE_PROVIDER_A_URL",
     "SHIPMATE_PROVIDER_B_URL",
     "SHIPMATE_SMTP_URL",

@@ -10,6 +10,7 @@ pub mod masked;
 pub mod metrics;
 pub mod params;
 pub mod queue;
+pub mod replicas;
 pub mod secret;
 pub mod startup;
 pub mod tokens;

@@ -2,6 +2,11 @@
 
 /// The URL with its password, if any, shown as `***`.
 pub fn mask_url(raw: &str) -> String {
+    // Lists of URLs (replicas, cluster seeds) are masked one by one.
+    raw.split(',').map(mask_one).collect::<Vec<_>>().join(",")
+}
+
+fn mask_one(raw: &str) -> String {
     match url::Url::parse(raw) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));
@@ -25,5 +30,9 @@ mod tests {
         );
         assert_eq!(mask_url("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
         assert_eq!(mask_url("not a url with s3cret"), "***");
+        assert_eq!(
+            mask_url("postgres://r:pw@a/s,postgres://b/s"),
+            "postgres://r:***@a/s,postgres://b/s"
+        );
     }
 }

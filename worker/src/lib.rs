@@ -9,7 +9,7 @@ use std::time::Duration;
 use shipmate_analytics::events::EventBatch;
 use shipmate_analytics::visitor::Geo;
 use shipmate_core::health::{HealthHandle, HealthRegistry};
-use shipmate_core::queue::{entry_key, Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
+use shipmate_core::queue::{Entry, Queue, EMBED_STREAM, EVENTS_STREAM};
 use shipmate_core::startup::retry;
 use shipmate_kb::models::Registry;
 use tokio::sync::watch;
@@ -28,7 +28,11 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     // shared one each loop would first wait out the other's block, up to a second per wake-up.
     let connect = || {
         retry("redis", || {
-            Queue::connect(&settings.common.redis_url, &settings.common.queue_prefix)
+            Queue::connect(
+                &settings.common.redis_url,
+                &settings.common.redis_cluster_urls,
+                &settings.common.queue_prefix,
+            )
         })
     };
     let (embed_queue, events_queue, upkeep_queue) =
@@ -64,7 +68,9 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
         metrics_listener(addr, connect().await?, health).await?;
     }
     let lag = chrono::Duration::seconds(settings.summary_lag_secs);
-    let events = shipmate_analytics::open_store(&settings.common.analytics, db.clone()).await?;
+    // The weekly report is the worker's only read of figures: on the primary.
+    let primary = shipmate_core::replicas::Replicas::primary_only(db.clone());
+    let events = shipmate_analytics::open_store(&settings.common.analytics, primary).await?;
     let enricher = Enricher::new(
         db.clone(),
         Geo::open(settings.common.analytics.geoip_db.as_deref()),
@@ -131,7 +137,7 @@ async fn embed_loop(
         ack(
             &queue,
             EMBED_STREAM,
-            woken.into_iter().map(|e| e.id).collect(),
+            woken.into_iter().map(|e| e.key).collect(),
         )
         .await;
     }
@@ -161,14 +167,13 @@ async fn events_loop(
         // Unreadable entries can never succeed: they are dropped rather than retried forever.
         let (mut unreadable, mut reads) = (Vec::new(), Vec::new());
         for e in entries {
-            match (entry_key(&e.id), e.job) {
-                (Some(key), Some(batch)) => reads.push(Read {
-                    id: e.id,
-                    key,
+            match e.job {
+                Some(batch) => reads.push(Read {
+                    key: e.key,
                     redelivered: e.redelivered,
                     batch,
                 }),
-                _ => unreadable.push(e.id),
+                None => unreadable.push(e.key),
             }
         }
         ack(&queue, EVENTS_STREAM, unreadable).await;
@@ -240,11 +245,11 @@ async fn read<T: for<'de> serde::Deserialize<'de>>(
     }
 }
 
-async fn ack(queue: &Queue, stream: &str, ids: Vec<String>) {
-    if ids.is_empty() {
+async fn ack(queue: &Queue, stream: &str, keys: Vec<i64>) {
+    if keys.is_empty() {
         return;
     }
-    if let Err(e) = queue.ack(stream, &ids).await {
+    if let Err(e) = queue.ack(stream, &keys).await {
         tracing::warn!(error = %e, stream, "could not acknowledge; the entries will be redelivered and replayed as no-ops");
     }
 }

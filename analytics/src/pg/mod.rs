@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
+use shipmate_core::replicas::Replicas;
 use shipmate_core::AppResult;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventRow, FunnelReport, Overview, PageRow, PropertyRow,
@@ -35,6 +36,8 @@ use shipmate_types::analytics::Funnel;
 
 pub struct Postgres {
     db: PgPool,
+    /// Figures may come from a replica (`reading_from`); writes and upkeep use `db`.
+    replicas: Replicas,
     /// Days whose partition exists (or never can: their rows are in the default partition).
     partitions: Mutex<BTreeSet<NaiveDate>>,
 }
@@ -42,9 +45,16 @@ pub struct Postgres {
 impl Postgres {
     pub fn new(db: PgPool) -> Self {
         Postgres {
+            replicas: Replicas::primary_only(db.clone()),
             db,
             partitions: Mutex::new(BTreeSet::new()),
         }
+    }
+
+    /// Reads figures from `replicas` when one is healthy.
+    pub fn reading_from(mut self, replicas: Replicas) -> Self {
+        self.replicas = replicas;
+        self
     }
 
     /// Partitions for yesterday to tomorrow, each day asked for once.
@@ -98,7 +108,13 @@ impl EventStore for Postgres {
         project_id: Uuid,
         query: &'a ReadQuery,
     ) -> AppResult<Box<dyn Reader + 'a>> {
-        Ok(Box::new(Read::new(&self.db, project_id, query).await?))
+        // The replica is chosen for the whole read: its first query (the window) falls back to
+        // the primary if the replica fails it.
+        let read = self
+            .replicas
+            .run(|db| Read::new(db, project_id, query))
+            .await?;
+        Ok(Box::new(read))
     }
 
     async fn realtime(
@@ -107,11 +123,15 @@ impl EventStore for Postgres {
         now: DateTime<Utc>,
         filters: &Filters,
     ) -> AppResult<Realtime> {
-        realtime::realtime(&self.db, project_id, now, filters).await
+        self.replicas
+            .run(|db| realtime::realtime(db, project_id, now, filters))
+            .await
     }
 
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
-        funnels::report(&self.db, funnel, query).await
+        self.replicas
+            .run(|db| funnels::report(db, funnel, query))
+            .await
     }
 }
 

@@ -13,8 +13,10 @@ use shipmate_core::params::Paging;
 use shipmate_feedback::changelog::{self, Answered, Entry};
 
 use super::{error_page, html_page, human_date, layout, layout_with_head};
-use crate::problem::ApiResult;
+use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
+use shipmate_core::AppResult;
+use sqlx::PgPool;
 
 const KINDS: &[(&str, &str)] = &[
     ("feature", "New"),
@@ -60,17 +62,21 @@ fn rfc3339(d: DateTime<Utc>) -> String {
     d.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-async fn load(state: &AppState, slug: &str) -> ApiResult<(Project, Vec<Entry>)> {
-    let project = projects::by_slug(&state.db, slug).await?;
+async fn load(db: &PgPool, slug: &str) -> AppResult<(Project, Vec<Entry>)> {
+    let project = projects::by_slug(db, slug).await?;
     // The page and its feed show the latest 100; older entries stay in the API's pages.
-    let (entries, _) = changelog::list(&state.db, project.id, true, Paging::first(100)).await?;
+    let (entries, _) = changelog::list(db, project.id, true, Paging::first(100)).await?;
     // `list(.., true)` already filters; this guards the page if that query ever changes.
     let entries: Vec<Entry> = entries.into_iter().filter(|e| e.published).collect();
     Ok((project, entries))
 }
 
-pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
-    let (project, entries, answered) = match load_with_answers(&state, &slug).await {
+pub async fn page(
+    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
+    Path(slug): Path<String>,
+) -> Response {
+    let (project, entries, answered) = match reads.run(|db| load_with_answers(db, &slug)).await {
         Ok(v) => v,
         Err(e) => return error_page(e),
     };
@@ -108,12 +114,12 @@ pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Re
 
 /// The page also names the board's requests each entry answers.
 async fn load_with_answers(
-    state: &AppState,
+    db: &PgPool,
     slug: &str,
-) -> ApiResult<(Project, Vec<Entry>, Vec<Answered>)> {
-    let (project, entries) = load(state, slug).await?;
+) -> AppResult<(Project, Vec<Entry>, Vec<Answered>)> {
+    let (project, entries) = load(db, slug).await?;
     let ids: Vec<uuid::Uuid> = entries.iter().map(|e| e.id).collect();
-    let answered = changelog::answered(&state.db, project.id, &ids).await?;
+    let answered = changelog::answered(db, project.id, &ids).await?;
     Ok((project, entries, answered))
 }
 
@@ -217,8 +223,12 @@ fn xml_escape(text: &str) -> String {
     html! { (text) }.into_string()
 }
 
-pub async fn feed(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
-    let (project, entries) = match load(&state, &slug).await {
+pub async fn feed(
+    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
+    Path(slug): Path<String>,
+) -> Response {
+    let (project, entries) = match reads.run(|db| load(db, &slug)).await {
         Ok(v) => v,
         Err(e) => return error_page(e),
     };

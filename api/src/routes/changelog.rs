@@ -16,6 +16,7 @@ use uuid::Uuid;
 use super::schemas::Deleted;
 use crate::extract::{Body, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::problem::ApiResult;
+use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -36,12 +37,14 @@ pub fn router() -> Router<AppState> {
     params(("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::changelog::Entry>), (status = 401, description = "bad API key")))]
 pub async fn list_published(
-    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
     ProjectKey { project, .. }: ProjectKey,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Page<Entry>>> {
     let paging = Paging::parse(&q)?;
-    let (data, total) = changelog::list(&state.db, project.id, true, paging).await?;
+    let (data, total) = reads
+        .run(|db| changelog::list(db, project.id, true, paging))
+        .await?;
     Ok(Json(paging.wrap(data, total)))
 }
 

@@ -21,6 +21,7 @@ use uuid::Uuid;
 use super::schemas::Deleted;
 use crate::extract::{require, Actor, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
 use crate::problem::{ApiError, ApiResult};
+use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -75,11 +76,11 @@ pub async fn create(
         ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 404, description = "unknown slug")))]
 pub async fn list_public(
-    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Page<Feedback>>> {
-    let project = projects::by_slug(&state.db, &slug).await?;
+    let project = reads.run(|db| projects::by_slug(db, &slug)).await?;
     // The board shows approved entries only, whatever `moderation` asks for.
     let filter = ListFilter {
         public: true,
@@ -87,7 +88,9 @@ pub async fn list_public(
         ..parse_filter(&q)?
     };
     let paging = Paging::parse(&q)?;
-    let (data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
+    let (data, total) = reads
+        .run(|db| feedback::list(db, project.id, &filter, paging))
+        .await?;
     let data = data.into_iter().map(Feedback::public).collect();
     Ok(Json(paging.wrap(data, total)))
 }

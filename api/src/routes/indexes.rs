@@ -16,6 +16,7 @@ use shipmate_types::common::List;
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
 use crate::extract::{Body, JsonBody, ProjectKey};
 use crate::problem::{ApiError, ApiResult};
+use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -186,6 +187,7 @@ pub async fn remove_document(
         (status = 422, description = "invalid query, top_k, mode or filter (a filter value that is an object names its key: `filter.<key>`)")))]
 pub async fn search_index(
     State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
     ProjectKey { project, .. }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(input): JsonBody,
@@ -198,28 +200,37 @@ pub async fn search_index(
         filter,
     } = input.parse::<SearchQuery>()?.into();
     let limit = search::candidates(mode, top_k);
+    let (index, query, filter) = (&index, &query, &filter);
+    let hybrid = matches!(mode, SearchMode::Hybrid);
     let results = match mode {
-        SearchMode::Keyword => search::keyword(&state.db, &index, &query, limit, &filter).await?,
+        SearchMode::Keyword => {
+            reads
+                .run(|db| search::keyword(db, index, query, limit, filter))
+                .await?
+        }
         SearchMode::Vector | SearchMode::Hybrid => {
             // The exact-or-graph check (and, for hybrid, the keyword list) run while the model
             // embeds the query.
-            let (vector, small, words) = tokio::join!(
-                state.embed_query(project.id, &index.embedding_model, &query),
-                search::is_small(&state.db, &index, &filter),
-                async {
-                    match mode {
-                        SearchMode::Hybrid => {
-                            search::keyword(&state.db, &index, &query, limit, &filter)
-                                .await
-                                .map(Some)
-                        }
-                        _ => Ok(None),
+            let lists = |db| async move {
+                let words = async {
+                    match hybrid {
+                        true => search::keyword(db, index, query, limit, filter)
+                            .await
+                            .map(Some),
+                        false => Ok(None),
                     }
-                }
+                };
+                tokio::try_join!(search::is_small(db, index, filter), words)
+            };
+            let (vector, lists) = tokio::join!(
+                state.embed_query(project.id, &index.embedding_model, query),
+                reads.run(lists)
             );
-            let nearest =
-                search::vector(&state.db, &index, &vector?, limit, small?, &filter).await?;
-            match words? {
+            let ((small, words), vector) = (lists?, vector?);
+            let nearest = reads
+                .run(|db| search::vector(db, index, &vector, limit, small, filter))
+                .await?;
+            match words {
                 Some(words) => search::fuse(vec![nearest, words], top_k),
                 None => nearest,
             }

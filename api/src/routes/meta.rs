@@ -32,20 +32,33 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }
 
-/// Ready when Postgres and Redis answer; 503 naming the failing dependency otherwise.
+/// Every configured dependency: ready (200) when the primary and the Redis that takes events
+/// (the cluster when set) answer; 503 otherwise. ClickHouse or a replica down keeps it ready:
+/// events are still accepted and wait in the queue, reads fall back to the primary.
 async fn ready(State(state): State<AppState>) -> Response {
     let db = sqlx::query_scalar!("select 1 as one")
         .fetch_one(&state.db)
         .await
         .is_ok();
-    let (redis, clickhouse) = tokio::join!(state.queue.ping(), state.events.reachable());
-    // ClickHouse down keeps the api ready: events are still accepted and wait in the queue.
-    let status = if db && redis {
+    let (redis, streams, redis_cluster, clickhouse) = tokio::join!(
+        state.queue.ping(),
+        state.queue.streams_ok(),
+        state.queue.cluster_ok(),
+        state.events.reachable()
+    );
+    let (healthy, configured) = state.replicas.counts();
+    let status = if db && redis && streams {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    let body = json!({ "postgres": db, "redis": redis, "clickhouse": clickhouse });
+    let body = json!({
+        "postgres": db,
+        "redis": redis,
+        "replicas": {"healthy": healthy, "configured": configured},
+        "clickhouse": clickhouse,
+        "redis_cluster": redis_cluster,
+    });
     (status, Json(body)).into_response()
 }
 

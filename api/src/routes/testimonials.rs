@@ -18,6 +18,7 @@ use shipmate_types::common::Page;
 use super::schemas::{Deleted, TestimonialsWithStats};
 use crate::extract::{Body, JsonBody, Member, ProjectAccess, ProjectKey, Viewer};
 use crate::problem::ApiResult;
+use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -102,12 +103,14 @@ pub async fn create_public(
     params(("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::testimonials::Testimonial>), (status = 401, description = "bad API key")))]
 pub async fn list_approved(
-    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
     ProjectKey { project, .. }: ProjectKey,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Page<Testimonial>>> {
     let paging = Paging::parse(&q)?;
-    let (data, total) = testimonials::list(&state.db, project.id, true, paging).await?;
+    let (data, total) = reads
+        .run(|db| testimonials::list(db, project.id, true, paging))
+        .await?;
     let data = data.into_iter().map(Testimonial::public).collect();
     Ok(Json(paging.wrap(data, total)))
 }

@@ -17,9 +17,8 @@ use sqlx::PgPool;
 use tracing::Instrument;
 use uuid::Uuid;
 
-/// One request's events as read from the queue, with its entry's id and key (`queue::entry_key`).
+/// One request's events as read from the queue, with its entry's key (`queue::entry_key`).
 pub struct Read {
-    pub id: String,
     pub key: i64,
     /// Taken over from another worker: it may have been stored already.
     pub redelivered: bool,
@@ -87,12 +86,9 @@ impl Enricher {
             labels: HashMap::new(),
             redelivered: !redelivered.is_empty(),
         };
-        for Read {
-            id, key, mut batch, ..
-        } in reads
-        {
+        for Read { key, mut batch, .. } in reads {
             if done.contains(&key) {
-                prepared.stored_before.push(id);
+                prepared.stored_before.push(key);
                 continue;
             }
             let day = visitor::day_of(batch.received_at);
@@ -105,7 +101,6 @@ impl Enricher {
             let Some(visitor) = visitor else {
                 let bots = Some((batch.project_id, day, batch.events.len() as i64));
                 prepared.entries.push(Entry {
-                    id,
                     project_id: batch.project_id,
                     key,
                     rows: first..first,
@@ -131,7 +126,6 @@ impl Enricher {
             );
             let rows = first..prepared.rows.len();
             prepared.entries.push(Entry {
-                id,
                 project_id,
                 key,
                 rows,
@@ -162,7 +156,6 @@ impl Enricher {
 /// One request of a prepared read: its entry, its rows in `Prepared::rows`, and the bots it
 /// dropped (project, day, events).
 struct Entry {
-    id: String,
     project_id: Uuid,
     key: i64,
     rows: Range<usize>,
@@ -172,8 +165,8 @@ struct Entry {
 /// A queue read, enriched: what `store` writes needs no more work from the `Enricher`, so a
 /// worker can store one read while it prepares the next.
 pub struct Prepared {
-    /// Entry ids found stored already: to acknowledge only.
-    pub stored_before: Vec<String>,
+    /// Entry keys found stored already: to acknowledge only.
+    pub stored_before: Vec<i64>,
     entries: Vec<Entry>,
     rows: Vec<Stored>,
     labels: HashMap<String, i16>,
@@ -202,9 +195,9 @@ impl Prepared {
     }
 
     /// Stores the read with one insert; if that fails, request by request, so that one request
-    /// that cannot be stored does not hold up the others. Returns the ids of the entries stored
+    /// that cannot be stored does not hold up the others. Returns the keys of the entries stored
     /// (or found stored before), to acknowledge; the rest are redelivered, to any worker, later.
-    pub async fn store_all(mut self, events: &dyn EventStore) -> Vec<String> {
+    pub async fn store_all(mut self, events: &dyn EventStore) -> Vec<i64> {
         let span = tracing::info_span!(
             "events",
             requests = self.entries.len(),
@@ -215,18 +208,18 @@ impl Prepared {
         let mut done = std::mem::take(&mut self.stored_before);
         let all = self.store(events, &self.entries).instrument(span.clone());
         match all.await {
-            Ok(()) => done.extend(self.entries.iter().map(|e| e.id.clone())),
+            Ok(()) => done.extend(self.entries.iter().map(|e| e.key)),
             Err(e) => {
                 span.in_scope(|| tracing::warn!(error = %format!("{e:#}"), "storing a read's events failed; storing its requests one by one"));
                 for entry in &self.entries {
                     // One request is one project's: its span names it.
-                    let one = tracing::info_span!(parent: &span, "request", project_id = %entry.project_id, entry = %entry.id);
+                    let one = tracing::info_span!(parent: &span, "request", project_id = %entry.project_id, entry = entry.key);
                     let stored = self
                         .store(events, std::slice::from_ref(entry))
                         .instrument(one.clone())
                         .await;
                     match stored {
-                        Ok(()) => done.push(entry.id.clone()),
+                        Ok(()) => done.push(entry.key),
                         Err(e) => one.in_scope(|| {
                             tracing::warn!(error = %format!("{e:#}"), "storing events failed; will retry")
                         }),

@@ -272,13 +272,12 @@ pub fn batch(project: &Value, n: usize, received_at: chrono::DateTime<chrono::Ut
 }
 
 fn entry(id: &str) -> i64 {
-    shipmate_core::queue::entry_key(id).unwrap()
+    shipmate_core::queue::entry_key(id, 0).unwrap()
 }
 
 /// A queue entry as a worker reads it.
 pub fn read_of(id: &str, redelivered: bool, batch: EventBatch) -> Read {
     Read {
-        id: id.to_owned(),
         key: entry(id),
         redelivered,
         batch,

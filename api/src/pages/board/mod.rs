@@ -14,13 +14,15 @@ use axum::response::Response;
 use maud::{html, Markup};
 use shipmate_accounts::projects::{self, Project};
 use shipmate_core::params::Paging;
+use shipmate_core::AppResult;
 use shipmate_feedback::changelog::{self, ShippedIn};
 use shipmate_feedback::feedback::{self, comments, Feedback, ListFilter};
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{error_page, html_page, layout};
 use crate::extract::MaybeUser;
-use crate::problem::ApiResult;
+use crate::read_your_writes::ReadDb;
 use crate::routes::feedback::parse_filter;
 use crate::state::AppState;
 use entry::{Context, Row, STATUSES, TYPES};
@@ -38,22 +40,22 @@ struct Loaded {
 }
 
 async fn load(
-    state: &AppState,
+    db: &PgPool,
     project: &Project,
     filter: &ListFilter,
     paging: Paging,
     user: Option<Uuid>,
-) -> ApiResult<Loaded> {
-    let (entries, total) = feedback::list(&state.db, project.id, filter, paging).await?;
+) -> AppResult<Loaded> {
+    let (entries, total) = feedback::list(db, project.id, filter, paging).await?;
     let entries: Vec<Feedback> = entries.into_iter().map(Feedback::public).collect();
     let ids: Vec<Uuid> = entries.iter().map(|e| e.id).collect();
     let my_votes = match user {
-        Some(u) => feedback::user_votes(&state.db, project.id, u).await?,
+        Some(u) => feedback::user_votes(db, project.id, u).await?,
         None => Vec::new(),
     };
     let (comments, shipped_in) = tokio::try_join!(
-        comments::counts(&state.db, &ids),
-        changelog::shipped_in(&state.db, project.id, &ids),
+        comments::counts(db, &ids),
+        changelog::shipped_in(db, project.id, &ids),
     )?;
     Ok(Loaded {
         entries,
@@ -69,6 +71,7 @@ pub async fn board(
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
     MaybeUser(user): MaybeUser,
+    ReadDb(reads): ReadDb,
 ) -> Response {
     let project = match projects::by_slug(&state.db, &slug).await {
         Ok(p) => p,
@@ -83,14 +86,10 @@ pub async fn board(
         page: Paging::parse(&q).map(|p| p.page).unwrap_or(1),
         per_page: PER_PAGE,
     };
-    let loaded = match load(
-        &state,
-        &project,
-        &filter,
-        paging,
-        user.as_ref().map(|u| u.id),
-    )
-    .await
+    let user_id = user.as_ref().map(|u| u.id);
+    let loaded = match reads
+        .run(|db| load(db, &project, &filter, paging, user_id))
+        .await
     {
         Ok(l) => l,
         Err(e) => return error_page(e),

@@ -1,7 +1,7 @@
 //! `/f/{slug}/roadmap`: approved feature requests in three columns (planned, in progress, shipped
 //! in the last 90 days), each in the board's `top` order. Plain HTML, no script.
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
@@ -13,19 +13,20 @@ use uuid::Uuid;
 
 use super::entry::shipped_in;
 use crate::pages::{error_page, html_page, layout};
-use crate::problem::ApiResult;
-use crate::state::AppState;
+use crate::read_your_writes::ReadDb;
+use shipmate_core::AppResult;
+use sqlx::PgPool;
 
-async fn load(state: &AppState, slug: &str) -> ApiResult<(Project, Roadmap, Vec<ShippedIn>)> {
-    let project = projects::by_slug(&state.db, slug).await?;
-    let road = roadmap::roadmap(&state.db, project.id).await?;
+async fn load(db: &PgPool, slug: &str) -> AppResult<(Project, Roadmap, Vec<ShippedIn>)> {
+    let project = projects::by_slug(db, slug).await?;
+    let road = roadmap::roadmap(db, project.id).await?;
     let shipped: Vec<Uuid> = road.shipped.iter().map(|e| e.id).collect();
-    let links = changelog::shipped_in(&state.db, project.id, &shipped).await?;
+    let links = changelog::shipped_in(db, project.id, &shipped).await?;
     Ok((project, road, links))
 }
 
-pub async fn page(State(state): State<AppState>, Path(slug): Path<String>) -> Response {
-    let (project, road, links) = match load(&state, &slug).await {
+pub async fn page(ReadDb(reads): ReadDb, Path(slug): Path<String>) -> Response {
+    let (project, road, links) = match reads.run(|db| load(db, &slug)).await {
         Ok(v) => v,
         Err(e) => return error_page(e),
     };

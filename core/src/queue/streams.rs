@@ -1,0 +1,136 @@
+//! Where the streams live: one Redis node, or a Redis Cluster. Every command names the key it is
+//! about and goes to the master holding that key's slot; on a cluster, a write counts only once a
+//! replica has it too (`replicated`).
+
+use std::time::Duration;
+
+use redis::aio::ConnectionManager;
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+use redis::{Cmd, Pipeline, RedisResult, Value};
+
+use super::keys::MAX_SHARDS;
+
+/// How long a cluster write waits for a replica before it is refused: a failover takes longer.
+const REPLICA_WAIT: Duration = Duration::from_secs(2);
+
+#[derive(Clone)]
+pub enum Streams {
+    Node(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl Streams {
+    /// A node: commands wait for a reconnection in progress, so it must stay short: with
+    /// redis-rs 0.29's backoff and 2 retries, a Redis restart stalled the api and the workers
+    /// for one to two minutes (redis-rs#1556). One retry bounds a reconnection at a few seconds
+    /// (connection timeouts included); the next command starts another.
+    pub async fn node(url: &str) -> RedisResult<ConnectionManager> {
+        let client = redis::Client::open(url)?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(Duration::from_secs(5)))
+            .set_number_of_retries(1);
+        ConnectionManager::new_with_config(client, config).await
+    }
+
+    /// A cluster from its seed nodes. Retries follow a failover's redirections; they are safe
+    /// because every write is idempotent (`commit`'s marker, XACK, XDEL).
+    pub async fn cluster(seeds: &[String]) -> RedisResult<ClusterConnection> {
+        redis::cluster::ClusterClient::builder(seeds.to_vec())
+            .connection_timeout(Duration::from_secs(2))
+            .response_timeout(Duration::from_secs(5))
+            .retries(6)
+            .max_retry_wait(1_000)
+            .build()?
+            .get_async_connection()
+            .await
+    }
+
+    /// Streams per stream name: several on a cluster, so that no one master takes a whole
+    /// firehose.
+    pub fn shards(&self) -> u16 {
+        match self {
+            Streams::Node(_) => 1,
+            Streams::Cluster(_) => MAX_SHARDS,
+        }
+    }
+
+    /// The key of one shard of `stream`. On a cluster the shard's hash tag puts all its streams
+    /// (and its commit markers) in one slot, so one transaction may write several of them.
+    pub fn key(&self, prefix: &str, shard: u16, stream: &str) -> String {
+        match self {
+            Streams::Node(_) => format!("{prefix}:{stream}"),
+            Streams::Cluster(_) => format!("{{{prefix}:{shard}}}:{stream}"),
+        }
+    }
+
+    /// Runs `cmd` on the master of `key`.
+    pub async fn run(&self, key: &str, cmd: Cmd) -> RedisResult<Value> {
+        match self {
+            Streams::Node(c) => cmd.query_async(&mut c.clone()).await,
+            Streams::Cluster(c) => c.clone().route_command(cmd, master_of(key)).await,
+        }
+    }
+
+    /// Runs `pipe` (one packed write: a MULTI in it cannot interleave with other commands) on the
+    /// master of `key`; one answer per command.
+    pub async fn run_pipe(&self, key: &str, pipe: Pipeline, len: usize) -> RedisResult<Vec<Value>> {
+        match self {
+            Streams::Node(c) => pipe.query_async(&mut c.clone()).await,
+            Streams::Cluster(c) => {
+                let route =
+                    SingleNodeRoutingInfo::SpecificNode(Route::with_key(key, SlotAddr::Master));
+                c.clone().route_pipeline(pipe, 0, len, route).await
+            }
+        }
+    }
+
+    /// On a cluster, waits until a replica of `key`'s master has every write made so far on this
+    /// connection (Redis replicates asynchronously: a master killed before would lose them); an
+    /// error when none has in time. A node: nothing to wait for.
+    pub async fn replicated(&self, key: &str) -> RedisResult<()> {
+        let Streams::Cluster(_) = self else {
+            return Ok(());
+        };
+        let mut wait = redis::cmd("WAIT");
+        wait.arg(1).arg(REPLICA_WAIT.as_millis() as u64);
+        let acked: i64 = redis::from_redis_value(self.run(key, wait).await?)?;
+        if acked < 1 {
+            return Err(redis::RedisError::from((
+                redis::ErrorKind::Io,
+                "no replica acknowledged the write",
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether every slot is served (a cluster) or the node answers.
+    pub async fn ping(&self) -> bool {
+        match self {
+            Streams::Node(c) => redis::cmd("PING")
+                .query_async::<String>(&mut c.clone())
+                .await
+                .is_ok(),
+            Streams::Cluster(c) => {
+                let info = c
+                    .clone()
+                    .route_command(
+                        redis::cmd("CLUSTER").arg("INFO").clone(),
+                        RoutingInfo::SingleNode(SingleNodeRoutingInfo::Random),
+                    )
+                    .await
+                    .ok()
+                    .and_then(|v| redis::from_redis_value::<String>(v).ok());
+                info.is_some_and(|i| i.contains("cluster_state:ok"))
+            }
+        }
+    }
+}
+
+fn master_of(key: &str) -> RoutingInfo {
+    RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(Route::with_key(
+        key,
+        SlotAddr::Master,
+    )))
+}
