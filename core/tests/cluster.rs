@@ -1,0 +1,192 @@
+//! The queue on a Redis Cluster (`REDIS_CLUSTER_URLS`): six nodes started here on free ports.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+mod support {
+    pub mod redis_cluster;
+}
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use shipmate_core::queue::{entry_id, Queue, EVENTS_STREAM};
+use support::redis_cluster::RedisCluster;
+
+fn node_url() -> String {
+    std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
+}
+
+async fn cluster_queue(name: &str) -> (RedisCluster, Queue, std::path::PathBuf) {
+    let dir =
+        std::env::temp_dir().join(format!("shipmate-{name}-{}", uuid::Uuid::new_v4().simple()));
+    let cluster = RedisCluster::start(&dir).await;
+    let prefix = format!("t{}", uuid::Uuid::new_v4().simple());
+    let queue = Queue::connect(&node_url(), &cluster.urls(), &prefix)
+        .await
+        .unwrap();
+    queue.ensure_group(EVENTS_STREAM).await.unwrap();
+    (cluster, queue, dir)
+}
+
+/// What a consumer saw: per job, the entry keys it came in, and the keys delivered as new.
+#[derive(Default)]
+struct Seen {
+    keys_of: HashMap<u64, HashSet<i64>>,
+    fresh: Vec<i64>,
+}
+
+/// Reads, records and acknowledges until `until` says stop.
+async fn consume(queue: Queue, seen: Arc<Mutex<Seen>>, until: impl Fn(&Seen) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if until(&seen.lock().unwrap()) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the jobs were not all read within 90 s"
+        );
+        let Ok(entries) = queue
+            .read::<u64>(EVENTS_STREAM, "c1", 256, 200, 2_000)
+            .await
+        else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let mut keys = Vec::new();
+        {
+            let mut s = seen.lock().unwrap();
+            for e in entries {
+                s.keys_of.entry(e.job.unwrap()).or_default().insert(e.key);
+                if !e.redelivered {
+                    s.fresh.push(e.key);
+                }
+                keys.push(e.key);
+            }
+        }
+        // Lost acknowledgements (a master dying) only mean a redelivery.
+        let _ = queue.ack(EVENTS_STREAM, &keys).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_are_spread_over_every_master_and_each_read_once() {
+    let (cluster, queue, dir) = cluster_queue("cluster-spread").await;
+    let pushes: Vec<_> = (0..2_000u64)
+        .map(|n| {
+            let q = queue.clone();
+            tokio::spawn(async move { q.push(EVENTS_STREAM, &n).await })
+        })
+        .collect();
+    for p in pushes {
+        p.await.unwrap().unwrap();
+    }
+    // Every master holds some of the streams.
+    for port in cluster.masters().await {
+        let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
+        let mut c = client.get_multiplexed_async_connection().await.unwrap();
+        let keys: i64 = redis::cmd("DBSIZE").query_async(&mut c).await.unwrap();
+        assert!(keys > 0, "master {port} holds no stream");
+    }
+    assert_eq!(queue.backlog(EVENTS_STREAM).await.unwrap(), 2_000);
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    consume(queue.clone(), seen.clone(), |s| s.keys_of.len() == 2_000).await;
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen.keys_of.values().all(|k| k.len() == 1),
+        "a job came in two entries"
+    );
+    assert_eq!(seen.fresh.len(), 2_000, "an entry was delivered twice");
+    let shards: HashSet<u16> = seen.fresh.iter().map(|k| entry_id(*k).0).collect();
+    assert_eq!(shards.len(), 16, "the jobs went to {} shards", shards.len());
+    let progress = queue.progress(EVENTS_STREAM).await.unwrap().unwrap();
+    assert_eq!(progress.unfinished_since(), None);
+    assert_eq!(queue.backlog(EVENTS_STREAM).await.unwrap(), 0);
+    assert_eq!(queue.cluster_ok().await, Some(true));
+    drop(cluster);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_master_killed_mid_stream_loses_no_accepted_job_and_appends_none_twice() {
+    let (mut cluster, queue, dir) = cluster_queue("cluster-failover").await;
+    let accepted = Arc::new(Mutex::new(HashSet::new()));
+    let refused = Arc::new(Mutex::new(0u64));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let producers: Vec<_> = (0..4u64)
+        .map(|p| {
+            let (q, accepted, refused, stop) = (
+                queue.clone(),
+                accepted.clone(),
+                refused.clone(),
+                stop.clone(),
+            );
+            tokio::spawn(async move {
+                let mut n = p;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    match q.push(EVENTS_STREAM, &n).await {
+                        Ok(()) => accepted.lock().unwrap().insert(n),
+                        Err(_) => {
+                            *refused.lock().unwrap() += 1;
+                            false
+                        }
+                    };
+                    n += 4;
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+            })
+        })
+        .collect();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let consumer = {
+        let (q, seen, done, accepted) =
+            (queue.clone(), seen.clone(), done.clone(), accepted.clone());
+        tokio::spawn(async move {
+            consume(q, seen, move |s| {
+                done.load(std::sync::atomic::Ordering::Relaxed)
+                    && accepted
+                        .lock()
+                        .unwrap()
+                        .iter()
+                        .all(|n| s.keys_of.contains_key(n))
+            })
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let victim = cluster.masters().await[0];
+    cluster.kill(victim);
+    cluster.wait_healthy(Duration::from_secs(30)).await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for p in producers {
+        p.await.unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    consumer.await.unwrap();
+    let seen = seen.lock().unwrap();
+    let accepted = accepted.lock().unwrap();
+    assert!(
+        accepted.len() > 500,
+        "only {} jobs accepted",
+        accepted.len()
+    );
+    let twice: Vec<_> = seen.keys_of.iter().filter(|(_, k)| k.len() > 1).collect();
+    assert!(twice.is_empty(), "jobs appended twice: {twice:?}");
+    let fresh: HashSet<i64> = seen.fresh.iter().copied().collect();
+    assert_eq!(
+        fresh.len(),
+        seen.fresh.len(),
+        "an entry was delivered as new twice"
+    );
+    println!(
+        "killed master {victim}: {} jobs accepted, {} refused while it failed over, all read once",
+        accepted.len(),
+        refused.lock().unwrap()
+    );
+    drop(cluster);
+    let _ = std::fs::remove_dir_all(dir);
+}

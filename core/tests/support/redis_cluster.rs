@@ -1,0 +1,187 @@
+//! A Redis Cluster of six `redis-server` processes on free loopback ports (three masters, a
+//! replica each), made with `redis-cli --cluster create`, for the tests that need one. The
+//! processes are killed when it is dropped.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct RedisCluster {
+    pub ports: Vec<u16>,
+    nodes: Vec<Option<Child>>,
+    dir: PathBuf,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl RedisCluster {
+    /// Starts six nodes in `dir` and joins them, then waits until every slot is served.
+    pub async fn start(dir: &Path) -> RedisCluster {
+        std::fs::create_dir_all(dir).expect("cluster dir");
+        let mut cluster = RedisCluster {
+            ports: Vec::new(),
+            nodes: Vec::new(),
+            dir: dir.to_owned(),
+        };
+        for _ in 0..6 {
+            let port = free_port();
+            cluster.ports.push(port);
+            cluster.nodes.push(Some(cluster.spawn(port)));
+        }
+        for port in &cluster.ports {
+            wait_for(*port, "PING", "PONG").await;
+        }
+        let addrs: Vec<String> = cluster
+            .ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
+        let made = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addrs)
+            .args(["--cluster-replicas", "1", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .status()
+            .expect("redis-cli runs");
+        assert!(made.success(), "redis-cli --cluster create failed");
+        for port in &cluster.ports {
+            wait_for(*port, "CLUSTER INFO", "cluster_state:ok").await;
+        }
+        // Writes count once a replica has them: wait until every replica has synced.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for port in &cluster.ports {
+            while !ask(*port, "INFO replication").await.is_ok_and(|i| {
+                i.contains("master_link_status:up") || i.contains("connected_slaves:1")
+            }) {
+                assert!(Instant::now() < deadline, "redis on {port}: replication never came up");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+        cluster
+    }
+
+    /// A short node timeout, so a killed master's replica takes over within a few seconds;
+    /// every write on disk before the node answers, as the fault suite's single Redis.
+    fn spawn(&self, port: u16) -> Child {
+        let log = std::fs::File::create(self.dir.join(format!("redis-{port}.log"))).expect("log");
+        Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--cluster-enabled", "yes", "--cluster-node-timeout", "1000"])
+            .args(["--cluster-config-file", &format!("nodes-{port}.conf")])
+            .args([
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--save",
+                "",
+            ])
+            .args(["--appendfilename", &format!("appendonly-{port}.aof")])
+            .args(["--appenddirname", &format!("aof-{port}")])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log)
+            .spawn()
+            .expect("redis-server starts")
+    }
+
+    pub fn urls(&self) -> Vec<String> {
+        self.ports
+            .iter()
+            .map(|p| format!("redis://127.0.0.1:{p}"))
+            .collect()
+    }
+
+    /// The ports of the nodes that are masters now, by asking a live node.
+    pub async fn masters(&self) -> Vec<u16> {
+        for (i, port) in self.ports.iter().enumerate() {
+            if self.nodes[i].is_none() {
+                continue;
+            }
+            if let Ok(nodes) = ask(*port, "CLUSTER NODES").await {
+                return nodes
+                    .lines()
+                    .filter(|l| l.contains("master") && !l.contains("fail"))
+                    .filter_map(|l| l.split_whitespace().nth(1))
+                    .filter_map(|a| a.split('@').next()?.rsplit(':').next()?.parse().ok())
+                    .collect();
+            }
+        }
+        Vec::new()
+    }
+
+    /// SIGKILL one node: no chance to flush or pass anything on.
+    pub fn kill(&mut self, port: u16) {
+        let i = self
+            .ports
+            .iter()
+            .position(|p| *p == port)
+            .expect("a node of the cluster");
+        if let Some(mut child) = self.nodes[i].take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Waits until the live nodes agree that every slot is served again (a replica promoted).
+    pub async fn wait_healthy(&self, within: Duration) {
+        let deadline = Instant::now() + within;
+        loop {
+            let mut ok = true;
+            for (i, port) in self.ports.iter().enumerate() {
+                if self.nodes[i].is_some() {
+                    ok &= ask(*port, "CLUSTER INFO")
+                        .await
+                        .is_ok_and(|i| i.contains("cluster_state:ok"));
+                }
+            }
+            if ok {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the cluster did not recover in {within:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        for child in self.nodes.iter_mut().flatten() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+async fn ask(port: u16, command: &str) -> redis::RedisResult<String> {
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}"))?;
+    let mut c = client.get_multiplexed_async_connection().await?;
+    let mut parts = command.split_whitespace();
+    let mut cmd = redis::cmd(parts.next().unwrap_or_default());
+    for p in parts {
+        cmd.arg(p);
+    }
+    cmd.query_async(&mut c).await
+}
+
+async fn wait_for(port: u16, command: &str, expected: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !ask(port, command).await.is_ok_and(|a| a.contains(expected)) {
+        assert!(
+            Instant::now() < deadline,
+            "redis on {port}: no {expected} within 20 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
