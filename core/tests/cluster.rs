@@ -159,7 +159,9 @@ async fn a_master_killed_mid_stream_loses_no_accepted_job_and_appends_none_twice
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     let victim = cluster.masters().await[0];
     cluster.kill(victim);
-    cluster.wait_healthy(Duration::from_secs(30)).await;
+    cluster
+        .wait_failed_over(victim, Duration::from_secs(30))
+        .await;
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for p in producers {

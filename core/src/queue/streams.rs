@@ -88,11 +88,17 @@ impl Streams {
 
     /// On a cluster, waits until a replica of `key`'s master has every write made so far on this
     /// connection (Redis replicates asynchronously: a master killed before would lose them); an
-    /// error when none has in time. A node: nothing to wait for.
+    /// error when none has in time. A master without a replica (its own was promoted and the old
+    /// master has not come back as its replica yet) has only its append-only file, as a single
+    /// node has: waiting would refuse every write until an operator adds a replica. A node:
+    /// nothing to wait for.
     pub async fn replicated(&self, key: &str) -> RedisResult<()> {
         let Streams::Cluster(_) = self else {
             return Ok(());
         };
+        if replicas_of(self.run(key, redis::cmd("ROLE")).await?) == 0 {
+            return Ok(());
+        }
         let mut wait = redis::cmd("WAIT");
         wait.arg(1).arg(REPLICA_WAIT.as_millis() as u64);
         let acked: i64 = redis::from_redis_value(self.run(key, wait).await?)?;
@@ -125,6 +131,17 @@ impl Streams {
                 info.is_some_and(|i| i.contains("cluster_state:ok"))
             }
         }
+    }
+}
+
+/// `ROLE` on a master answers `["master", offset, [[ip, port, offset], ...]]`.
+fn replicas_of(role: Value) -> usize {
+    match role {
+        Value::Array(parts) => match parts.get(2) {
+            Some(Value::Array(replicas)) => replicas.len(),
+            _ => 0,
+        },
+        _ => 0,
     }
 }
 

@@ -59,7 +59,10 @@ impl RedisCluster {
             while !ask(*port, "INFO replication").await.is_ok_and(|i| {
                 i.contains("master_link_status:up") || i.contains("connected_slaves:1")
             }) {
-                assert!(Instant::now() < deadline, "redis on {port}: replication never came up");
+                assert!(
+                    Instant::now() < deadline,
+                    "redis on {port}: replication never came up"
+                );
                 tokio::time::sleep(Duration::from_millis(50)).await;
             }
         }
@@ -131,11 +134,12 @@ impl RedisCluster {
         }
     }
 
-    /// Waits until the live nodes agree that every slot is served again (a replica promoted).
-    pub async fn wait_healthy(&self, within: Duration) {
+    /// Waits until the live nodes have marked the killed master `victim` failed and agree that
+    /// every slot is served again (its replica promoted).
+    pub async fn wait_failed_over(&self, victim: u16, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
-            let mut ok = true;
+            let mut ok = !self.masters().await.contains(&victim);
             for (i, port) in self.ports.iter().enumerate() {
                 if self.nodes[i].is_some() {
                     ok &= ask(*port, "CLUSTER INFO")

@@ -21,25 +21,72 @@ mod checks;
 mod load;
 mod procs;
 mod proxy;
+mod run;
+mod scaled;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
-use crate::checks::{secs, Fault, Report, Target};
+use crate::checks::{secs, Fault};
 use crate::helpers::*;
-use crate::load::{Kind, Load};
+use crate::load::Kind;
 use crate::procs::{spawn_api, spawn_worker, Redis};
 use crate::proxy::PgProxy;
-use crate::support::{project_with_index, worker_args, LOCAL_MODEL};
+use crate::run::Run;
+use crate::support::worker_args;
 
-const VOTERS: usize = 4;
-const SLUG: &str = "fault-suite";
-
-fn voter_email(i: usize) -> String {
-    format!("voter-{i}@fault.example")
+/// The api's flags in every scenario: a few voters vote hundreds of times a minute here, and the
+/// suite checks that accepted votes survive faults, not the per-user limit
+/// (api/tests/api/limits.rs does).
+fn api_flags(database_url: &str, redis_url: &str, queue_prefix: &str) -> Vec<String> {
+    [
+        "--database-url",
+        database_url,
+        "--redis-url",
+        redis_url,
+        "--queue-prefix",
+        queue_prefix,
+        "--bind",
+        "127.0.0.1:0",
+        "--dev-login",
+        "1",
+        "--db-pool",
+        "8",
+        "--rate-votes-per-minute",
+        "0",
+    ]
+    .map(str::to_owned)
+    .to_vec()
 }
+
+/// The client of the load: redirects kept as they are, and a request with no answer within
+/// `CLIENT_TIMEOUT` counts as a hang.
+fn test_app(base: String, db_url: String, queue_prefix: String) -> TestApp {
+    TestApp {
+        base,
+        client: reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(checks::CLIENT_TIMEOUT)
+            .build()
+            .unwrap(),
+        db_url,
+        queue_prefix,
+        // Dev login signs in here; the setup link is never used.
+        setup_token: String::new(),
+    }
+}
+
+/// Short stale/lease times: a killed worker's work is taken over within seconds, not a minute.
+const WORKER_FLAGS: [&str; 6] = [
+    "--events-stale-secs",
+    "5",
+    "--embed-lease-secs",
+    "8",
+    "--embed-claim",
+    "8",
+];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "run alone, with --nocapture for its summary: scripts/test does"]
@@ -63,87 +110,17 @@ async fn accepted_writes_survive_worker_redis_and_postgres_faults() {
     proxied.set_port(Some(proxy.port)).unwrap();
     let mut redis = Redis::start(&dir).await;
     let queue_prefix = format!("shipmate-fault-{}", Uuid::new_v4().simple());
-    let api_args: Vec<String> = [
-        "--database-url",
-        proxied.as_str(),
-        "--redis-url",
-        &redis.url(),
-        "--queue-prefix",
-        &queue_prefix,
-        "--bind",
-        "127.0.0.1:0",
-        "--dev-login",
-        "1",
-        "--db-pool",
-        "8",
-        // A few voters vote hundreds of times a minute here: the suite checks that accepted
-        // votes survive faults, not the per-user limit (api/tests/api/limits.rs does).
-        "--rate-votes-per-minute",
-        "0",
-    ]
-    .map(str::to_owned)
-    .to_vec();
+    let api_args = api_flags(proxied.as_str(), &redis.url(), &queue_prefix);
     let (mut api, base) = spawn_api(&dir, &api_args).await;
     let api_pid = api.pid();
-    let app = TestApp {
-        base,
-        client: reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(checks::CLIENT_TIMEOUT)
-            .build()
-            .unwrap(),
-        db_url: proxied.to_string(),
-        queue_prefix,
-        // Dev login signs in here; the setup link is never used.
-        setup_token: String::new(),
-    };
-    // Short stale/lease times: a killed worker's work is taken over within seconds, not a minute.
-    let worker_flags = worker_args(
-        &app,
-        &[
-            "--redis-url",
-            &redis.url(),
-            "--events-stale-secs",
-            "5",
-            "--embed-lease-secs",
-            "8",
-            "--embed-claim",
-            "8",
-        ],
-    );
+    let app = test_app(base, proxied.to_string(), queue_prefix);
+    let redis_url = redis.url();
+    let mut extra = vec!["--redis-url", redis_url.as_str()];
+    extra.extend(WORKER_FLAGS);
+    let worker_flags = worker_args(&app, &extra);
     let mut worker = spawn_worker(&dir, 1, &worker_flags[1..]);
-    let db = shipmate_core::db::connect(&direct_url, 2).await.unwrap();
-
-    let (owner, key, index) = project_with_index(&app, SLUG, LOCAL_MODEL).await;
-    let project: Uuid = index["project_id"].as_str().unwrap().parse().unwrap();
-    let mut voters = Vec::new();
-    for i in 0..VOTERS {
-        voters.push(app.login(&voter_email(i)).await);
-    }
-    // A few feature requests from before the faults, so votes flow from the start.
-    let mut features = Vec::new();
-    for n in 0..3 {
-        let (_, entry) = app
-            .call(
-                reqwest::Method::POST,
-                "/v1/feedback",
-                Auth::Key(&key),
-                Some(serde_json::json!({"title": format!("Early feature {n}"), "type": "feature"})),
-            )
-            .await;
-        features.push(id(&entry).to_owned());
-    }
-    let setup = began.elapsed();
-
-    let load = Load::new(app, key, id(&index).to_owned(), voters, features);
-    let mut tasks = vec![
-        tokio::spawn(load.clone().events(1)),
-        tokio::spawn(load.clone().events(2)),
-        tokio::spawn(load.clone().documents()),
-        tokio::spawn(load.clone().feedback()),
-        tokio::spawn(load.clone().votes()),
-        tokio::spawn(load.clone().readyz()),
-    ];
+    let run = Run::start(app, &direct_url, began).await;
+    let (load, db) = (run.load.clone(), run.db.clone());
     let pause = |s: u64| tokio::time::sleep(Duration::from_secs(s));
     let mut faults = Vec::new();
     pause(3).await;
@@ -217,31 +194,7 @@ async fn accepted_writes_survive_worker_redis_and_postgres_faults() {
         ),
     });
     pause(8).await;
-    load.stop();
-    let load_end = load.now();
-    for t in tasks.drain(..) {
-        t.await.unwrap();
-    }
 
-    let drain = checks::wait_drained(&db, &load, project).await;
-    let records = load.records();
-    let mut report = Report::default();
-    checks::statuses(&mut report, &records);
-    let mut fault_report = Report::default();
-    checks::faults(&mut fault_report, &records, &faults, load_end);
-    let mut writes = Report::default();
-    let emails: Vec<String> = (0..VOTERS).map(voter_email).collect();
-    let target = Target {
-        db: &db,
-        project,
-        slug: SLUG,
-        owner: &owner,
-        voter_emails: &emails,
-    };
-    checks::events(&mut writes, &load, &target).await;
-    checks::documents(&mut writes, &load, &target).await;
-    checks::feedback(&mut writes, &load, &target).await;
-    checks::votes(&mut writes, &load, &target).await;
     let mut processes = Vec::new();
     for (p, what) in [(&mut api, "api"), (&mut worker, "second worker")] {
         if !p.running() {
@@ -251,41 +204,10 @@ async fn accepted_writes_survive_worker_redis_and_postgres_faults() {
     if api.pid() != api_pid {
         processes.push("the api was restarted".into());
     }
-
-    let violations: Vec<String> = [
-        report.violations,
-        fault_report.violations,
-        writes.violations,
-        processes,
-    ]
-    .concat();
-    let outcome = if violations.is_empty() {
-        "PASS"
-    } else {
-        "FAIL"
-    };
-    println!("\n== fault suite: {outcome} ==");
-    println!(
-        "setup {}, load {} (3 faults), drained {} after the load stopped, {} in all",
-        secs(setup),
-        secs(load_end),
-        secs(drain),
-        secs(began.elapsed())
-    );
-    println!(
-        "requests (client timeout {}):",
-        secs(checks::CLIENT_TIMEOUT)
-    );
-    report.lines.iter().for_each(|l| println!("{l}"));
-    println!("faults injected:");
-    fault_report.lines.iter().for_each(|l| println!("{l}"));
-    println!("writes checked (Postgres rows, and the api's own reads):");
-    writes.lines.iter().for_each(|l| println!("{l}"));
+    let violations = run.finish("fault suite", &faults, &[], processes).await;
     if violations.is_empty() {
         let _ = std::fs::remove_dir_all(&dir);
     } else {
-        println!("violations:");
-        violations.iter().for_each(|v| println!("  - {v}"));
         println!(
             "logs: {} (first worker: {})",
             dir.display(),

@@ -1,5 +1,6 @@
-//! A TCP proxy in front of Postgres that can make it unreachable: the api and the workers connect
-//! through it, so an outage needs no control over the shared Postgres server.
+//! TCP proxies: one in front of Postgres that can make it unreachable (the api and the workers
+//! connect through it, so an outage needs no control over the shared Postgres server), and a
+//! load balancer in front of several apis.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,5 +71,38 @@ impl PgProxy {
 
     pub fn unblock(&self) {
         self.blocked.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A TCP load balancer in front of several apis: each new connection goes to the next api in
+/// turn, and to the one after when that one refuses it (a dead process), as a load balancer's
+/// passive health check does.
+pub struct Balancer {
+    pub port: u16,
+}
+
+impl Balancer {
+    pub async fn start(upstreams: Vec<SocketAddr>) -> Balancer {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("balancer port");
+        let port = listener.local_addr().expect("bound").port();
+        let next = Arc::new(AtomicU64::new(0));
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let (upstreams, next) = (upstreams.clone(), next.clone());
+                tokio::spawn(async move {
+                    let first = next.fetch_add(1, Ordering::Relaxed) as usize;
+                    for i in 0..upstreams.len() {
+                        let to = upstreams[(first + i) % upstreams.len()];
+                        if let Ok(mut server) = TcpStream::connect(to).await {
+                            let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Balancer { port }
     }
 }
