@@ -93,14 +93,16 @@ async fn jobs_are_spread_over_every_master_and_each_read_once() {
     assert_eq!(queue.backlog(EVENTS_STREAM).await.unwrap(), 2_000);
     let seen = Arc::new(Mutex::new(Seen::default()));
     consume(queue.clone(), seen.clone(), |s| s.keys_of.len() == 2_000).await;
-    let seen = seen.lock().unwrap();
-    assert!(
-        seen.keys_of.values().all(|k| k.len() == 1),
-        "a job came in two entries"
-    );
-    assert_eq!(seen.fresh.len(), 2_000, "an entry was delivered twice");
-    let shards: HashSet<u16> = seen.fresh.iter().map(|k| entry_id(*k).0).collect();
-    assert_eq!(shards.len(), 16, "the jobs went to {} shards", shards.len());
+    {
+        let seen = seen.lock().unwrap();
+        assert!(
+            seen.keys_of.values().all(|k| k.len() == 1),
+            "a job came in two entries"
+        );
+        assert_eq!(seen.fresh.len(), 2_000, "an entry was delivered twice");
+        let shards: HashSet<u16> = seen.fresh.iter().map(|k| entry_id(*k).0).collect();
+        assert_eq!(shards.len(), 16, "the jobs went to {} shards", shards.len());
+    }
     let progress = queue.progress(EVENTS_STREAM).await.unwrap().unwrap();
     assert_eq!(progress.unfinished_since(), None);
     assert_eq!(queue.backlog(EVENTS_STREAM).await.unwrap(), 0);
