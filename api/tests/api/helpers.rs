@@ -43,7 +43,11 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts the app with the given extra flags (after dev login on, port 0, a fresh database).
 pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
-    let db_url = fresh_database_url();
+    spawn_app_on(fresh_database_url(), extra).await
+}
+
+/// Starts the app on the database at `db_url` (made and migrated at start), with `extra` flags.
+pub async fn spawn_app_on(db_url: String, extra: &[&str]) -> TestApp {
     let queue_prefix = format!("shipmate-test-{}", uuid::Uuid::new_v4().simple());
     let mut args = vec![
         "shipmate-api",
