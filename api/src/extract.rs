@@ -126,7 +126,7 @@ impl FromRequestParts<AppState> for ProjectKey {
         let public_client = access.is_public().then(|| client_bucket(parts, state));
         if let Some(client) = public_client {
             if parts.method == Method::POST && WRITE_ROUTES.contains(&route) {
-                state.limits.write(client, project.id)?;
+                state.limits.write(client, project.id).await?;
             }
         }
         Ok(ProjectKey {
@@ -200,7 +200,7 @@ impl FromRequestParts<AppState> for AuthLimited {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        state.limits.auth(client_bucket(parts, state))?;
+        state.limits.auth(client_bucket(parts, state)).await?;
         Ok(AuthLimited)
     }
 }

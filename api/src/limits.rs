@@ -2,6 +2,12 @@
 //! or a public form (comments and similarity look-ups too), analytics events through a public key,
 //! votes per user, and sign-in work per client. A setting of 0 turns a limit off; limiter memory is
 //! pruned once a minute.
+//!
+//! The per-minute limits (creations, comments, votes, sign-in work) are also shared by every api
+//! process through Redis (`SharedRate`): a flood spread over N processes meets one limit. The
+//! in-process limiter stays in front of it, and alone decides while Redis is unreachable. The
+//! analytics limits (per second, on the ingestion hot path) are per process: N processes take N
+//! times the rate, as they have N times the capacity.
 
 use std::net::IpAddr;
 use std::num::NonZeroU32;
@@ -9,6 +15,7 @@ use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
+use shipmate_core::shared_rate::SharedRate;
 use shipmate_core::AppError;
 use uuid::Uuid;
 
@@ -26,11 +33,27 @@ pub struct Limits {
     votes: Option<DefaultKeyedRateLimiter<Uuid>>,
     /// Sign-in work (login, register, setup, resets, verification) per client, per minute.
     auth: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    /// The per-minute limits again, across processes.
+    shared: Option<SharedRate>,
+    per_minute: PerMinute,
+}
+
+#[derive(Clone, Copy)]
+struct PerMinute {
+    writes: u32,
+    votes: u32,
+    auth: u32,
 }
 
 impl Limits {
-    pub fn new(settings: &ApiSettings) -> Self {
+    pub fn new(settings: &ApiSettings, shared: Option<SharedRate>) -> Self {
         Limits {
+            shared,
+            per_minute: PerMinute {
+                writes: settings.rate_writes_per_minute,
+                votes: settings.rate_votes_per_minute,
+                auth: settings.rate_auth_per_minute,
+            },
             writes: NonZeroU32::new(settings.rate_writes_per_minute)
                 .map(|n| DefaultKeyedRateLimiter::keyed(Quota::per_minute(n))),
             events: NonZeroU32::new(settings.rate_events_per_second)
@@ -44,8 +67,10 @@ impl Limits {
         }
     }
 
-    pub fn write(&self, client: IpAddr, project: Uuid) -> ApiResult<()> {
-        check(self.writes.as_ref(), &(client, project), 1)
+    pub async fn write(&self, client: IpAddr, project: Uuid) -> ApiResult<()> {
+        check(self.writes.as_ref(), &(client, project), 1)?;
+        let key = format!("write:{client}:{project}");
+        self.shared(&key, self.per_minute.writes).await
     }
 
     /// Takes `n` events at once or none: a batch is accepted whole or refused whole.
@@ -53,16 +78,39 @@ impl Limits {
         check(self.events.as_ref(), &(client, project), n)
     }
 
-    pub fn actor_write(&self, actor: Uuid) -> ApiResult<()> {
-        check(self.actor_writes.as_ref(), &actor, 1)
+    pub async fn actor_write(&self, actor: Uuid) -> ApiResult<()> {
+        check(self.actor_writes.as_ref(), &actor, 1)?;
+        self.shared(&format!("actor:{actor}"), self.per_minute.writes)
+            .await
     }
 
-    pub fn vote(&self, user: Uuid) -> ApiResult<()> {
-        check(self.votes.as_ref(), &user, 1)
+    pub async fn vote(&self, user: Uuid) -> ApiResult<()> {
+        check(self.votes.as_ref(), &user, 1)?;
+        self.shared(&format!("vote:{user}"), self.per_minute.votes)
+            .await
     }
 
-    pub fn auth(&self, client: IpAddr) -> ApiResult<()> {
-        check(self.auth.as_ref(), &client, 1)
+    pub async fn auth(&self, client: IpAddr) -> ApiResult<()> {
+        check(self.auth.as_ref(), &client, 1)?;
+        self.shared(&format!("auth:{client}"), self.per_minute.auth)
+            .await
+    }
+
+    /// The shared bucket of `key`; Redis unreachable leaves the in-process limit alone in charge.
+    async fn shared(&self, key: &str, per_minute: u32) -> ApiResult<()> {
+        let Some(shared) = self.shared.as_ref().filter(|_| per_minute > 0) else {
+            return Ok(());
+        };
+        match shared.take(key, per_minute).await {
+            Ok(None) => Ok(()),
+            Ok(Some(wait)) => Err(ApiError::from(AppError::RateLimited {
+                retry_after_secs: wait.as_secs().max(1),
+            })),
+            Err(e) => {
+                tracing::warn!(error = %e, "shared rate limit unreachable; this process's limit applies");
+                Ok(())
+            }
+        }
     }
 
     /// Forgets clients whose buckets are full again, so memory follows the active clients only.

@@ -15,6 +15,7 @@ use shipmate_analytics::visitor::{Geo, SaltCache};
 use shipmate_analytics::EventStore;
 use shipmate_core::queue::Queue;
 use shipmate_core::replicas::Replicas;
+use shipmate_core::shared_rate::SharedRate;
 use shipmate_core::AppError;
 use shipmate_kb::embed::InputKind;
 use shipmate_kb::models::Registry;
@@ -115,7 +116,10 @@ impl AppState {
             client_salt: shipmate_core::tokens::random_token("", 32),
             trusted_proxies: settings.trusted_proxies()?,
             metrics_allow: settings.metrics_allow()?,
-            limits: Arc::new(Limits::new(&settings)),
+            limits: Arc::new(Limits::new(
+                &settings,
+                Some(SharedRate::new(queue.node(), &settings.common.queue_prefix)),
+            )),
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common.kb),
             queue,

@@ -12,6 +12,7 @@ pub mod params;
 pub mod queue;
 pub mod replicas;
 pub mod secret;
+pub mod shared_rate;
 pub mod startup;
 pub mod tokens;
 

@@ -188,7 +188,7 @@ pub async fn subscribe(
     };
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
     let input = shipmate_types::input::Input::new(serde_json::json!({ "email": form.email }));
-    let result = match (state.limits.write(client, project.id), input) {
+    let result = match (state.limits.write(client, project.id).await, input) {
         (Ok(()), Ok(input)) => {
             crate::routes::email::start_subscription(&state, &project, input).await
         }

@@ -138,7 +138,7 @@ pub async fn subscribe_public(
 ) -> ApiResult<(StatusCode, Json<Queued>)> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
-    state.limits.write(client, project.id)?;
+    state.limits.write(client, project.id).await?;
     start_subscription(&state, &project, input).await?;
     Ok(accepted())
 }

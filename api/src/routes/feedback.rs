@@ -231,6 +231,9 @@ async fn cast(
 ) -> ApiResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
     let (user, end_user) = actor.who.ids();
-    state.limits.vote(user.or(end_user).unwrap_or_default())?;
+    state
+        .limits
+        .vote(user.or(end_user).unwrap_or_default())
+        .await?;
     Ok(Json(feedback::vote(&state.db, id, actor.who, value).await?))
 }

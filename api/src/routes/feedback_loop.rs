@@ -66,7 +66,7 @@ pub async fn submit(
     let bot = honeypot_tripped(&input);
     let mut new: NewFeedback = input.parse()?;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
-    state.limits.write(client, project.id)?;
+    state.limits.write(client, project.id).await?;
     let moderation = if project.feedback_moderation {
         FeedbackModeration::Pending
     } else {
@@ -161,7 +161,7 @@ pub async fn similar(
 ) -> ApiResult<Json<List<SimilarEntry>>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     // Each look-up embeds text: it counts like a public write.
-    state.limits.write(client, project.id)?;
+    state.limits.write(client, project.id).await?;
     let text = q.get("q").map(|s| s.trim()).unwrap_or_default();
     if text.is_empty() || text.chars().count() > 500 {
         return Err(ApiError::from(AppError::invalid(
@@ -199,8 +199,8 @@ pub async fn add_comment(
     // Counted per client and per actor: neither many accounts on one address nor one account on
     // many addresses floods a board.
     let project_id = comments::public_entry_project(&mut tx, id).await?;
-    state.limits.write(client, project_id)?;
-    state.limits.actor_write(author.who.actor_id())?;
+    state.limits.write(client, project_id).await?;
+    state.limits.actor_write(author.who.actor_id()).await?;
     let comment = comments::create(&mut tx, id, &author, &body).await?;
     let deliveries = notify::comment_created(&mut tx, &comment).await?;
     tx.commit().await?;

@@ -74,7 +74,7 @@ pub async fn create_public(
     // Counted per address and form, after validation: a flood at one form is stopped, while a
     // person fixing typos (or an office behind one address using several forms) is not.
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
-    state.limits.write(client, project.id)?;
+    state.limits.write(client, project.id).await?;
     if bot {
         // Answer as if accepted, so the bot learns nothing; keep nothing.
         tracing::info!(project_id = %project.id, "testimonial honeypot tripped; dropped");

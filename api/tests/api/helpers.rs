@@ -48,7 +48,10 @@ pub async fn spawn_app_with(extra: &[&str]) -> TestApp {
 
 /// Starts the app on the database at `db_url` (made and migrated at start), with `extra` flags.
 pub async fn spawn_app_on(db_url: String, extra: &[&str]) -> TestApp {
-    let queue_prefix = format!("shipmate-test-{}", uuid::Uuid::new_v4().simple());
+    // Named for the database: apps started on one database are one deployment, sharing Redis
+    // keys (queues, shared rate limits) as processes of one deployment do.
+    let db_name = db_url.rsplit('/').next().unwrap_or_default();
+    let queue_prefix = format!("shipmate-test-{db_name}-{}", std::process::id());
     let mut args = vec![
         "shipmate-api",
         "--database-url",

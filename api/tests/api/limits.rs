@@ -226,6 +226,46 @@ async fn votes_are_limited_per_user() {
     assert_eq!(vote["upvotes"], 2);
 }
 
+/// Two api processes of one deployment (one database, one Redis): a voter's votes spread over
+/// both meet one limit, not one per process.
+#[tokio::test]
+async fn a_flood_spread_over_two_apis_meets_one_limit() {
+    let db = fresh_database_url();
+    let flags = ["--rate-votes-per-minute", "3"];
+    let first = spawn_app_on(db.clone(), &flags).await;
+    let second = spawn_app_on(db, &flags).await;
+    let (_, project) = first.owner_with_project("shared-votes").await;
+    let voter = first.login("voter@example.com").await;
+    let mut paths = Vec::new();
+    for n in 0..4 {
+        let (_, entry) = first
+            .call(
+                Method::POST,
+                "/v1/feedback",
+                Auth::Key(key(&project)),
+                Some(json!({"title": format!("Idea {n}"), "type": "feature"})),
+            )
+            .await;
+        paths.push(format!("/v1/feedback/{}/upvote", id(&entry)));
+    }
+    for (n, path) in paths[..3].iter().enumerate() {
+        let app = if n % 2 == 0 { &first } else { &second };
+        let (status, _) = app
+            .call(Method::POST, path, Auth::Session(&voter), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    // The second process took one vote only: alone, it would allow two more.
+    second
+        .refused(
+            (Method::POST, &paths[3]),
+            Auth::Session(&voter),
+            None,
+            (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+        )
+        .await;
+}
+
 #[test]
 fn help_shows_no_secret() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_shipmate-api"))

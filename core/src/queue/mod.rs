@@ -91,6 +91,11 @@ impl Queue {
         0..self.streams.shards()
     }
 
+    /// The connection to the `REDIS_URL` node, for what else lives there (shared rate limits).
+    pub fn node(&self) -> ConnectionManager {
+        self.node.clone()
+    }
+
     /// Whether the `REDIS_URL` node answers.
     pub async fn ping(&self) -> bool {
         redis::cmd("PING")
