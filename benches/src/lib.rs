@@ -11,6 +11,9 @@ use shipmate_api::Application;
 use shipmate_worker::settings::WorkerSettings;
 use tokio::sync::watch;
 
+/// A browser's user agent: the worker counts bots' events as dropped, not stored.
+pub const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
 #[derive(Clone)]
 pub struct Bench {
     pub base: String,
@@ -23,12 +26,21 @@ pub struct Bench {
 /// Starts the api on a free port with a fresh database; the worker is started separately so a
 /// benchmark can measure with and without it.
 pub async fn start(extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
+    start_on(fresh_database_url()?, extra_api_flags).await
+}
+
+/// A database of its own for one run, on the server of `DATABASE_URL`.
+pub fn fresh_database_url() -> anyhow::Result<String> {
     let _ = dotenvy::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../.env"));
     let base = std::env::var("DATABASE_URL")
         .unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
     let mut url = url::Url::parse(&base)?;
     url.set_path(&format!("shipmate_bench_{}", uuid::Uuid::new_v4().simple()));
-    let db_url = url.to_string();
+    Ok(url.to_string())
+}
+
+/// Starts the api on a free port on the database at `db_url` (made and migrated at start).
+pub async fn start_on(db_url: String, extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
     let queue_prefix = format!("shipmate-bench-{}", uuid::Uuid::new_v4().simple());
     let mut args = vec![
         "shipmate-api",
@@ -56,6 +68,15 @@ pub async fn start(extra_api_flags: &[&str]) -> anyhow::Result<Bench> {
         }
     });
     let base = format!("http://{}", addr.await??);
+    signed_in(base, db_url, queue_prefix).await
+}
+
+/// A client of the api at `base`, signed in through the development login.
+pub async fn signed_in(
+    base: String,
+    db_url: String,
+    queue_prefix: String,
+) -> anyhow::Result<Bench> {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(64)
         .build()?;

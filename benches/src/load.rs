@@ -93,3 +93,44 @@ impl Conn {
 fn invalid(e: impl ToString) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, e.to_string())
 }
+
+/// `senders` loops posting as fast as answers come, for `seconds`, sender `i` to `urls[i % n]` (as
+/// a load balancer spreads connections), each walking `requests` (clients) from its own starting
+/// point: the requests answered 202, and their latencies.
+pub async fn sustained(
+    urls: Vec<String>,
+    requests: std::sync::Arc<Vec<Vec<u8>>>,
+    senders: usize,
+    seconds: u64,
+) -> (u64, Vec<std::time::Duration>) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for sender in 0..senders {
+        let (url, requests) = (urls[sender % urls.len()].clone(), requests.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut took = Vec::new();
+            let mut conn: Option<Conn> = None;
+            let mut next = sender;
+            while std::time::Instant::now() < deadline {
+                let request = &requests[next % requests.len()];
+                next += 1;
+                if conn.is_none() {
+                    conn = Conn::open(&url).await.ok();
+                }
+                let Some(c) = conn.as_mut() else { continue };
+                let t = std::time::Instant::now();
+                match c.send(request).await {
+                    Ok(202) => took.push(t.elapsed()),
+                    Ok(_) => {}
+                    Err(_) => conn = None,
+                }
+            }
+            took
+        }));
+    }
+    let mut took = Vec::new();
+    for t in tasks {
+        took.extend(t.await.unwrap_or_default());
+    }
+    (took.len() as u64, took)
+}

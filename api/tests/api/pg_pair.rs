@@ -53,10 +53,10 @@ impl PgPair {
     pub fn start() -> PgPair {
         let base =
             std::env::temp_dir().join(format!("shipmate-pg-{}", uuid::Uuid::new_v4().simple()));
-        std::fs::create_dir_all(&base).unwrap();
+        std::fs::create_dir_all(&base).expect("a temporary folder");
         if is_root() {
             let mut chown = Command::new("chown");
-            chown.args(["postgres:", base.to_str().unwrap()]);
+            chown.arg("postgres:").arg(&base);
             run(chown, "chown");
         }
         let pair = PgPair {

@@ -4,7 +4,6 @@
 //! across 90 days, and bytes stored per event.
 //! Run: `cargo run --release -p shipmate-benches --bin analytics` (see benches/README.md).
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,11 +11,8 @@ use clap::Parser;
 use serde_json::{json, Value};
 use shipmate_analytics::days;
 use shipmate_analytics::pg::{rollup, store};
-use shipmate_benches::{load, ms, percentile, start, Bench};
+use shipmate_benches::{load, ms, percentile, start, Bench, BROWSER};
 use sqlx::PgPool;
-
-/// Requests without a browser's user agent are dropped as bots.
-const BROWSER: &str = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
 #[derive(Parser)]
 struct Args {
@@ -246,8 +242,9 @@ impl Sustained {
     }
 }
 
-/// `senders` loops posting `body` as fast as answers come, for `seconds`; samples the queue's
-/// backlog (entries not yet delivered to a worker, plus delivered and unacknowledged) each 100 ms.
+/// `senders` loops posting `requests` as fast as answers come, for `seconds`
+/// (`load::sustained`); samples the queue's backlog (entries not yet delivered to a worker, plus
+/// delivered and unacknowledged) each 100 ms meanwhile.
 async fn sustained(
     b: &Bench,
     url: &str,
@@ -255,47 +252,21 @@ async fn sustained(
     senders: usize,
     seconds: u64,
 ) -> anyhow::Result<Sustained> {
-    let count = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(seconds);
-    let mut tasks = Vec::new();
-    for sender in 0..senders {
-        let (url, requests, count) = (url.to_owned(), requests.clone(), count.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut took = Vec::new();
-            let mut conn: Option<load::Conn> = None;
-            // Each sender walks the requests (clients) from its own starting point.
-            let mut next = sender;
-            while Instant::now() < deadline {
-                let request = &requests[next % requests.len()];
-                next += 1;
-                if conn.is_none() {
-                    conn = load::Conn::open(&url).await.ok();
-                }
-                let Some(c) = conn.as_mut() else { continue };
-                let t = Instant::now();
-                match c.send(request).await {
-                    Ok(202) => {
-                        count.fetch_add(1, Ordering::Relaxed);
-                        took.push(t.elapsed());
-                    }
-                    Ok(_) => {}
-                    Err(_) => conn = None,
-                }
-            }
-            took
-        }));
-    }
+    let run = tokio::spawn(load::sustained(
+        vec![url.to_owned()],
+        requests,
+        senders,
+        seconds,
+    ));
     let mut backlog = Vec::new();
     while Instant::now() < deadline {
         backlog.push(queue_backlog(b).await.unwrap_or(0));
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let mut took = Vec::new();
-    for t in tasks {
-        took.extend(t.await.unwrap_or_default());
-    }
+    let (requests, mut took) = run.await?;
     Ok(Sustained {
-        requests: count.load(Ordering::Relaxed),
+        requests,
         p99: percentile(&mut took, 99.0),
         backlog,
     })

@@ -339,37 +339,15 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     // 5. Fairness: the same searches by project S while project A bulk uploads and a worker
     // embeds it. Queries carry a sequence number, so none is answered from the query cache.
     let _worker = b.start_worker(&[])?;
-    let bulk = spawn_bulk(
+    let mut beside = searches_beside_bulk(
         b,
-        &key_a,
-        id(&index_a),
+        &db,
+        (&key_s, id(&index_s)),
+        (&key_a, id(&index_a)),
         bulk_corpus(&corpus, args.bulk_docs),
-    );
-    let ingested = tokio::spawn({
-        let (db, index) = (db.clone(), id(&index_a).to_owned());
-        async move {
-            bulk.await?;
-            wait_all_ready(&db, &index).await
-        }
-    });
-    let search = format!("/v1/indexes/{}/search", id(&index_s));
-    let mut beside = Vec::new();
-    for (i, q) in queries.iter().cycle().enumerate() {
-        if ingested.is_finished() {
-            break;
-        }
-        let next = Instant::now() + SEARCH_PACE;
-        let t = Instant::now();
-        b.post(
-            &key_s,
-            &search,
-            json!({"query": format!("{q} {i}"), "top_k": 10}),
-        )
-        .await?;
-        beside.push(t.elapsed());
-        tokio::time::sleep_until(next.into()).await;
-    }
-    ingested.await??;
+        &queries,
+    )
+    .await?;
     println!(
         "search beside a {}-document bulk upload of another project ({} searches, one every {} ms): p50 {} p99 {}",
         args.bulk_docs,

@@ -276,6 +276,46 @@ pub(crate) fn spawn_bulk(
     })
 }
 
+/// Searches of project S (`search`: key and index), one every `SEARCH_PACE`, while project A
+/// (`bulk`) uploads `docs` and a worker embeds them, until every one is ready. Queries carry a
+/// sequence number, so none is answered from the query cache.
+pub(crate) async fn searches_beside_bulk(
+    b: &Bench,
+    db: &PgPool,
+    (key_s, index_s): (&str, &str),
+    (key_a, index_a): (&str, &str),
+    docs: Vec<String>,
+    queries: &[String],
+) -> anyhow::Result<Vec<Duration>> {
+    let bulk = spawn_bulk(b, key_a, index_a, docs);
+    let ingested = tokio::spawn({
+        let (db, index) = (db.clone(), index_a.to_owned());
+        async move {
+            bulk.await?;
+            wait_all_ready(&db, &index).await
+        }
+    });
+    let search = format!("/v1/indexes/{index_s}/search");
+    let mut beside = Vec::new();
+    for (i, q) in queries.iter().cycle().enumerate() {
+        if ingested.is_finished() {
+            break;
+        }
+        let next = Instant::now() + SEARCH_PACE;
+        let t = Instant::now();
+        b.post(
+            key_s,
+            &search,
+            json!({"query": format!("{q} {i}"), "top_k": 10}),
+        )
+        .await?;
+        beside.push(t.elapsed());
+        tokio::time::sleep_until(next.into()).await;
+    }
+    ingested.await??;
+    Ok(beside)
+}
+
 /// Upload to ready for one document.
 pub(crate) async fn freshness(
     b: &Bench,
