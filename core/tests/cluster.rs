@@ -164,6 +164,18 @@ async fn a_master_killed_mid_stream_loses_no_accepted_job_and_appends_none_twice
     cluster
         .wait_failed_over(victim, Duration::from_secs(30))
         .await;
+    // A master left without a replica takes writes on its append-only file alone: what only
+    // waited for a replica (a consumer group that exists already) has nothing to do.
+    // (The client learns the new master within seconds; the workers retry each second.)
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while queue.ensure_group(EVENTS_STREAM).await.is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the consumer groups stayed unreachable"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    queue.ensure_group(EVENTS_STREAM).await.unwrap();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for p in producers {

@@ -220,7 +220,7 @@ async fn events_loop(
     }
 }
 
-async fn read<T: for<'de> serde::Deserialize<'de>>(
+async fn read<T: for<'de> serde::Deserialize<'de> + Send + 'static>(
     queue: &Queue,
     stream: &str,
     consumer: &str,

@@ -79,14 +79,7 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     );
 
     // 1. Upload latency for 10 KB documents, no worker running: the request only chunks, stores and enqueues.
-    let (_, key_l) = b.project("bench-latency").await?;
-    let index_l = b
-        .post(
-            &key_l,
-            "/v1/indexes",
-            json!({"name": "l", "embedding_model": MODEL}),
-        )
-        .await?;
+    let (key_l, index_l) = indexed_project(b, "bench-latency", "l").await?;
     let ten_kb: Vec<String> = corpus
         .iter()
         .filter(|d| d.len() >= 10_240)
@@ -116,14 +109,7 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
 
     // 2. Ingestion: corpus over HTTP until every document is ready.
     let _worker = b.start_worker(&[])?;
-    let (_, key_a) = b.project("bench-a").await?;
-    let index_a = b
-        .post(
-            &key_a,
-            "/v1/indexes",
-            json!({"name": "a", "embedding_model": MODEL}),
-        )
-        .await?;
+    let (key_a, index_a) = indexed_project(b, "bench-a", "a").await?;
     let started = Instant::now();
     let docs_a = format!("/v1/indexes/{}/documents", id(&index_a));
     let chunks: i64 = futures::stream::iter(corpus.iter())
@@ -176,14 +162,7 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     );
 
     // 3. Freshness: one document from upload to ready, idle and beside a bulk upload.
-    let (_, key_b) = b.project("bench-b").await?;
-    let index_b = b
-        .post(
-            &key_b,
-            "/v1/indexes",
-            json!({"name": "b", "embedding_model": MODEL}),
-        )
-        .await?;
+    let (key_b, index_b) = indexed_project(b, "bench-b", "b").await?;
     let mut idle = Vec::new();
     for i in 0..20 {
         idle.push(
@@ -236,14 +215,7 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     if args.search_chunks == 0 {
         return Ok(());
     }
-    let (_, key_s) = b.project("bench-s").await?;
-    let index_s = b
-        .post(
-            &key_s,
-            "/v1/indexes",
-            json!({"name": "s", "embedding_model": MODEL}),
-        )
-        .await?;
+    let (key_s, index_s) = indexed_project(b, "bench-s", "s").await?;
     let (build, stored) =
         fill_search_index(&db, id(&index_s), id(&index_a), args.search_chunks).await?;
     println!(

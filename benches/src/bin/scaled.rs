@@ -27,7 +27,9 @@ mod support;
 
 use pg_pair::PgPair;
 use redis_cluster::RedisCluster;
-use support::{bulk_corpus, id, load_corpus, searches_beside_bulk, spawn_bulk, wait_all_ready};
+use support::{
+    bulk_corpus, id, indexed_project, load_corpus, searches_beside_bulk, spawn_bulk, wait_all_ready,
+};
 
 const MODEL: &str = "all-minilm-l6-v2";
 
@@ -230,14 +232,7 @@ async fn search_beside_bulk(args: &Args, replica: bool) -> anyhow::Result<()> {
     let db = PgPool::connect(&db_url).await?;
     let _worker = b.start_worker(&[])?;
     let corpus = load_corpus(args.search_docs + args.bulk_docs)?;
-    let (_, key_s) = b.project("bench-s").await?;
-    let index_s = b
-        .post(
-            &key_s,
-            "/v1/indexes",
-            json!({"name": "s", "embedding_model": MODEL}),
-        )
-        .await?;
+    let (key_s, index_s) = indexed_project(&b, "bench-s", "s").await?;
     spawn_bulk(
         &b,
         &key_s,
@@ -270,14 +265,7 @@ async fn search_beside_bulk(args: &Args, replica: bool) -> anyhow::Result<()> {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
-    let (_, key_a) = b.project("bench-a").await?;
-    let index_a = b
-        .post(
-            &key_a,
-            "/v1/indexes",
-            json!({"name": "a", "embedding_model": MODEL}),
-        )
-        .await?;
+    let (key_a, index_a) = indexed_project(&b, "bench-a", "a").await?;
     let mut beside = searches_beside_bulk(
         &b,
         &db,

@@ -65,6 +65,8 @@ async fn append(streams: &Streams, marker: &str, group: &[Append]) -> redis::Red
         let at = keys.iter().position(|k| *k == a.key).unwrap_or_default();
         eval.arg(at + 1).arg(&a.payload);
     }
-    streams.run(marker, eval).await?;
-    streams.replicated(marker).await
+    let mut pipe = redis::pipe();
+    pipe.add_command(eval);
+    streams.run_replicated(marker, pipe, 1).await?;
+    Ok(())
 }

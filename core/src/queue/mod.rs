@@ -65,7 +65,7 @@ impl Queue {
         let streams = if cluster.is_empty() {
             Streams::Node(node.clone())
         } else {
-            Streams::Cluster(Streams::cluster(cluster).await?)
+            Streams::Cluster(Streams::cluster(cluster).await?, Default::default())
         };
         let mut appends = Vec::new();
         for shard in 0..streams.shards() {
@@ -150,17 +150,19 @@ impl Queue {
             match self.streams.run(&key, cmd).await {
                 Err(e) if e.code() == Some("BUSYGROUP") => {}
                 Err(e) => return Err(e),
-                Ok(_) => self.streams.replicated(&key).await?,
+                Ok(_) => {
+                    self.streams.run_replicated(&key, redis::pipe(), 0).await?;
+                }
             }
         }
         Ok(())
     }
 
-    /// Waits up to `block_ms` for new jobs, then also takes over jobs another consumer left
-    /// unacknowledged for `stale_ms` (a killed worker). On a cluster every shard is asked
-    /// without blocking (a blocked read would hold the connection its master shares with the
-    /// process's other commands), again every 50 ms until something comes or `block_ms` passes.
-    pub async fn read<T: for<'de> Deserialize<'de>>(
+    /// Takes over jobs another consumer left unacknowledged for `stale_ms` (a killed worker), and
+    /// waits up to `block_ms` for new ones. On a cluster the shards are asked at once, without
+    /// blocking (a blocked read would hold the connection its master shares with the process's
+    /// other commands), again every 50 ms until something comes or `block_ms` passes.
+    pub async fn read<T: for<'de> Deserialize<'de> + Send + 'static>(
         &self,
         stream: &str,
         consumer: &str,
@@ -169,96 +171,105 @@ impl Queue {
         stale_ms: u64,
     ) -> redis::RedisResult<Vec<Entry<T>>> {
         let per_shard = count.div_ceil(self.appends.len());
-        let deadline = Instant::now() + Duration::from_millis(block_ms as u64);
-        let mut out = Vec::new();
-        for shard in self.shards() {
-            out.extend(
-                self.claim(shard, stream, consumer, per_shard, stale_ms)
-                    .await?,
-            );
+        if let Streams::Node(_) = self.streams {
+            let ask = Ask::new(stream, consumer, per_shard, Some(stale_ms));
+            return self.read_shard(0, ask.blocking(block_ms)).await;
         }
+        let deadline = Instant::now() + Duration::from_millis(block_ms as u64);
+        let mut ask = Ask::new(stream, consumer, per_shard, Some(stale_ms));
         loop {
-            let block = match self.streams {
-                Streams::Node(_) => Some(block_ms),
-                Streams::Cluster(_) => None,
-            };
+            let mut shards = tokio::task::JoinSet::new();
             for shard in self.shards() {
-                out.extend(
-                    self.fresh(shard, stream, consumer, per_shard, block)
-                        .await?,
-                );
+                let (queue, ask) = (self.clone(), ask.clone());
+                shards.spawn(async move { queue.read_shard::<T>(shard, ask).await });
             }
-            if !out.is_empty() || block.is_some() || Instant::now() >= deadline {
+            // A shard that fails (its master failing over) does not hold up the others; its
+            // entries, if they were delivered, are taken over once stale.
+            let (mut out, mut failed) = (Vec::new(), None);
+            while let Some(read) = shards.join_next().await {
+                match read {
+                    Ok(Ok(entries)) => out.extend(entries),
+                    Ok(Err(e)) => failed = Some(e),
+                    Err(e) => {
+                        failed = Some(redis::RedisError::from((
+                            redis::ErrorKind::Io,
+                            "read task",
+                            e.to_string(),
+                        )))
+                    }
+                }
+            }
+            if let (true, Some(e)) = (out.is_empty(), failed) {
+                return Err(e);
+            }
+            if !out.is_empty() || Instant::now() >= deadline {
                 return Ok(out);
             }
+            ask.stale_ms = None;
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
-    /// Entries not delivered before, of one shard.
-    async fn fresh<T: for<'de> Deserialize<'de>>(
+    /// One shard's read, in one round trip: entries another consumer left for `stale_ms` (when
+    /// asked), then entries not delivered before. A delivery must reach a replica like any write:
+    /// a promoted replica that never saw it would deliver the entry again as new, handled twice
+    /// without the check redelivered entries get.
+    async fn read_shard<T: for<'de> Deserialize<'de>>(
         &self,
         shard: u16,
-        stream: &str,
-        consumer: &str,
-        count: usize,
-        block_ms: Option<usize>,
+        ask: Ask,
     ) -> redis::RedisResult<Vec<Entry<T>>> {
-        let key = self.key(shard, stream);
-        let mut cmd = redis::cmd("XREADGROUP");
-        cmd.arg("GROUP")
-            .arg(GROUP)
-            .arg(consumer)
-            .arg("COUNT")
-            .arg(count);
-        if let Some(ms) = block_ms {
-            cmd.arg("BLOCK").arg(ms);
+        let key = self.key(shard, &ask.stream);
+        let mut pipe = redis::pipe();
+        if let Some(stale_ms) = ask.stale_ms {
+            pipe.cmd("XAUTOCLAIM")
+                .arg(&key)
+                .arg(GROUP)
+                .arg(&ask.consumer)
+                .arg(stale_ms)
+                .arg("0-0")
+                .arg("COUNT")
+                .arg(ask.count);
         }
-        cmd.arg("STREAMS").arg(&key).arg(">");
+        let read = pipe
+            .cmd("XREADGROUP")
+            .arg("GROUP")
+            .arg(GROUP)
+            .arg(&ask.consumer)
+            .arg("COUNT")
+            .arg(ask.count);
+        if let Some(ms) = ask.block_ms {
+            read.arg("BLOCK").arg(ms);
+        }
+        read.arg("STREAMS").arg(&key).arg(">");
+        let len = 1 + usize::from(ask.stale_ms.is_some());
+        let mut answers = self
+            .streams
+            .run_replicated(&key, pipe, len)
+            .await?
+            .into_iter();
+        let mut out = match ask.stale_ms {
+            Some(_) => parse_autoclaim(answers.next().unwrap_or(Value::Nil), shard),
+            None => Vec::new(),
+        };
         let reply: Option<StreamReadReply> =
-            redis::from_redis_value(self.streams.run(&key, cmd).await?)?;
-        let entries: Vec<Entry<T>> = reply
-            .into_iter()
-            .flat_map(|r| r.keys)
-            .flat_map(|k| k.ids)
-            .filter_map(|e| {
-                Some(Entry {
-                    key: entry_key(&e.id, shard)?,
-                    job: e
-                        .get::<String>("job")
-                        .and_then(|s| serde_json::from_str(&s).ok()),
-                    redelivered: false,
-                })
-            })
-            .collect();
-        // A delivery the master has not passed on would be delivered again, as new, by a
-        // promoted replica: handled twice without the check redelivered entries get.
-        if !entries.is_empty() {
-            self.streams.replicated(&key).await?;
-        }
-        Ok(entries)
-    }
-
-    /// Entries of one shard another consumer left unacknowledged for `stale_ms`.
-    async fn claim<T: for<'de> Deserialize<'de>>(
-        &self,
-        shard: u16,
-        stream: &str,
-        consumer: &str,
-        count: usize,
-        stale_ms: u64,
-    ) -> redis::RedisResult<Vec<Entry<T>>> {
-        let key = self.key(shard, stream);
-        let mut cmd = redis::cmd("XAUTOCLAIM");
-        cmd.arg(&key)
-            .arg(GROUP)
-            .arg(consumer)
-            .arg(stale_ms)
-            .arg("0-0")
-            .arg("COUNT")
-            .arg(count);
-        let claimed = self.streams.run(&key, cmd).await?;
-        Ok(parse_autoclaim(claimed, shard))
+            redis::from_redis_value(answers.next().unwrap_or(Value::Nil))?;
+        out.extend(
+            reply
+                .into_iter()
+                .flat_map(|r| r.keys)
+                .flat_map(|k| k.ids)
+                .filter_map(|e| {
+                    Some(Entry {
+                        key: entry_key(&e.id, shard)?,
+                        job: e
+                            .get::<String>("job")
+                            .and_then(|s| serde_json::from_str(&s).ok()),
+                        redelivered: false,
+                    })
+                }),
+        );
+        Ok(out)
     }
 
     /// Acknowledges and drops handled entries (keys as `Entry::key`).
@@ -274,14 +285,13 @@ impl Queue {
                 continue;
             }
             let key = self.key(shard, stream);
-            // One round trip: Redis then handles both in one loop iteration, with one fsync.
+            // One round trip: Redis then handles both in one loop iteration, with one fsync. An
+            // acknowledgement lost in a failover would have the entry handled again after
+            // `Upkeep` forgot it was stored: it is replicated like any write.
             let mut pipe = redis::pipe();
             pipe.cmd("XACK").arg(&key).arg(GROUP).arg(&ids);
             pipe.cmd("XDEL").arg(&key).arg(&ids);
-            self.streams.run_pipe(&key, pipe, 2).await?;
-            // An acknowledgement lost in a failover would have the entry handled again after
-            // `Upkeep` forgot it was stored.
-            self.streams.replicated(&key).await?;
+            self.streams.run_replicated(&key, pipe, 2).await?;
         }
         Ok(())
     }
@@ -360,6 +370,34 @@ impl Queue {
         // Without the count (Redis before 7), assume entries wait.
         let waiting = group.lag.is_none_or(|n| n > 0);
         Ok(Some(Progress::new(oldest_pending, last_delivered, waiting)))
+    }
+}
+
+/// What a worker asks one shard for (`Queue::read_shard`).
+#[derive(Clone)]
+struct Ask {
+    stream: String,
+    consumer: String,
+    count: usize,
+    /// Also take over entries left this long; `None`: new entries only.
+    stale_ms: Option<u64>,
+    block_ms: Option<usize>,
+}
+
+impl Ask {
+    fn new(stream: &str, consumer: &str, count: usize, stale_ms: Option<u64>) -> Self {
+        Ask {
+            stream: stream.to_owned(),
+            consumer: consumer.to_owned(),
+            count,
+            stale_ms,
+            block_ms: None,
+        }
+    }
+
+    fn blocking(mut self, ms: usize) -> Self {
+        self.block_ms = Some(ms);
+        self
     }
 }
 

@@ -2,7 +2,9 @@
 //! about and goes to the master holding that key's slot; on a cluster, a write counts only once a
 //! replica has it too (`replicated`).
 
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use redis::aio::ConnectionManager;
 use redis::cluster_async::ClusterConnection;
@@ -17,7 +19,34 @@ const REPLICA_WAIT: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub enum Streams {
     Node(ConnectionManager),
-    Cluster(ClusterConnection),
+    /// With how many replicas each shard's master had when last seen.
+    Cluster(ClusterConnection, Replicas),
+}
+
+/// Replicas per hash tag, remembered for a second: a master that has lost its replica is asked
+/// again after that, so one that gets a new replica is waited for again.
+#[derive(Clone, Default)]
+pub struct Replicas(Arc<Mutex<HashMap<String, (Instant, usize)>>>);
+
+impl Replicas {
+    fn get(&self, tag: &str) -> Option<usize> {
+        let seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        seen.get(tag)
+            .filter(|(at, _)| at.elapsed() < Duration::from_secs(1))
+            .map(|(_, n)| *n)
+    }
+
+    fn put(&self, tag: String, n: usize) {
+        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        seen.insert(tag, (Instant::now(), n));
+    }
+}
+
+/// The part of `key` Redis Cluster hashes: between the first `{` and the next `}`.
+fn hash_tag(key: &str) -> &str {
+    key.split_once('{')
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .map_or(key, |(tag, _)| tag)
 }
 
 impl Streams {
@@ -52,7 +81,7 @@ impl Streams {
     pub fn shards(&self) -> u16 {
         match self {
             Streams::Node(_) => 1,
-            Streams::Cluster(_) => MAX_SHARDS,
+            Streams::Cluster(..) => MAX_SHARDS,
         }
     }
 
@@ -61,7 +90,7 @@ impl Streams {
     pub fn key(&self, prefix: &str, shard: u16, stream: &str) -> String {
         match self {
             Streams::Node(_) => format!("{prefix}:{stream}"),
-            Streams::Cluster(_) => format!("{{{prefix}:{shard}}}:{stream}"),
+            Streams::Cluster(..) => format!("{{{prefix}:{shard}}}:{stream}"),
         }
     }
 
@@ -69,7 +98,7 @@ impl Streams {
     pub async fn run(&self, key: &str, cmd: Cmd) -> RedisResult<Value> {
         match self {
             Streams::Node(c) => cmd.query_async(&mut c.clone()).await,
-            Streams::Cluster(c) => c.clone().route_command(cmd, master_of(key)).await,
+            Streams::Cluster(c, _) => c.clone().route_command(cmd, master_of(key)).await,
         }
     }
 
@@ -78,7 +107,7 @@ impl Streams {
     pub async fn run_pipe(&self, key: &str, pipe: Pipeline, len: usize) -> RedisResult<Vec<Value>> {
         match self {
             Streams::Node(c) => pipe.query_async(&mut c.clone()).await,
-            Streams::Cluster(c) => {
+            Streams::Cluster(c, _) => {
                 let route =
                     SingleNodeRoutingInfo::SpecificNode(Route::with_key(key, SlotAddr::Master));
                 c.clone().route_pipeline(pipe, 0, len, route).await
@@ -86,29 +115,60 @@ impl Streams {
         }
     }
 
-    /// On a cluster, waits until a replica of `key`'s master has every write made so far on this
-    /// connection (Redis replicates asynchronously: a master killed before would lose them); an
-    /// error when none has in time. A master without a replica (its own was promoted and the old
-    /// master has not come back as its replica yet) has only its append-only file, as a single
-    /// node has: waiting would refuse every write until an operator adds a replica. A node:
-    /// nothing to wait for.
-    pub async fn replicated(&self, key: &str) -> RedisResult<()> {
-        let Streams::Cluster(_) = self else {
-            return Ok(());
+    /// Runs `pipe` (`len` commands) on the master of `key`, and on a cluster has it count only
+    /// once a replica has its writes: a `WAIT 1` rides in the same round trip (Redis replicates
+    /// asynchronously: a master killed before would lose them). A master without a replica (its
+    /// own was promoted and the old master has not come back as its replica yet) has only its
+    /// append-only file, as a single node has: waiting would refuse every write until an
+    /// operator adds a replica, so its writes are not waited for. The answers of `pipe`'s
+    /// commands.
+    pub async fn run_replicated(
+        &self,
+        key: &str,
+        mut pipe: Pipeline,
+        len: usize,
+    ) -> RedisResult<Vec<Value>> {
+        let replicas = match self {
+            Streams::Cluster(_, replicas) => Some(replicas),
+            Streams::Node(_) => None,
         };
-        if replicas_of(self.run(key, redis::cmd("ROLE")).await?) == 0 {
-            return Ok(());
+        let tag = hash_tag(key).to_owned();
+        // Known before the write: a WAIT on a master with no replica would block the connection
+        // it shares with the process's other commands for the whole timeout.
+        let waits = match replicas {
+            Some(r) => match r.get(&tag) {
+                Some(n) => n > 0,
+                None => self.ask_replicas(r, key).await? > 0,
+            },
+            None => false,
+        };
+        if !waits {
+            // A pipeline that was only to wait for a replica has nothing to run.
+            return match len {
+                0 => Ok(Vec::new()),
+                _ => self.run_pipe(key, pipe, len).await,
+            };
         }
-        let mut wait = redis::cmd("WAIT");
-        wait.arg(1).arg(REPLICA_WAIT.as_millis() as u64);
-        let acked: i64 = redis::from_redis_value(self.run(key, wait).await?)?;
-        if acked < 1 {
-            return Err(redis::RedisError::from((
-                redis::ErrorKind::Io,
-                "no replica acknowledged the write",
-            )));
+        pipe.cmd("WAIT").arg(1).arg(REPLICA_WAIT.as_millis() as u64);
+        let mut answers = self.run_pipe(key, pipe, len + 1).await?;
+        let acked: i64 = redis::from_redis_value(answers.pop().unwrap_or(Value::Nil))?;
+        // None acknowledged: perhaps the replica is gone; the master says.
+        if let (true, Some(r)) = (acked < 1, replicas) {
+            if self.ask_replicas(r, key).await? > 0 {
+                return Err(redis::RedisError::from((
+                    redis::ErrorKind::Io,
+                    "no replica acknowledged the write",
+                )));
+            }
         }
-        Ok(())
+        Ok(answers)
+    }
+
+    /// How many replicas the master of `key` has now (`ROLE`), remembered in `replicas`.
+    async fn ask_replicas(&self, replicas: &Replicas, key: &str) -> RedisResult<usize> {
+        let n = replicas_of(self.run(key, redis::cmd("ROLE")).await?);
+        replicas.put(hash_tag(key).to_owned(), n);
+        Ok(n)
     }
 
     /// Whether every slot is served (a cluster) or the node answers.
@@ -118,7 +178,7 @@ impl Streams {
                 .query_async::<String>(&mut c.clone())
                 .await
                 .is_ok(),
-            Streams::Cluster(c) => {
+            Streams::Cluster(c, _) => {
                 let info = c
                     .clone()
                     .route_command(

@@ -174,6 +174,23 @@ pub(crate) async fn reupsert(
     Ok(())
 }
 
+/// A new project with one index of the bundled model: (its key, the index).
+pub(crate) async fn indexed_project(
+    b: &Bench,
+    slug: &str,
+    name: &str,
+) -> anyhow::Result<(String, Value)> {
+    let (_, key) = b.project(slug).await?;
+    let index = b
+        .post(
+            &key,
+            "/v1/indexes",
+            json!({"name": name, "embedding_model": MODEL}),
+        )
+        .await?;
+    Ok((key, index))
+}
+
 pub(crate) fn id(v: &Value) -> &str {
     v["id"].as_str().unwrap_or_default()
 }
