@@ -186,7 +186,7 @@ async fn firehose(args: &Args, scaled: bool) -> anyhow::Result<()> {
     let db = PgPool::connect(&db_url).await?;
     let t = Instant::now();
     loop {
-        let stored: i64 = sqlx::query_scalar("select count(*) from analytics_events")
+        let stored = sqlx::query_scalar!(r#"select count(*) as "n!" from analytics_events"#)
             .fetch_one(&db)
             .await?;
         if stored >= sent as i64 {
@@ -241,10 +241,10 @@ async fn search_beside_bulk(args: &Args, replica: bool) -> anyhow::Result<()> {
     )
     .await?;
     wait_all_ready(&db, id(&index_s)).await?;
-    let queries: Vec<String> = sqlx::query_scalar(
-        "select left(content, 120) from kb_chunks where index_id = $1::text::uuid order by random() limit 50",
+    let queries: Vec<String> = sqlx::query_scalar!(
+        r#"select left(content, 120) as "text!" from kb_chunks where index_id = $1::text::uuid order by random() limit 50"#,
+        id(&index_s)
     )
-    .bind(id(&index_s))
     .fetch_all(&db)
     .await?;
     if replica {
