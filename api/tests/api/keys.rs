@@ -240,3 +240,50 @@ async fn key_creation_is_validated_and_owner_only() {
         "refused creations changed nothing"
     );
 }
+
+/// Two api processes of one deployment: a key revoked through one is refused by the other within
+/// a second (each caches resolved keys for less than that).
+#[tokio::test]
+async fn a_revoked_key_is_refused_by_every_api_process_within_a_second() {
+    let db = fresh_database_url();
+    let first = spawn_app_on(db.clone(), &[]).await;
+    let second = spawn_app_on(db, &[]).await;
+    let (owner, project) = first.owner_with_project("keys-two-apis").await;
+    let (status, made) = create_key(
+        &first,
+        &owner,
+        &project,
+        json!({"name": "reader", "scopes": ["kb:read"]}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let secret = made["key"].as_str().unwrap().to_owned();
+    // The second process has it cached.
+    let res = second
+        .send(Method::GET, "/v1/indexes", Auth::Key(&secret), None)
+        .await;
+    assert_eq!(res.status(), StatusCode::OK);
+    let (status, _) = first
+        .call(
+            Method::DELETE,
+            &format!("/v1/projects/{}/api-keys/{}", id(&project), id(&made)),
+            Auth::Session(&owner),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let revoked = std::time::Instant::now();
+    loop {
+        let res = second
+            .send(Method::GET, "/v1/indexes", Auth::Key(&secret), None)
+            .await;
+        if res.status() == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        assert!(
+            revoked.elapsed() < std::time::Duration::from_secs(1),
+            "the other process still took the revoked key after a second"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
