@@ -28,6 +28,11 @@ pub const EMBED_STREAM: &str = "jobs:embed";
 pub const EVENTS_STREAM: &str = "jobs:events";
 pub const GROUP: &str = "workers";
 
+/// Consecutive appends go to one shard, this many at a time: concurrent requests then share a
+/// group commit (with each append going to the next shard, 16 committers made groups 16 times
+/// smaller than one node's), and the shards still take turns, so every master gets its share.
+const STICKY: usize = 64;
+
 /// Asks the workers to embed a document's chunks.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EmbedJob {
@@ -123,7 +128,7 @@ impl Queue {
         let payload = serde_json::to_string(job).map_err(|e| {
             redis::RedisError::from((redis::ErrorKind::UnexpectedReturnType, "job", e.to_string()))
         })?;
-        let shard = self.next.fetch_add(1, Ordering::Relaxed) % self.appends.len();
+        let shard = (self.next.fetch_add(1, Ordering::Relaxed) / STICKY) % self.appends.len();
         let (done, answer) = oneshot::channel();
         let closed = || redis::RedisError::from((redis::ErrorKind::Io, "queue task stopped"));
         self.appends[shard]
