@@ -20,10 +20,15 @@ pub struct IndexRef {
 }
 
 const SELECT: &str = "select i.id, i.project_id, i.name, i.embedding_model, i.dimensions, i.external_id, i.created_at,
-    (select count(*) from kb_documents d where d.index_id = i.id) as document_count,
+    n.document_count, n.documents_ready, n.documents_pending, n.documents_failed,
     (select count(*) from kb_chunks c join kb_documents d on d.id = c.document_id
      where c.index_id = i.id and c.generation = d.generation) as chunk_count
-    from kb_indexes i";
+    from kb_indexes i cross join lateral (
+        select count(*) as document_count,
+               count(*) filter (where d.status = 'ready') as documents_ready,
+               count(*) filter (where d.status = 'pending') as documents_pending,
+               count(*) filter (where d.status = 'failed') as documents_failed
+        from kb_documents d where d.index_id = i.id) n";
 
 /// Creates an index. The project's first index locks the project to its model; later ones must
 /// use the same (or name none). The project row is locked so two first indexes cannot race.

@@ -33,8 +33,9 @@ impl From<SearchQuery> for Search {
     }
 }
 
-/// Below this many ready chunks an exact scan is faster than the graph and has perfect recall.
-const EXACT_BELOW: i64 = 10_000;
+/// Below this many ready chunks an exact scan is faster than the graph and has perfect recall
+/// (the default of `SHIPMATE_SEARCH_EXACT_BELOW`).
+pub const EXACT_BELOW: i64 = 10_000;
 
 /// The same under a metadata filter. Counting what passes a filter fetches every matching row
 /// (the GIN index only proposes them), 5 ms at 10,000 beside the query's embedding on two cores,
@@ -51,13 +52,21 @@ const COLUMNS: &str = "c.document_id, c.content as chunk_content, c.ordinal as c
 
 /// Whether the chunks the search may return are few enough for an exact scan (checked beside the
 /// query embedding). A selective filter thus scans exactly the rows the GIN index finds.
-pub async fn is_small(db: &PgPool, index: &IndexRef, filter: &Filter) -> AppResult<bool> {
+pub async fn is_small(
+    db: &PgPool,
+    index: &IndexRef,
+    filter: &Filter,
+    exact_below: i64,
+) -> AppResult<bool> {
     let (cond, binds) = filter.sql(2);
     let below = if filter.is_empty() {
-        EXACT_BELOW
+        exact_below
     } else {
-        EXACT_BELOW_FILTERED
+        exact_below.min(EXACT_BELOW_FILTERED)
     };
+    if below <= 0 {
+        return Ok(false);
+    }
     let sql = format!(
         "select count(*) < {below} from (select 1 from kb_chunks c where c.index_id = $1 and c.ready{cond} limit {below}) s"
     );
@@ -67,6 +76,28 @@ pub async fn is_small(db: &PgPool, index: &IndexRef, filter: &Filter) -> AppResu
     }
     Ok(q.fetch_one(db).await?)
 }
+
+/// From this many dimensions up the graph holds sign bits (see the migration `kb_quantized_graph`)
+/// and its candidates are re-ranked by their full vectors.
+pub const QUANTIZED_FROM: i32 = 1024;
+
+/// How many of the bit graph's nearest a search re-ranks: sign bits order the neighbourhood only
+/// roughly, so the true top 10 are sought among many more. Measured on 100,000 chunks of 1,024
+/// dimensions, an exact scan of the bits re-ranking its nearest 100 found all of the true top 10;
+/// the graph's candidates are what lose recall (see `BITS_EF_SEARCH`).
+/// Under a filter each candidate's row is read to check it, so the pool is smaller: a tenth of the
+/// chunks matching means ten candidates read for each one kept.
+fn rerank_pool(limit: i64, filtered: bool) -> i64 {
+    match filtered {
+        false => (limit * 10).clamp(100, 400),
+        true => (limit * 4).clamp(40, 400),
+    }
+}
+
+/// The bit graph's search breadth. Hamming distances are small integers with many ties, which
+/// the graph navigates worse than cosine: at the connection's 200 (`db::connect`) it found 8.9
+/// of the true top 10 on 100,000 chunks, at 800 it found 9.8, in 7 ms; comparing bits is cheap.
+const BITS_EF_SEARCH: &str = "800";
 
 /// The `limit` ready chunks closest to `query`: an exact scan when `small`, else the graph.
 pub async fn vector(
@@ -79,26 +110,36 @@ pub async fn vector(
 ) -> AppResult<Vec<SearchResult>> {
     let vector = pgvector::Vector::from(query.to_vec());
     let dims = index.dimensions;
-    // The graph indexes are on typed expressions; the query must match them to use one.
-    let distance = if small {
-        "c.embedding <=> $1".to_owned()
-    } else if dims > 2000 {
-        format!("c.embedding::halfvec({dims}) <=> $1::halfvec({dims})")
-    } else {
-        format!("c.embedding::vector({dims}) <=> $1::vector({dims})")
-    };
     // Past the exact threshold the graph is the plan, with the filter checked per row.
     let (cond, binds) = if small {
         filter.sql(4)
     } else {
         filter.sql_per_row(4)
     };
-    let sql = format!(
-        "select {COLUMNS}, (1 - ({distance}))::float8 as score, c.metadata
-         from kb_chunks c
-         where c.index_id = $2 and c.ready and c.dims = {dims}{cond}
-         order by {distance} limit $3"
-    );
+    // The dimensions as a literal: a partial index's predicate must be provable from the plan.
+    let rows = format!("from kb_chunks c where c.index_id = $2 and c.ready and c.dims = {dims}");
+    // The graph indexes are on typed expressions; the query must match them to use one.
+    let sql = if small {
+        format!(
+            "select {COLUMNS}, (1 - (c.embedding <=> $1))::float8 as score, c.metadata
+             {rows}{cond} order by c.embedding <=> $1 limit $3"
+        )
+    } else if dims >= QUANTIZED_FROM {
+        let bits = format!("binary_quantize(c.embedding)::bit({dims})");
+        let pool = rerank_pool(limit, !filter.is_empty());
+        format!(
+            "select {COLUMNS}, (1 - (c.embedding <=> $1))::float8 as score, c.metadata
+             from (select c.* {rows}{cond}
+                   order by {bits} <~> binary_quantize($1)::bit({dims}) limit {pool}) c
+             order by c.embedding <=> $1 limit $3"
+        )
+    } else {
+        let distance = format!("c.embedding::vector({dims}) <=> $1::vector({dims})");
+        format!(
+            "select {COLUMNS}, (1 - ({distance}))::float8 as score, c.metadata
+             {rows}{cond} order by {distance} limit $3"
+        )
+    };
     let mut q = sqlx::query_as::<_, SearchResult>(&sql)
         .bind(&vector)
         .bind(index.id)
@@ -106,7 +147,21 @@ pub async fn vector(
     for b in binds {
         q = q.bind(Json(b));
     }
-    let mut results = q.fetch_all(db).await?;
+    let mut results = if !small && dims >= QUANTIZED_FROM {
+        // The breadth for this statement only, so the other graphs keep the connection's.
+        let mut tx = db.begin().await?;
+        sqlx::query_scalar!(
+            r#"select set_config('hnsw.ef_search', $1, true) as "set!""#,
+            BITS_EF_SEARCH
+        )
+        .fetch_one(&mut *tx)
+        .await?;
+        let results = q.fetch_all(&mut *tx).await?;
+        tx.commit().await?;
+        results
+    } else {
+        q.fetch_all(db).await?
+    };
     // Iterative scans run in relaxed order (see `db::connect`): the few rows out of order are
     // sorted here.
     results.sort_by(|a, b| b.score.total_cmp(&a.score));

@@ -42,4 +42,9 @@ pub struct KbSettings {
     /// batches, the api's queries). A 429 or 503 halves the limit for a while (AIMD).
     #[arg(long, env = "SHIPMATE_EMBED_PROVIDER_CONCURRENCY", default_value_t = 8)]
     pub embed_provider_concurrency: usize,
+    /// Below this many ready chunks in an index a vector search scans them all (exact, perfect
+    /// recall, and at this size about as fast as the graph); from it on the graph answers. A
+    /// metadata filter scans exactly below the lesser of this and 2,000 matching chunks.
+    #[arg(long, env = "SHIPMATE_SEARCH_EXACT_BELOW", default_value_t = crate::search::EXACT_BELOW)]
+    pub search_exact_below: i64,
 }

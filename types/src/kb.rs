@@ -59,7 +59,14 @@ pub struct Index {
     pub embedding_model: String,
     pub dimensions: i32,
     pub external_id: Option<String>,
+    /// Every document, whatever its status: a bulk load's total.
     pub document_count: i64,
+    /// Documents searchable now (`ready`): with `document_count`, a load's progress.
+    pub documents_ready: i64,
+    /// Documents waiting to be embedded.
+    pub documents_pending: i64,
+    /// Documents whose embedding failed for good (their `error` says why).
+    pub documents_failed: i64,
     pub chunk_count: i64,
     pub created_at: DateTime<Utc>,
 }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::routing::{delete, get, post};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
@@ -23,7 +23,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/indexes/models", get(models))
         .route("/v1/indexes", post(create).get(list))
-        .route("/v1/indexes/{index_id}", delete(remove))
+        .route("/v1/indexes/{index_id}", get(show).delete(remove))
         .route("/v1/indexes/{index_id}/documents", get(list_documents))
         .route(
             "/v1/indexes/{index_id}/documents/{doc_id}",
@@ -70,6 +70,19 @@ pub async fn list(
     ProjectKey { project, .. }: ProjectKey,
 ) -> ApiResult<Json<IndexList>> {
     Ok(Json(indexes::list(&state.db, project.id).await?.into()))
+}
+
+/// One index with its documents by status: during a bulk load, `documents_ready` of
+/// `document_count` is its progress.
+#[utoipa::path(get, path = "/v1/indexes/{index_id}", tag = "knowledge base", security(("api_key" = [])),
+    responses((status = 200, body = Index), (status = 404, description = "no such index in this project")))]
+pub async fn show(
+    State(state): State<AppState>,
+    ProjectKey { project, .. }: ProjectKey,
+    Path(index_id): Path<String>,
+) -> ApiResult<Json<Index>> {
+    let id = parse_id(&index_id, "index")?;
+    Ok(Json(indexes::get(&state.db, project.id, id).await?))
 }
 
 /// Deletes the index with its documents and chunks.
@@ -202,6 +215,7 @@ pub async fn search_index(
     let limit = search::candidates(mode, top_k);
     let (index, query, filter) = (&index, &query, &filter);
     let hybrid = matches!(mode, SearchMode::Hybrid);
+    let exact_below = state.settings.common.kb.search_exact_below;
     let results = match mode {
         SearchMode::Keyword => {
             reads
@@ -220,7 +234,7 @@ pub async fn search_index(
                         false => Ok(None),
                     }
                 };
-                tokio::try_join!(search::is_small(db, index, filter), words)
+                tokio::try_join!(search::is_small(db, index, filter, exact_below), words)
             };
             let (vector, lists) = tokio::join!(
                 state.embed_query(project.id, &index.embedding_model, query),

@@ -123,7 +123,7 @@ pub async fn method_not_allowed() -> ApiError {
         testimonials::moderate, testimonials::remove,
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
         markdown::preview,
-        indexes::models, indexes::create, indexes::list, indexes::remove, indexes::list_documents,
+        indexes::models, indexes::create, indexes::list, indexes::show, indexes::remove, indexes::list_documents,
         indexes::show_document, indexes::document_chunks, indexes::remove_document, indexes::search_index,
         ingest::upload, ingest::upload_batch, ingest::upload_file, ingest::upsert_document,
         ingest::remove_by_external_id,

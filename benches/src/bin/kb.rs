@@ -18,6 +18,10 @@ const MODEL: &str = "all-minilm-l6-v2";
 
 #[path = "kb/provider.rs"]
 mod provider;
+#[path = "kb/provider_graphs.rs"]
+mod provider_graphs;
+#[path = "kb/provider_search.rs"]
+mod provider_search;
 #[path = "kb/support.rs"]
 mod support;
 
@@ -46,6 +50,10 @@ struct Args {
     /// Documents in the provider ingestion run.
     #[arg(long, default_value_t = 10_000)]
     provider_docs: usize,
+    /// Chunks in the provider run's search index, reached by a second bulk load of
+    /// `provider_docs` during which it is searched (0 skips the searches).
+    #[arg(long, default_value_t = 100_000)]
+    provider_search_chunks: usize,
 }
 
 /// Requests and jobs allocate on every core at once: glibc's malloc cost 15 % of the machine in the
@@ -61,7 +69,12 @@ async fn main() -> anyhow::Result<()> {
         shipmate_api::telemetry::init();
     }
     if args.provider_only {
-        return provider::run(args.provider_docs).await;
+        return provider::run(
+            args.provider_docs,
+            args.provider_search_chunks,
+            args.queries,
+        )
+        .await;
     }
     let b = start(&[]).await?;
     let result = run(&b, &args).await;

@@ -18,6 +18,7 @@ mod fakes;
 mod health;
 mod job_spans;
 mod kb_api;
+mod kb_bulk;
 mod kb_file_names;
 mod kb_files;
 mod kb_ingest;

@@ -30,7 +30,7 @@ fn leak(v: Vec<String>) -> Vec<&'static str> {
 }
 
 #[tokio::test]
-async fn provider_b_serves_a_3072_dimension_index_through_halfvec() {
+async fn provider_b_serves_a_3072_dimension_index() {
     let fake = FakeProvider::start().await;
     let flags = leak(provider_flags(&fake));
     let app = spawn_app_with(&flags).await;
