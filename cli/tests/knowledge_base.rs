@@ -75,6 +75,30 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
     );
     assert!(!stderr.contains("secret"), "{stderr}");
 
+    // The load's progress: waited for, then counted (a name works as well as an id).
+    let status = cli
+        .ok(&[
+            "kb",
+            "status",
+            "--project",
+            "kb-cli",
+            "--index",
+            "docs",
+            "--wait",
+        ])
+        .await;
+    assert_eq!(
+        status.trim(),
+        "docs: 2 of 2 documents ready, 0 pending, 0 failed"
+    );
+    let counts = cli
+        .json(&["kb", "status", "--project", "kb-cli", "--index", &index_id])
+        .await;
+    assert_eq!(
+        (&counts["documents_ready"], &counts["document_count"]),
+        (&Value::from(2), &Value::from(2))
+    );
+
     let docs = wait_all_ready(&app, &k, &index_id, 2).await;
     let mut paths: Vec<_> = docs.keys().cloned().collect();
     paths.sort();

@@ -246,6 +246,8 @@ test('an owner runs a project end to end from the dashboard', { timeout: 240_000
       return !!s && ['ready', 'failed'].includes(s.textContent.trim());
     }, null, { timeout: 90_000 });
     assert.equal((await page.locator('#document-table [data-doc-status]').textContent()).trim(), 'ready', 'the document was embedded');
+    // The index's progress (a bulk load's documents ready of all) is read with the same poll.
+    assert.equal((await page.locator('#index-progress [data-progress]').textContent()).trim(), '1 of 1 document ready');
     await page.fill('#search-query', 'How do I export my feedback as CSV?');
     await page.click('#search-form button[type="submit"]');
     const score = page.locator('#search-results .result [data-score]').first();

@@ -422,6 +422,18 @@ test('indexes.list lists the project\'s indexes', needsApi, async () => {
   assert.ok(data.every((i) => i.embedding_model === MODEL));
 });
 
+test('indexes.get counts the documents by status (a bulk load\'s progress)', needsApi, async () => {
+  await withIndex('iget', async ({ sm }, index) => {
+    const fresh = await sm.indexes.get(index.id);
+    assert.deepEqual([fresh.document_count, fresh.documents_ready, fresh.documents_pending, fresh.documents_failed], [0, 0, 0, 0]);
+    const doc = await sm.documents.upload(index.id, { content: 'Counting documents as they become ready.' });
+    await waitReady(sm, index.id, doc.id);
+    const after = await sm.indexes.get(index.id);
+    assert.deepEqual([after.document_count, after.documents_ready, after.documents_pending, after.chunk_count], [1, 1, 0, 1]);
+    assert.equal((await rejects(sm.indexes.get('00000000-0000-0000-0000-000000000000'))).status, 404);
+  });
+});
+
 test('indexes.delete deletes an index', needsApi, async () => {
   await withIndex('idel', async ({ sm }, index) => {
     assert.deepEqual(await sm.indexes.delete(index.id), { id: index.id, deleted: true });

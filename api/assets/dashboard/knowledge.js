@@ -81,7 +81,8 @@ export async function screenKnowledge(ctx) {
         return h('tr', { 'data-index': ix.id },
           h('td', { class: 'cell-clip' }, h('a', { href: projectPath(project, 'knowledge', ix.id), 'data-nav': '' }, ix.name)),
           h('td', { class: 'mono small cell-clip' }, ix.embedding_model),
-          h('td', { class: 'num' }, fmtNum(ix.document_count)),
+          h('td', { class: 'num' }, fmtNum(ix.document_count),
+            ix.documents_pending > 0 ? h('div', { class: 'small muted' }, `${fmtNum(ix.documents_ready)} ready`) : null),
           h('td', { class: 'num' }, fmtNum(ix.chunk_count)),
           h('td', { class: 'num' }, del));
       })))));
@@ -158,6 +159,7 @@ async function screenIndex(ctx) {
   const base = `/v1/indexes/${encodeURIComponent(index.id)}`;
   let page = 1;
   const docsBox = h('div', { id: 'documents' });
+  const progressBox = h('div', { id: 'index-progress', 'aria-live': 'polite' });
   const pager = h('div', { class: 'pager' });
   const upload = uploadCard(project, index, async () => { page = 1; await loadDocs(); });
 
@@ -183,22 +185,36 @@ async function screenIndex(ctx) {
     h('div', { class: 'grid-2' },
       upload,
       searchCard(project, index, alive)),
-    h('section', { class: 'card', 'aria-labelledby': 'docs-title' }, h('h2', { id: 'docs-title' }, 'Documents'), docsBox, pager),
+    h('section', { class: 'card', 'aria-labelledby': 'docs-title' }, h('h2', { id: 'docs-title' }, 'Documents'), progressBox, docsBox, pager),
   );
 
   async function loadDocs() {
     stopTimers(); // at most one poll loop, whoever calls
     let res;
+    let counts;
     try {
-      res = await keyApi(project, 'GET', `${base}/documents?${q({ page })}`);
+      [res, counts] = await Promise.all([keyApi(project, 'GET', `${base}/documents?${q({ page })}`), keyApi(project, 'GET', base)]);
     } catch (e) {
       if (alive()) showError(e, 'Could not load the documents');
       return;
     }
     if (!alive()) return;
+    drawProgress(counts);
     drawDocs(res);
-    // Poll while anything is still being embedded.
-    if ((res.data || []).some((d) => d.status === 'pending')) later(loadDocs, 1000);
+    // Poll while anything is still being embedded (a bulk load's progress moves on its own).
+    if (counts.documents_pending > 0 || (res.data || []).some((d) => d.status === 'pending')) later(loadDocs, 1000);
+  }
+
+  // Documents ready of all: a bar while some are still being embedded, the counts always.
+  function drawProgress(c) {
+    const total = Number(c.document_count) || 0;
+    const ready = Number(c.documents_ready) || 0;
+    const text = `${fmtNum(ready)} of ${plural(total, 'document', 'documents')} ready`
+      + (c.documents_pending > 0 ? ` \u00b7 ${fmtNum(c.documents_pending)} being embedded` : '')
+      + (c.documents_failed > 0 ? ` \u00b7 ${fmtNum(c.documents_failed)} failed` : '');
+    progressBox.replaceChildren(
+      c.documents_pending > 0 ? h('progress', { max: String(total), value: String(ready), 'aria-label': 'Documents ready' }) : '',
+      h('p', { class: 'small muted', 'data-progress': '' }, total ? text : ''));
   }
 
   function drawDocs(res) {

@@ -21,6 +21,20 @@ pub enum KbCommand {
     Upload(UploadArgs),
     /// Search an index: by meaning (vector), by exact words (keyword) or both (hybrid).
     Search(SearchArgs),
+    /// An index's documents by status: ready (searchable), pending (being embedded), failed.
+    ///
+    /// With --wait, shows documents ready of all as a progress bar until none is pending (a bulk
+    /// load's progress), then the counts; exits 1 if any document failed.
+    Status {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Index id or name.
+        #[arg(long, value_name = "INDEX")]
+        index: String,
+        /// Wait until no document is pending.
+        #[arg(long)]
+        wait: bool,
+    },
     /// Delete the document with this external id.
     Delete {
         #[command(flatten)]
@@ -51,6 +65,10 @@ pub struct UploadArgs {
     /// Uploads in flight at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub concurrency: u16,
+    /// After uploading, wait until every document of the index is embedded (as `kb status
+    /// --wait`): a bulk load's progress as documents ready of all.
+    #[arg(long)]
+    pub wait: bool,
     /// Files and folders to upload.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,

@@ -3,6 +3,7 @@
 //! These are API-key endpoints; the CLI calls them with the session naming the project
 //! (`X-Project-Id`), so members work here without the secret key owners and admins hold.
 
+mod status;
 mod upload;
 
 use anyhow::anyhow;
@@ -87,6 +88,15 @@ pub async fn run(ctx: &Ctx, command: KbCommand) -> anyhow::Result<()> {
     match command {
         KbCommand::Upload(args) => upload::run(ctx, args).await,
         KbCommand::Search(args) => search(ctx, args).await,
+        KbCommand::Status {
+            project,
+            index,
+            wait,
+        } => {
+            let pid = project_id(&ctx.client, &project.project).await?;
+            let index = index_id(&ctx.client, &pid, &index).await?;
+            status::run(ctx, &pid, &index, wait).await
+        }
         KbCommand::Delete {
             project,
             index,

@@ -302,6 +302,8 @@ export declare class Shipmate {
         create: (input: IndexInput) => Promise<Index>;
         /** `GET /v1/indexes`. */
         list: () => Promise<List<Index>>;
+        /** `GET /v1/indexes/:indexId`: the index with its documents by status (a bulk load's progress is `documents_ready` of `document_count`). */
+        get: (indexId: string) => Promise<Index>;
         /** `DELETE /v1/indexes/:indexId`: the index and all its documents. */
         delete: (indexId: string) => Promise<Deleted>;
         /** `GET /v1/indexes/models`: the embedding models and whether each is available. */

@@ -143,6 +143,8 @@ export class Shipmate {
             create: (input) => this.request('POST', '/v1/indexes', input),
             /** `GET /v1/indexes`. */
             list: () => this.request('GET', '/v1/indexes'),
+            /** `GET /v1/indexes/:indexId`: the index with its documents by status (a bulk load's progress is `documents_ready` of `document_count`). */
+            get: (indexId) => this.request('GET', `/v1/indexes/${seg(indexId)}`),
             /** `DELETE /v1/indexes/:indexId`: the index and all its documents. */
             delete: (indexId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}`),
             /** `GET /v1/indexes/models`: the embedding models and whether each is available. */

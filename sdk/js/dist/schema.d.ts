@@ -1059,7 +1059,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One index with its documents by status: during a bulk load, `documents_ready` of
+         *     `document_count` is its progress.
+         */
+        get: operations["knowledge_base_show"];
         put?: never;
         post?: never;
         /** Deletes the index with its documents and chunks. */
@@ -2308,8 +2312,26 @@ export interface components {
             created_at: string;
             /** Format: int32 */
             dimensions: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every document, whatever its status: a bulk load's total.
+             */
             document_count: number;
+            /**
+             * Format: int64
+             * @description Documents whose embedding failed for good (their `error` says why).
+             */
+            documents_failed: number;
+            /**
+             * Format: int64
+             * @description Documents waiting to be embedded.
+             */
+            documents_pending: number;
+            /**
+             * Format: int64
+             * @description Documents searchable now (`ready`): with `document_count`, a load's progress.
+             */
+            documents_ready: number;
             embedding_model: string;
             external_id?: string | null;
             /** Format: uuid */
@@ -2510,8 +2532,26 @@ export interface components {
                 created_at: string;
                 /** Format: int32 */
                 dimensions: number;
-                /** Format: int64 */
+                /**
+                 * Format: int64
+                 * @description Every document, whatever its status: a bulk load's total.
+                 */
                 document_count: number;
+                /**
+                 * Format: int64
+                 * @description Documents whose embedding failed for good (their `error` says why).
+                 */
+                documents_failed: number;
+                /**
+                 * Format: int64
+                 * @description Documents waiting to be embedded.
+                 */
+                documents_pending: number;
+                /**
+                 * Format: int64
+                 * @description Documents searchable now (`ready`): with `document_count`, a load's progress.
+                 */
+                documents_ready: number;
                 embedding_model: string;
                 external_id?: string | null;
                 /** Format: uuid */
@@ -12217,6 +12257,126 @@ export interface operations {
                 };
             };
             /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_show: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Index"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index in this project */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -445,6 +445,8 @@ export class Shipmate {
     create: (input: IndexInput): Promise<Index> => this.request('POST', '/v1/indexes', input),
     /** `GET /v1/indexes`. */
     list: (): Promise<List<Index>> => this.request('GET', '/v1/indexes'),
+    /** `GET /v1/indexes/:indexId`: the index with its documents by status (a bulk load's progress is `documents_ready` of `document_count`). */
+    get: (indexId: string): Promise<Index> => this.request('GET', `/v1/indexes/${seg(indexId)}`),
     /** `DELETE /v1/indexes/:indexId`: the index and all its documents. */
     delete: (indexId: string): Promise<Deleted> => this.request('DELETE', `/v1/indexes/${seg(indexId)}`),
     /** `GET /v1/indexes/models`: the embedding models and whether each is available. */

@@ -155,6 +155,10 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
         }
     }
     let failed = errors.len();
+    let waited = match args.wait {
+        true => Some(super::status::until_done(&ctx.client, &pid, &index).await?),
+        false => None,
+    };
     if ctx.json {
         // The CLI's own summary, with each document as the server answered it.
         print_json(&json!({
@@ -165,6 +169,7 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
             "failed": failed,
             "documents": documents,
             "errors": errors,
+            "index": waited,
         }))?;
     } else {
         println!(
@@ -172,9 +177,15 @@ pub async fn run(ctx: &Ctx, args: UploadArgs) -> anyhow::Result<()> {
             plural(uploaded, "document", "documents"),
             plural(chunks, "chunk", "chunks"),
         );
+        if let Some(index) = &waited {
+            println!("{}", super::status::line(index));
+        }
     }
     if failed > 0 {
         bail!("{failed} of {total} uploads failed");
+    }
+    if let Some(index) = waited {
+        super::status::no_failures(&index)?;
     }
     Ok(())
 }
