@@ -27,6 +27,11 @@ pub struct WorkerSettings {
     /// its own chunks are written).
     #[arg(long, env = "SHIPMATE_EMBED_CLAIM_CHUNKS", default_value_t = 192)]
     pub embed_claim_chunks: i64,
+    /// Most vector writes a provider lane keeps in flight (each one batch of finished documents,
+    /// in one transaction). Postgres inserting into the graph is the ceiling, so writes beyond its
+    /// cores only queue there, in front of searches on the same server.
+    #[arg(long, env = "SHIPMATE_EMBED_WRITES", default_value_t = 2)]
+    pub embed_writes: usize,
     /// Approximate tokens per inference batch (dynamic batching across documents).
     #[arg(long, env = "SHIPMATE_EMBED_BATCH_TOKENS", default_value_t = 4096)]
     pub embed_batch_tokens: usize,

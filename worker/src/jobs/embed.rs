@@ -174,16 +174,18 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             .map_err(|e| failed(&documents_of(&chunks))(anyhow::anyhow!("{e}")))?;
         // Sorting by length keeps each batch's padding small (every input is padded to the longest).
         chunks.sort_by_key(|c| c.content.len());
-        let (parts, in_flight) = match embedder.batch_size() {
+        let (parts, in_flight, writes) = match embedder.batch_size() {
             // A provider's calls mostly wait on the network: several in flight (the provider's
-            // limit, which backs off on 429, decides how many are sent at once).
+            // limit, which backs off on 429, decides how many are sent at once), their vectors
+            // written a few at a time.
             Some(size) => (
                 chunks.chunks(size).collect::<Vec<_>>(),
                 ctx.settings.common.kb.embed_provider_concurrency.max(1),
+                ctx.settings.embed_writes.max(1),
             ),
             // A local model has the cores: one batch inferred while the previous one is written,
             // so the model never waits on Postgres.
-            None => (batches(&chunks, ctx.settings.embed_batch_tokens), 2),
+            None => (batches(&chunks, ctx.settings.embed_batch_tokens), 2, 2),
         };
         // Built before streaming: a closure in the stream would make the future not `Send`.
         let calls: Vec<_> = parts
@@ -191,12 +193,12 @@ async fn process(ctx: &Context, docs: &[Uuid]) -> Result<(), Failed> {
             .map(|batch| embed(embedder.clone(), model.clone(), batch))
             .collect();
         let mut embedded = futures::stream::iter(calls).buffer_unordered(in_flight);
-        // Writes run beside the next calls, as many at once as calls: Postgres inserting
-        // vectors into the graph is the ceiling, and one connection would use one core of it.
+        // Writes run beside the next calls: Postgres inserting vectors into the graph is the
+        // ceiling, and one connection would use one core of it.
         let mut writing = FuturesUnordered::new();
         loop {
             tokio::select! {
-                Some(batch) = embedded.next(), if writing.len() < in_flight => {
+                Some(batch) = embedded.next(), if writing.len() < writes => {
                     let (batch, vectors) = batch?;
                     let mut done = Vec::new();
                     for (c, v) in batch.iter().zip(vectors) {

@@ -83,6 +83,8 @@ async fn nearest(
     let rows = format!(
         "from kb_chunks c where c.index_id = $2::uuid and c.ready and c.dims = {DIMS}{filter}"
     );
+    // The re-ranking pool as `shipmate_kb::search` takes it for top 10.
+    let pool = if tenant_of.is_some() { 40 } else { 100 };
     let (breadth, sql) = match graph {
         Graph::Full => (
             "200",
@@ -92,7 +94,7 @@ async fn nearest(
             "800",
             format!(
                 "select c.document_id::text from (select c.* {rows}
-                   order by binary_quantize(c.embedding)::bit({DIMS}) <~> binary_quantize($1)::bit({DIMS}) limit 100) c
+                   order by binary_quantize(c.embedding)::bit({DIMS}) <~> binary_quantize($1)::bit({DIMS}) limit {pool}) c
                  order by c.embedding <=> $1 limit 10"
             ),
         ),
