@@ -18,6 +18,8 @@ const MODEL: &str = "all-minilm-l6-v2";
 
 #[path = "kb/provider.rs"]
 mod provider;
+#[path = "kb/provider_data.rs"]
+mod provider_data;
 #[path = "kb/provider_graphs.rs"]
 mod provider_graphs;
 #[path = "kb/provider_search.rs"]

@@ -8,7 +8,7 @@ use std::time::Instant;
 use shipmate_benches::{ms, percentile};
 use sqlx::PgPool;
 
-use super::provider::{ddl, vector_for, DIMS};
+use super::provider_data::{ddl, top, vector_for, DIMS};
 use super::{tenant, Stored, TENANTS};
 
 const FULL_GRAPH: &str = "create index bench_full_1024 on kb_chunks using hnsw ((embedding::vector(1024)) vector_cosine_ops) where dims = 1024";
@@ -36,7 +36,7 @@ pub(crate) async fn compare(
                 let t = Instant::now();
                 let found = nearest(db, index, &query, tenant_of, graph).await?;
                 took.push(t.elapsed());
-                let truth = super::provider_search::top(stored, &query, tenant_of, |_| true);
+                let truth = top(stored, &query, tenant_of, |_| true);
                 let hits = found
                     .iter()
                     .filter(|d| truth.iter().any(|t| &t.0 == *d))

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use shipmate_benches::{ms, percentile, Bench};
 use sqlx::PgPool;
 
-use super::provider::{ddl, texts, upload, vector_for, DIMS};
+use super::provider_data::{ddl, texts, top, upload, vector_for, BITS_GRAPH, DIMS};
 use super::{freshness, id, tenant, timed_searches, wait_all_ready, Stored, TENANTS};
 
 /// One search during the load: when it began, what it asked and what came back.
@@ -260,26 +260,6 @@ async fn probe(
     })
 }
 
-/// The 10 closest stored chunks (document id, cosine) among those `eligible`, of `tenant` if given.
-pub(crate) fn top(
-    stored: &[Stored],
-    query: &[f32],
-    tenant: Option<usize>,
-    eligible: impl Fn(&Stored) -> bool,
-) -> Vec<(String, f32)> {
-    let mut scored: Vec<(f32, &Stored)> = stored
-        .iter()
-        .filter(|s| tenant.is_none_or(|t| s.tenant == t) && eligible(s))
-        .map(|s| (s.vector.iter().zip(query).map(|(a, b)| a * b).sum(), s))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored
-        .into_iter()
-        .take(10)
-        .map(|(score, s)| (s.key.0.clone(), score))
-        .collect()
-}
-
 /// When each document became ready.
 async fn ready_times(
     db: &PgPool,
@@ -360,7 +340,7 @@ async fn preload(
         stored.extend(w?);
     }
     let t = Instant::now();
-    ddl(db, super::provider::BITS_GRAPH).await?;
+    ddl(db, BITS_GRAPH).await?;
     println!(
         "preloaded {n} chunks of {DIMS} dimensions straight into Postgres; their sign-bit graph built after in {:.1} s",
         t.elapsed().as_secs_f64()
