@@ -29,11 +29,15 @@ fn leak(v: Vec<String>) -> Vec<&'static str> {
         .collect()
 }
 
+/// Searched with the statement of the 3,072-dimension sign-bit graph and its re-ranking (the
+/// exact-scan threshold at 0), as an index past 10,000 chunks is.
 #[tokio::test]
 async fn provider_b_serves_a_3072_dimension_index() {
     let fake = FakeProvider::start().await;
     let flags = leak(provider_flags(&fake));
-    let app = spawn_app_with(&flags).await;
+    let mut api_flags = flags.clone();
+    api_flags.extend(["--search-exact-below", "0"]);
+    let app = spawn_app_with(&api_flags).await;
     let _worker = start_worker(&app, &flags);
     let (_, models) = app
         .call(Method::GET, "/v1/indexes/models", Auth::None, None)
