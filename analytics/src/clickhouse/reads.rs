@@ -53,7 +53,7 @@ impl<'a> Read<'a> {
             project_id,
             query,
             until: query.range.until(Utc::now()),
-            summarised: Summarised::default(),
+            summarised: Summarised::NONE,
         }
     }
 

@@ -33,7 +33,7 @@ struct Day {
 
 /// The summarised days of one read's range, each with its current run, and the range's other
 /// days.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Summarised {
     project: String,
     days: Vec<(NaiveDate, u64)>,
@@ -41,6 +41,7 @@ pub struct Summarised {
 }
 
 impl Summarised {
+    /// No day summarised: everything from the events.
     pub const NONE: Summarised = Summarised {
         project: String::new(),
         days: Vec::new(),
