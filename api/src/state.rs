@@ -49,6 +49,8 @@ pub struct Inner {
     /// Analytics ingestion, per project.
     pub events_limiter: DefaultKeyedRateLimiter<uuid::Uuid>,
     pub models: Registry,
+    /// Whether an index (under a filter) is small enough for an exact scan, for a few seconds.
+    pub index_sizes: shipmate_kb::search::Sizes,
     pub queue: Queue,
     /// Webhook and email deliveries (apalis).
     pub deliveries: shipmate_outbound::DeliveryQueue,
@@ -122,6 +124,7 @@ impl AppState {
             )),
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common.kb),
+            index_sizes: Default::default(),
             queue,
             deliveries,
             events,

@@ -2,6 +2,8 @@
 //! or both fused by reciprocal rank (`hybrid`), each narrowed by a metadata filter.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use sqlx::types::Json;
 use sqlx::PgPool;
@@ -9,6 +11,7 @@ use sqlx::PgPool;
 use super::filter::Filter;
 use super::indexes::IndexRef;
 use shipmate_core::AppResult;
+use uuid::Uuid;
 
 pub use shipmate_types::kb::{SearchQuery, SearchResult, SearchResults};
 pub use shipmate_types::SearchMode;
@@ -50,9 +53,51 @@ const HYBRID_CANDIDATES: i64 = 50;
 
 const COLUMNS: &str = "c.document_id, c.content as chunk_content, c.ordinal as chunk_index";
 
+/// How long an answer of [`is_small`] is reused for the same index and filter.
+const SIZE_TTL: Duration = Duration::from_secs(5);
+
+/// Answers of [`is_small`] of the last few seconds, per index and filter. Counting is on a
+/// search's critical path (a filter's count reads up to 2,000 matching rows), and a tenant's
+/// searches repeat the same filter: a few seconds' stale answer only picks the slower of two right
+/// plans while an index crosses the threshold.
+#[derive(Default)]
+pub struct Sizes(Mutex<HashMap<(Uuid, String), (bool, Instant)>>);
+
+impl Sizes {
+    /// Answers beyond this many are dropped together (the next searches count again).
+    const MOST: usize = 10_000;
+
+    pub async fn is_small(
+        &self,
+        db: &PgPool,
+        index: &IndexRef,
+        filter: &Filter,
+        exact_below: i64,
+    ) -> AppResult<bool> {
+        let key = (index.id, format!("{filter:?}"));
+        let seen = |sizes: &Self| {
+            let known = sizes.0.lock().unwrap_or_else(|e| e.into_inner());
+            known
+                .get(&key)
+                .filter(|(_, at)| at.elapsed() < SIZE_TTL)
+                .map(|(small, _)| *small)
+        };
+        if let Some(small) = seen(self) {
+            return Ok(small);
+        }
+        let small = is_small(db, index, filter, exact_below).await?;
+        let mut known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if known.len() >= Self::MOST {
+            known.clear();
+        }
+        known.insert(key, (small, Instant::now()));
+        Ok(small)
+    }
+}
+
 /// Whether the chunks the search may return are few enough for an exact scan (checked beside the
 /// query embedding). A selective filter thus scans exactly the rows the GIN index finds.
-pub async fn is_small(
+async fn is_small(
     db: &PgPool,
     index: &IndexRef,
     filter: &Filter,

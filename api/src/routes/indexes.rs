@@ -215,7 +215,10 @@ pub async fn search_index(
     let limit = search::candidates(mode, top_k);
     let (index, query, filter) = (&index, &query, &filter);
     let hybrid = matches!(mode, SearchMode::Hybrid);
-    let exact_below = state.settings.common.kb.search_exact_below;
+    let (exact_below, sizes) = (
+        state.settings.common.kb.search_exact_below,
+        &state.index_sizes,
+    );
     let results = match mode {
         SearchMode::Keyword => {
             reads
@@ -234,7 +237,7 @@ pub async fn search_index(
                         false => Ok(None),
                     }
                 };
-                tokio::try_join!(search::is_small(db, index, filter, exact_below), words)
+                tokio::try_join!(sizes.is_small(db, index, filter, exact_below), words)
             };
             let (vector, lists) = tokio::join!(
                 state.embed_query(project.id, &index.embedding_model, query),

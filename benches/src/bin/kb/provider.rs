@@ -18,7 +18,9 @@ use serde_json::{json, Value};
 use shipmate_benches::{start, Bench};
 use sqlx::PgPool;
 
-use super::provider_data::{ddl, pieces, texts, upload, vector_for, weigh_words, BITS_GRAPH, DIMS};
+use super::provider_data::{
+    ddl, embed_real, pieces, query_text, texts, upload, vector_for, BITS_GRAPH, DIMS,
+};
 use super::{id, wait_all_ready};
 
 const LATENCY: Duration = Duration::from_millis(150);
@@ -77,7 +79,20 @@ async fn measure(
         .await?;
     let index = id(&index).to_owned();
     let pieces = pieces()?;
-    weigh_words(&pieces);
+    // Real embeddings of the pieces and of the queries the run will send, before anything is timed.
+    let asked: Vec<String> = (1..=400)
+        .chain(1_000_000..1_000_000 + queries + 10)
+        .map(|seq| query_text(&pieces, seq))
+        .collect();
+    let t = Instant::now();
+    let (all, n) = (pieces.clone(), asked.len());
+    tokio::task::spawn_blocking(move || embed_real(&all, asked)).await??;
+    println!(
+        "embedded {} README pieces and {n} queries with {} in {:.0} s, lifted to {DIMS} dimensions",
+        pieces.len(),
+        super::MODEL,
+        t.elapsed().as_secs_f64()
+    );
     let first = texts(&pieces, 0, docs);
     let first_ids = upload(b, &key, &index, &first, 0).await?;
     println!(

@@ -2,11 +2,13 @@
 //! answers them), the upload of a load, the exact top 10, and maintenance statements.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use futures::StreamExt;
 use serde_json::{json, Value};
 use shipmate_benches::Bench;
+use shipmate_kb::embed::{Embedder, InputKind};
+use shipmate_kb::local::LocalModel;
 use sqlx::PgPool;
 
 use super::{id, load_corpus, tenant, Stored};
@@ -24,9 +26,9 @@ pub(crate) const BITS_GRAPH: &str = "create index kb_chunks_bits_1024 on kb_chun
 pub(crate) fn texts(pieces: &[String], from: usize, n: usize) -> Vec<String> {
     (from..from + n)
         .map(|i| {
-            let a = &pieces[i % pieces.len()];
             // Another piece for each time round the pieces, and another number of its words.
-            let b = &pieces[(i * 7919 + (i / pieces.len()) * 104_729 + 13) % pieces.len()];
+            let (a, b) = parts(i, pieces.len());
+            let (a, b) = (&pieces[a], &pieces[b]);
             let k = 5 + (i * 2_654_435_761) % 36;
             let more: Vec<&str> = b.split_whitespace().take(k).collect();
             let more = more.join(" ");
@@ -112,82 +114,137 @@ pub(crate) fn top(
         .collect()
 }
 
-/// Each word's weight: its inverse document frequency in the README pieces (`ln(N / df)`), set
-/// once by [`weigh_words`]; words outside them (the documents' numbers) weigh nothing.
-static WEIGHTS: OnceLock<HashMap<String, f32>> = OnceLock::new();
-
-pub(crate) fn weigh_words(pieces: &[String]) {
-    let mut df: HashMap<String, f32> = HashMap::new();
-    for p in pieces {
-        let mut seen: Vec<String> = words(p).collect();
-        seen.sort_unstable();
-        seen.dedup();
-        for w in seen {
-            *df.entry(w).or_default() += 1.0;
-        }
-    }
-    let n = pieces.len() as f32;
-    let _ = WEIGHTS.set(df.into_iter().map(|(w, d)| (w, (n / d).ln())).collect());
+/// README piece `i` of `n` starts document `i`'s text, and piece `b` lends it words and (in its
+/// vector) a share of its meaning.
+fn parts(i: usize, n: usize) -> (usize, usize) {
+    (i % n, (i * 7919 + (i / n) * 104_729 + 13) % n)
 }
 
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 1 && !w.chars().any(|c| c.is_ascii_digit()))
-        .map(str::to_lowercase)
+/// A query of up to 120 bytes of one README piece, numbered (no two alike, so none is answered
+/// from the query cache).
+pub(crate) fn query_text(pieces: &[String], seq: usize) -> String {
+    let p = &pieces[(seq * 104_729) % pieces.len()];
+    let mut start = (seq * 31) % p.len().max(1);
+    while !p.is_char_boundary(start) {
+        start -= 1;
+    }
+    let rest = &p[start..];
+    format!("{} #{seq}", &rest[..super::floor_char(rest, 120)])
 }
 
-/// A unit vector for the text: its words' TF-IDF weights (`(1 + ln tf) * idf`) times a fixed
-/// pseudo-random vector per word (FNV-1a of the word, then xorshift), summed; that is, a random
-/// projection of the text's TF-IDF vector. Texts sharing rare words are near each other, as real
-/// embeddings of related text are, so recall measures something (uniformly random vectors have no
-/// near neighbours worth finding). Raw word counts instead put every text in one narrow cone of
-/// stop words, as no embedding model does (benches/README.md has what that did to the sign-bit
-/// graph). The fake provider and the benchmark's exact scan agree on them.
-pub(crate) fn vector_for(text: &str) -> Vec<f32> {
-    static VECTORS: OnceLock<Mutex<HashMap<String, Arc<Vec<f32>>>>> = OnceLock::new();
-    let vectors = VECTORS.get_or_init(Default::default);
-    let weights = WEIGHTS.get();
-    let mut tf: HashMap<String, f32> = HashMap::new();
-    for w in words(text) {
-        *tf.entry(w).or_default() += 1.0;
-    }
-    let mut v = vec![0f32; DIMS];
-    for (word, count) in tf {
-        let idf = weights.map_or(1.0, |w| w.get(&word).copied().unwrap_or(0.0));
-        if idf == 0.0 {
-            continue;
+/// Real embeddings for the fake provider: all-minilm-l6-v2's of the README pieces and of the
+/// queries, lifted to 1,024 dimensions by a fixed random projection (which keeps cosines nearly as
+/// they were, so the neighbourhoods are a real model's).
+struct Real {
+    pieces: Vec<Vec<f32>>,
+    queries: Mutex<HashMap<String, Vec<f32>>>,
+    model: LocalModel,
+    projection: Vec<Vec<f32>>,
+}
+
+static REAL: OnceLock<Real> = OnceLock::new();
+
+/// Embeds the pieces and the queries the run will send (blocking: a minute on two cores).
+pub(crate) fn embed_real(pieces: &[String], queries: Vec<String>) -> anyhow::Result<()> {
+    let model = super::local_model()?;
+    let projection = projection(model.dimensions());
+    let embed = |texts: &[String], kind| -> anyhow::Result<Vec<Vec<f32>>> {
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(32) {
+            out.extend(
+                model
+                    .embed_blocking(batch, kind)?
+                    .iter()
+                    .map(|e| lift(&projection, e)),
+            );
         }
-        let weight = (1.0 + count.ln()) * idf;
-        let w = {
-            let mut vectors = vectors.lock().unwrap_or_else(|e| e.into_inner());
-            vectors
-                .entry(word.clone())
-                .or_insert_with(|| Arc::new(word_vector(&word)))
-                .clone()
-        };
-        v.iter_mut()
-            .zip(w.iter())
-            .for_each(|(a, b)| *a += weight * b);
-    }
-    let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt();
-    if norm == 0.0 {
-        v[0] = 1.0;
-    } else {
-        v.iter_mut().for_each(|a| *a /= norm);
-    }
+        Ok(out)
+    };
+    let lifted = embed(pieces, InputKind::Document)?;
+    let asked = embed(&queries, InputKind::Query)?;
+    let _ = REAL.set(Real {
+        pieces: lifted,
+        queries: Mutex::new(queries.into_iter().zip(asked).collect()),
+        model,
+        projection,
+    });
+    Ok(())
+}
+
+/// `DIMS` rows of pseudo-random weights in [-1, 1] (xorshift, fixed seed), one per output dimension.
+fn projection(from: usize) -> Vec<Vec<f32>> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..DIMS)
+        .map(|_| {
+            (0..from)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn lift(projection: &[Vec<f32>], e: &[f32]) -> Vec<f32> {
+    unit(
+        projection
+            .iter()
+            .map(|row| row.iter().zip(e).map(|(a, b)| a * b).sum())
+            .collect(),
+    )
+}
+
+fn unit(mut v: Vec<f32>) -> Vec<f32> {
+    let norm = v
+        .iter()
+        .map(|a| a * a)
+        .sum::<f32>()
+        .sqrt()
+        .max(f32::MIN_POSITIVE);
+    v.iter_mut().for_each(|a| *a /= norm);
     v
 }
 
-fn word_vector(word: &str) -> Vec<f32> {
-    let mut x = word.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    }) | 1;
-    (0..DIMS)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
+/// The fake provider's vector for a text, which the benchmark's exact scan agrees on. A document
+/// (`<i>. ...`) blends its two pieces' embeddings, the second weighted 0.2-0.6, as the local
+/// model's search set blends two real embeddings: every vector distinct, and the documents near a
+/// query at graded distances. (TF-IDF vectors of these texts put ~40 documents at a near tie for
+/// any query: benches/README.md, 2026-11-27.) A query is embedded as it is.
+pub(crate) fn vector_for(text: &str) -> Vec<f32> {
+    let Some(real) = REAL.get() else {
+        panic!("embed_real runs before any vector is asked for");
+    };
+    if let Some(v) = real
+        .queries
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(text)
+    {
+        return v.clone();
+    }
+    if let Some(i) = text
+        .split_once(". ")
+        .and_then(|(n, _)| n.parse::<usize>().ok())
+    {
+        let (a, b) = parts(i, real.pieces.len());
+        let w = 0.2 + 0.4 * ((i.wrapping_mul(2_654_435_761) % 1000) as f32 / 1000.0);
+        return unit(
+            real.pieces[a]
+                .iter()
+                .zip(&real.pieces[b])
+                .map(|(x, y)| x + w * y)
+                .collect(),
+        );
+    }
+    // A query not embedded ahead (a search beyond the run's planned ones).
+    match real
+        .model
+        .embed_blocking(&[text.to_owned()], InputKind::Query)
+    {
+        Ok(e) => lift(&real.projection, &e[0]),
+        Err(e) => panic!("embedding a query: {e:#}"),
+    }
 }

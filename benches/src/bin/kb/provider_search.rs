@@ -1,4 +1,4 @@
-//! Searches on a 1024-dimension index (provider A's vectors, see `provider::vector_for`) of
+//! Searches on a 1024-dimension index (provider A's vectors, see `provider_data::vector_for`) of
 //! `total` one-chunk documents: during a second bulk load of the provider run's size into the
 //! same index, with another project's single uploads timed to `ready` beside it (freshness), and
 //! after it. Recall@10 is against an exact scan of the same vectors; during the load, of those
@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use shipmate_benches::{ms, percentile, Bench};
 use sqlx::PgPool;
 
-use super::provider_data::{ddl, texts, top, upload, vector_for, BITS_GRAPH, DIMS};
+use super::provider_data::{ddl, query_text, texts, top, upload, vector_for, BITS_GRAPH, DIMS};
 use super::{freshness, id, tenant, timed_searches, wait_all_ready, Stored, TENANTS};
 
 /// One search during the load: when it began, what it asked and what came back.
@@ -87,7 +87,8 @@ pub(crate) async fn run(
         let mut n = 0;
         while !done.load(Ordering::SeqCst) {
             n += 1;
-            let text = format!("fresh {n}. {}", pieces[n % pieces.len()]);
+            // Numbered as documents are, so the fake provider blends its vector too.
+            let text = format!("{}. {}", 9_000_000 + n, pieces[n % pieces.len()]);
             samples.push(freshness(b, &fresh_key, &fresh_index, &text).await?);
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
@@ -208,18 +209,6 @@ fn stored_one(doc: &str, i: usize, text: &str) -> Stored {
         tenant: i % TENANTS,
         vector: vector_for(text),
     }
-}
-
-/// A query of up to 120 bytes of one README piece, numbered (no two alike, so none is answered
-/// from the query cache).
-fn query_text(pieces: &[String], seq: usize) -> String {
-    let p = &pieces[(seq * 104_729) % pieces.len()];
-    let mut start = (seq * 31) % p.len().max(1);
-    while !p.is_char_boundary(start) {
-        start -= 1;
-    }
-    let rest = &p[start..];
-    format!("{} #{seq}", &rest[..super::floor_char(rest, 120)])
 }
 
 /// One search during the load, every other one filtered to a tenant.
