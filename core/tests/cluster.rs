@@ -175,7 +175,6 @@ async fn a_master_killed_mid_stream_loses_no_accepted_job_and_appends_none_twice
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    queue.ensure_group(EVENTS_STREAM).await.unwrap();
     tokio::time::sleep(Duration::from_millis(1_500)).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     for p in producers {
