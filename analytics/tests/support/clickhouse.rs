@@ -6,7 +6,6 @@
 // Shared by the test crates of analytics, the api and the worker; each uses part of it.
 #![allow(dead_code)]
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -17,22 +16,9 @@ pub struct ClickHouse {
     pub http_port: u16,
 }
 
-/// A port free now and not handed out before in this process: a cluster takes a dozen before
-/// any server binds one, and the system may offer a released port again.
-fn free_port() -> u16 {
-    static TAKEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
-    let mut taken = TAKEN.lock().unwrap_or_else(|e| e.into_inner());
-    loop {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        if !taken.contains(&port) {
-            taken.push(port);
-            return port;
-        }
-    }
-}
+#[path = "../../../core/tests/support/ports.rs"]
+mod ports;
+use ports::free_port;
 
 /// A server's ports, chosen before any server of a cluster starts (each config lists them all).
 #[derive(Clone, Copy)]

@@ -2,7 +2,6 @@
 //! `initdb`, then `pg_basebackup -R -X stream`, both run with `pg_ctl` (as `postgres` when the
 //! tests run as root: PostgreSQL refuses to run as root). Both are stopped when dropped.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -14,12 +13,9 @@ pub struct PgPair {
     pub replica: u16,
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
+#[path = "../../../core/tests/support/ports.rs"]
+mod ports;
+use ports::free_port;
 
 fn is_root() -> bool {
     Command::new("id")

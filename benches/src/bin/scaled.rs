@@ -92,15 +92,9 @@ fn binary(name: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-fn free_port() -> anyhow::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
-}
-
 /// Starts an api process and waits for `/healthz`; its base URL.
 async fn api(procs: &mut Procs, flags: &[String]) -> anyhow::Result<String> {
-    let base = format!("http://127.0.0.1:{}", free_port()?);
+    let base = format!("http://127.0.0.1:{}", redis_cluster::free_port());
     let child = Command::new(binary("shipmate-api")?)
         .args(flags)
         .args(["--bind", base.trim_start_matches("http://")])

@@ -2,7 +2,6 @@
 //! replica each), made with `redis-cli --cluster create`, for the tests that need one. The
 //! processes are killed when it is dropped.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,12 +12,9 @@ pub struct RedisCluster {
     dir: PathBuf,
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
+#[path = "ports.rs"]
+mod ports;
+pub use ports::free_port;
 
 impl RedisCluster {
     /// Starts six nodes in `dir` and joins them, then waits until every slot is served.

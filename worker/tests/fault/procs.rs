@@ -1,7 +1,6 @@
 //! The processes the fault suite starts and stops: its own Redis, the api and the workers.
 
 use std::fs::File;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -76,12 +75,9 @@ impl Drop for Proc {
     }
 }
 
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
+#[path = "../../../core/tests/support/ports.rs"]
+mod ports;
+pub use ports::free_port;
 
 /// The suite's own `redis-server`: append-only file synced on every write, so a restart on the
 /// same port and folder keeps every queued job (the api answers 202 only after `XADD` returns).
