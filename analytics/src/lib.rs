@@ -3,6 +3,7 @@
 
 pub mod clickhouse;
 pub mod days;
+pub mod engagement;
 pub mod enrich;
 pub mod events;
 pub mod figures;

@@ -57,18 +57,35 @@ fn events(project_id: Uuid, now: DateTime<Utc>) -> Vec<Stored> {
         .map(|i| {
             let ts = now - Duration::minutes(2) - Duration::seconds((i * 263 % 172_000) as i64);
             let custom = i % 7 == 0;
-            let properties = custom.then(|| {
+            // Engagement as sm.plus.js sends it, now and then with a depth out of range or
+            // not a number (left out of the medians).
+            let engaged = i % 7 == 3;
+            let properties = if custom {
                 json!({"plan": pick(i / 7, &["pro", "free", "team"]), "n": i % 3, "trial": i % 2 == 0})
                     .as_object()
                     .cloned()
-                    .unwrap()
-            });
+            } else if engaged {
+                let depth = match i / 7 % 6 {
+                    0 => json!("far"),
+                    1 => json!(140),
+                    _ => json!(i * 13 % 101),
+                };
+                json!({"scroll_depth": depth, "engaged_ms": i * 757})
+                    .as_object()
+                    .cloned()
+            } else {
+                None
+            };
             Stored {
                 entry: (ts.timestamp_millis() << 20) | i as i64,
                 project_id,
                 ts,
                 event: IncomingEvent {
-                    name: if custom { "signup".into() } else { "page_view".into() },
+                    name: match (custom, engaged) {
+                        (true, _) => "signup".into(),
+                        (_, true) => "engagement".into(),
+                        _ => "page_view".into(),
+                    },
                     url: None,
                     referrer: None,
                     utm_source: None,
@@ -265,6 +282,16 @@ async fn same_answers(
         assert!(
             !want["events"]["data"].as_array().unwrap().is_empty(),
             "{case:?}: {want}"
+        );
+        // Engagement medians where engagement events match (an `event` filter names another).
+        assert!(
+            case.iter().any(|(k, _)| *k == "event")
+                || want["pages"]["data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p["scroll_depth"].is_i64() && p["time_on_page"].is_i64()),
+            "{case:?}: no page with engagement medians: {want}"
         );
     }
 }

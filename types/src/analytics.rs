@@ -103,7 +103,31 @@ macro_rules! breakdown_row {
     };
 }
 
-breakdown_row!(PageRow, page);
+/// A page's views and visitors, and how far and how long its visitors read it: the medians of its
+/// `engagement` events (sent by `sm.plus.js` when the page is hidden or left), null without any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PageRow {
+    pub page: String,
+    pub views: i64,
+    pub visitors: i64,
+    /// Median scroll depth, in percent (0 to 100).
+    pub scroll_depth: Option<i64>,
+    /// Median engaged time, in whole seconds.
+    pub time_on_page: Option<i64>,
+}
+
+impl From<(String, i64, i64)> for PageRow {
+    fn from((page, views, visitors): (String, i64, i64)) -> Self {
+        PageRow {
+            page,
+            views,
+            visitors,
+            scroll_depth: None,
+            time_on_page: None,
+        }
+    }
+}
+
 breakdown_row!(ReferrerRow, referrer);
 breakdown_row!(CountryRow, country);
 breakdown_row!(DeviceRow, device);

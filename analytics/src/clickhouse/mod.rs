@@ -24,6 +24,7 @@ use shipmate_core::AppResult;
 
 pub mod client;
 pub mod copy;
+mod engagement;
 pub mod forget;
 pub mod reads;
 pub mod schema;
@@ -151,7 +152,10 @@ impl Reader for Read<'_> {
         reads::timeseries(self).await
     }
     async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
-        self.report(Dim::Page).await
+        let mut pages: Breakdown<PageRow> = self.report(Dim::Page).await?;
+        let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
+        crate::engagement::apply(&mut pages.data, &engagement::medians(self, &paths).await?);
+        Ok(pages)
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         visits::visit_pages(self, false).await

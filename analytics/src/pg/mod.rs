@@ -23,6 +23,7 @@ use crate::seam::Row;
 use crate::seam::{Batch, EventStore, Reader};
 use reads::Read;
 
+mod engagement;
 pub mod explore;
 pub mod reads;
 pub mod realtime;

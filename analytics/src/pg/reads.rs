@@ -35,7 +35,7 @@ pub const ENDPOINTS: [&str; 10] = [
 
 /// One read: the project, what was asked, and where to look.
 pub struct Read<'a> {
-    db: &'a PgPool,
+    pub(super) db: &'a PgPool,
     project_id: Uuid,
     query: &'a ReadQuery,
     window: Window,
@@ -76,13 +76,13 @@ impl<'a> Read<'a> {
         self.query.range.period
     }
 
-    fn filters(&self) -> &Filters {
+    pub(super) fn filters(&self) -> &Filters {
         &self.query.filters
     }
 
     /// Binds a raw read's `$1` (project), `$2` (first instant), `$3` (`until`) and the
     /// filter values from `$4` on.
-    fn bind_raw<'q, O>(
+    pub(super) fn bind_raw<'q, O>(
         &'q self,
         query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
     ) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
@@ -95,7 +95,7 @@ impl<'a> Read<'a> {
 }
 
 /// The matching raw events of a read of properties (`e`, bound by `Read::bind_raw`).
-fn matching(filters: &Filters) -> String {
+pub(super) fn matching(filters: &Filters) -> String {
     format!(
         "analytics_events e where e.project_id = $1 and e.ts >= $2 and e.ts < $3{}",
         filters.sql(4)
@@ -351,8 +351,13 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
     Ok(crate::figures::overview(read.period(), now, previous))
 }
 
+/// Pages with their engagement medians (`crate::engagement`).
 pub async fn pages(read: &Read<'_>) -> AppResult<Breakdown<PageRow>> {
-    report(read, Dim::Page).await
+    let mut pages: Breakdown<PageRow> = report(read, Dim::Page).await?;
+    let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
+    let medians = super::engagement::medians(read, &paths).await?;
+    crate::engagement::apply(&mut pages.data, &medians);
+    Ok(pages)
 }
 
 pub async fn referrers(read: &Read<'_>) -> AppResult<Breakdown<ReferrerRow>> {

@@ -7,6 +7,7 @@
 mod helpers;
 
 mod analytics;
+mod analytics_engagement;
 mod analytics_explore;
 mod analytics_live;
 mod analytics_sharing;
