@@ -10,7 +10,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 
-import { API, REPO, useBrowser, api, setup } from './support.mjs';
+import { API, REPO, SHOTS, useBrowser, api, setup } from './support.mjs';
 
 // Headless Chromium says "HeadlessChrome" in its user agent, and the service drops headless browsers as bots.
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -253,5 +253,96 @@ test('script ignores localhost unless the tag has data-allow-localhost, and says
   } finally {
     await quiet.close();
     await loud.close();
+  }
+});
+
+/** A long article with an outbound link, a download, an internal link, and a missing page marked for sm.plus.js. */
+async function startPlusSite(key) {
+  const head = (extra) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Acme docs</title>${extra}
+<script defer data-project="${key}" data-api="${API}" data-track="outbound downloads 404 engagement" src="${API}/sdk/sm.plus.js"></script></head>`;
+  // A router's habit: links are followed by the page itself, so the test stays on it (the script listens first).
+  const stay = '<script>document.addEventListener("click", (e) => { if (e.target.closest("a")) e.preventDefault(); });</script>';
+  const article = `${head('')}<body><h1>Guide</h1>${stay}
+<p><a id="out" href="https://elsewhere.example/partners?x=1">Partners</a> <a id="dl" href="/files/report.pdf">Report</a>
+<a id="in" href="/pricing">Pricing</a> <a id="mail" href="mailto:hi@acme.example">Mail</a></p>
+<div style="height: 4000px">Long text</div><p id="end">The end</p></body></html>`;
+  const missing = `${head('<meta name="shipmate:404">')}<body><h1>Not found</h1></body></html>`;
+  const server = http.createServer((req, res) => {
+    const notFound = req.url.startsWith('/missing');
+    res.writeHead(notFound ? 404 : 200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(notFound ? missing : article);
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.2', resolve);
+  });
+  return { origin: `http://127.0.0.2:${server.address().port}`, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }) };
+}
+
+test('sm.plus.js tracks outbound links, downloads, 404 pages and engagement, and the pages read shows it', { timeout: 90_000 }, async () => {
+  const s = await setup('script-plus');
+  const site = await startPlusSite(s.key);
+  try {
+    await withPage(async (page, posts) => {
+      await page.goto(`${site.origin}/guide`);
+      await page.waitForFunction(() => typeof window.sm === 'function' && window.sm.v === 1);
+      for (const id of ['out', 'dl', 'in', 'mail']) await page.click(`#${id}`);
+      // Half way down, read for a while, then leave through the app's router: the guide's engagement goes out.
+      await page.evaluate(() => window.scrollTo(0, (document.documentElement.scrollHeight - window.innerHeight) / 2));
+      await page.waitForFunction(() => window.scrollY > 0);
+      await page.waitForTimeout(1_200); // engaged time to measure
+      await page.evaluate(() => history.pushState({}, '', '/next'));
+      // Hidden (a tab switch): the next page's engagement, once only.
+      await page.evaluate(() => {
+        Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+        document.dispatchEvent(new Event('visibilitychange'));
+      });
+      // Everything answered before leaving (an unload would abort what is in flight from the page's view).
+      await waitFor(() => {
+        assert.equal(posts.length, 6);
+        assert.ok(posts.every((p) => p.status === 202), `statuses ${posts.map((p) => p.status)}`);
+      }, 'six accepted POSTs', 10_000);
+      await page.goto(`${site.origin}/missing/page`);
+      await waitFor(() => {
+        assert.deepEqual(posts.map((p) => p.body.name), ['page_view', 'Outbound Link: Click', 'File Download', 'page_view', 'engagement', 'engagement', 'page_view', '404']);
+        assert.ok(posts.every((p) => p.status === 202), `statuses ${posts.map((p) => p.status)}`);
+      }, 'the accepted analytics POSTs', 10_000);
+      const [, out, dl, , guide, next, , missing] = posts.map((p) => p.body);
+      assert.deepEqual(out.properties, { url: 'https://elsewhere.example/partners?x=1' });
+      assert.deepEqual(dl.properties, { url: `${site.origin}/files/report.pdf` });
+      assert.equal(guide.url, `${site.origin}/guide`);
+      assert.ok(guide.properties.scroll_depth >= 50 && guide.properties.scroll_depth < 100, JSON.stringify(guide));
+      assert.ok(guide.properties.engaged_ms >= 1_000 && guide.properties.engaged_ms < 30_000, JSON.stringify(guide));
+      assert.equal(next.url, `${site.origin}/next`);
+      assert.deepEqual(missing.properties, { path: '/missing/page' });
+    });
+    await waitFor(async () => {
+      const pages = await reads(s, 'pages');
+      const guide = pages.data.find((r) => r.page === '/guide');
+      assert.ok(guide && guide.scroll_depth >= 50 && guide.time_on_page >= 1, JSON.stringify(pages));
+      const events = await reads(s, 'events');
+      // The third engagement is the 404 page's, sent as the browser closed it.
+      assert.deepEqual(countsOf(events.data, 'name', 'count'), { page_view: 3, engagement: 3, 'Outbound Link: Click': 1, 'File Download': 1, 404: 1 });
+    }, 'the analytics reads', 20_000);
+    // The dashboard's pages table shows the medians.
+    const ctx = await browser().newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      await ctx.addCookies([{ name: 'shipmate_session', value: s.token, url: API }]);
+      const page = await ctx.newPage();
+      await page.goto(`${API}/dashboard/p/${s.project.id}/analytics`);
+      const row = page.locator('#an-pages tr', { hasText: '/guide' });
+      await row.locator('td[data-col]').first().waitFor();
+      const cells = await row.locator('td[data-col]').allTextContents();
+      assert.equal(cells.length, 2, 'scroll depth and time on page');
+      assert.match(cells[0], /^\d+%$/);
+      assert.match(cells[1], /^\d+s$/);
+      assert.deepEqual(await page.locator('#an-pages thead th').allTextContents(), ['Page', 'Views', 'Visitors', 'Scroll', 'Time']);
+      await page.locator('#an-pages').screenshot({ path: path.join(SHOTS, 'analytics-engagement.png') });
+    } finally {
+      await ctx.close();
+    }
+  } finally {
+    await site.close();
   }
 });

@@ -40,14 +40,17 @@ function countryName(code) {
  * A ranked table with a proportional bar behind each label. With `filter` (the query parameter the
  * label is a value of) and `onFilter`, each row with a value filters the view by it when clicked.
  */
-function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', countHead = 'Views', format = (v) => v || '(none)', filter, onFilter, active, bare }) {
+/** `extra`: more columns, each `{ key, head, format }`, shown when some row has a value (engagement on pages). */
+function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', countHead = 'Views', format = (v) => v || '(none)', filter, onFilter, active, bare, extra = [] }) {
   const list = Array.isArray(rows) ? rows : [];
+  const more = extra.filter((c) => list.some((r) => r[c.key] !== null && r[c.key] !== undefined));
   const max = Math.max(1, ...list.map((r) => Number(r[countKey]) || 0));
   const canFilter = filter && onFilter && active && active[filter] === undefined;
   const body = list.length
     ? h('div', { class: 'table-wrap' }, h('table', { id, 'data-filter-key': canFilter ? filter : null },
       h('thead', null, h('tr', null,
-        h('th', { scope: 'col' }, labelHead), h('th', { scope: 'col', class: 'num' }, countHead), h('th', { scope: 'col', class: 'num' }, 'Visitors'))),
+        h('th', { scope: 'col' }, labelHead), h('th', { scope: 'col', class: 'num' }, countHead), h('th', { scope: 'col', class: 'num' }, 'Visitors'),
+        more.map((c) => h('th', { scope: 'col', class: 'num' }, c.head)))),
       h('tbody', null, list.map((r) => {
         const bar = h('span', { class: 'bar', 'aria-hidden': 'true' });
         bar.style.width = `${Math.max(2, Math.round(((Number(r[countKey]) || 0) / max) * 100))}%`; // CSSOM: allowed by the CSP
@@ -60,7 +63,8 @@ function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', c
         const tr = h('tr', { class: clickable ? 'filterable' : null },
           h('td', { class: 'bar-cell cell-clip' }, bar, label),
           h('td', { class: 'num' }, fmtNum(r[countKey])),
-          h('td', { class: 'num' }, fmtNum(r.visitors)));
+          h('td', { class: 'num' }, fmtNum(r.visitors)),
+          more.map((c) => h('td', { class: 'num', 'data-col': c.key }, r[c.key] === null || r[c.key] === undefined ? '\u2013' : c.format(r[c.key]))));
         // The whole row is the target for a pointer; the button inside is the one for the keyboard.
         if (clickable) tr.addEventListener('click', () => onFilter(filter, String(value)));
         return tr;
@@ -69,6 +73,12 @@ function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', c
   if (bare) return body; // the table alone, for a card that has its own heading
   return h('section', { class: 'card', 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title` }, title), body);
 }
+
+/** The pages' engagement medians (sm.plus.js with data-track="engagement"). */
+const ENGAGEMENT = [
+  { key: 'scroll_depth', head: 'Scroll', format: (v) => `${v}%` },
+  { key: 'time_on_page', head: 'Time', format: (v) => (v >= 60 ? `${Math.floor(v / 60)}m ${String(v % 60).padStart(2, '0')}s` : `${v}s`) },
+];
 
 function niceStep(raw) {
   const pow = 10 ** Math.floor(Math.log10(Math.max(raw, 1e-9)));
@@ -329,7 +339,7 @@ function overviewView({ project, alive, onFilter, report }) {
     const u = r.utm || {};
     const f = { onFilter, active: query.filters };
     tablesBox.replaceChildren(
-      breakdown({ id: 'an-pages', title: 'Pages', rows: (r.pages || {}).data, labelKey: 'page', labelHead: 'Page', filter: 'page', ...f }),
+      breakdown({ id: 'an-pages', title: 'Pages', rows: (r.pages || {}).data, labelKey: 'page', labelHead: 'Page', filter: 'page', extra: ENGAGEMENT, ...f }),
       breakdown({ id: 'an-referrers', title: 'Referrers', rows: (r.referrers || {}).data, labelKey: 'referrer', labelHead: 'Referrer', format: (v) => v || 'Direct / none', filter: 'referrer', ...f }),
       breakdown({ id: 'an-entry-pages', title: 'Entry pages', rows: (r['entry-pages'] || {}).data, labelKey: 'page', labelHead: 'Page', countKey: 'visits', countHead: 'Visits', filter: 'page', ...f }),
       breakdown({ id: 'an-exit-pages', title: 'Exit pages', rows: (r['exit-pages'] || {}).data, labelKey: 'page', labelHead: 'Page', countKey: 'visits', countHead: 'Visits', filter: 'page', ...f }),

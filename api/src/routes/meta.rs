@@ -25,6 +25,7 @@ pub fn router() -> Router<AppState> {
         .route("/docs", get(docs))
         .route("/docs.js", get(docs_js))
         .route("/sdk/sm.js", get(script))
+        .route("/sdk/sm.plus.js", get(script_plus))
         .route("/sdk/widgets.js", get(widgets))
 }
 
@@ -78,12 +79,23 @@ async fn docs_js() -> impl IntoResponse {
 }
 
 const SCRIPT: &str = include_str!("../../../sdk/script/sm.js");
+/// `sm.js` and what `data-track` adds (outbound links, downloads, 404 pages, engagement), one file.
+const SCRIPT_PLUS: &str = concat!(
+    include_str!("../../../sdk/script/sm.js"),
+    include_str!("../../../sdk/script/plus.js")
+);
 const WIDGETS: &str = include_str!("../../../sdk/script/widgets.js");
 
 /// The browser analytics script: cached for a day, revalidated by its content hash.
 async fn script(headers: axum::http::HeaderMap) -> Response {
     static ETAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     cached_script(&headers, SCRIPT, &ETAG)
+}
+
+/// The analytics script with automatic tracking, cached the same way.
+async fn script_plus(headers: axum::http::HeaderMap) -> Response {
+    static ETAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    cached_script(&headers, SCRIPT_PLUS, &ETAG)
 }
 
 /// The embeddable widgets (feedback, changelog, testimonials), cached like the analytics script.

@@ -82,11 +82,27 @@ pub async fn stats(ctx: &Ctx, args: StatsArgs) -> anyhow::Result<()> {
     ]);
     println!("{summary}");
     println!();
-    let mut t = table(&["PAGE", "VIEWS", "VISITORS"]);
+    // Engagement medians (sm.plus.js) when any page has them.
+    let engaged = pages.data.iter().any(|p| p.scroll_depth.is_some());
+    let mut t = match engaged {
+        true => table(&["PAGE", "VIEWS", "VISITORS", "SCROLL", "TIME"]),
+        false => table(&["PAGE", "VIEWS", "VISITORS"]),
+    };
     for p in pages.data {
-        t.add_row(vec![p.page, p.views.to_string(), p.visitors.to_string()]);
+        let mut row = vec![p.page, p.views.to_string(), p.visitors.to_string()];
+        if engaged {
+            row.push(
+                p.scroll_depth
+                    .map_or_else(|| "-".into(), |d| format!("{d}%")),
+            );
+            row.push(
+                p.time_on_page
+                    .map_or_else(|| "-".into(), |s| format!("{s} s")),
+            );
+        }
+        t.add_row(row);
     }
-    align_right(&mut t, &[1, 2]);
+    align_right(&mut t, &[1, 2, 3, 4]);
     print_table(&t, "No page views in this period.");
     Ok(())
 }

@@ -1880,6 +1880,16 @@ export interface components {
         Breakdown_PageRow: {
             data: {
                 page: string;
+                /**
+                 * Format: int64
+                 * @description Median scroll depth, in percent (0 to 100).
+                 */
+                scroll_depth?: number | null;
+                /**
+                 * Format: int64
+                 * @description Median engaged time, in whole seconds.
+                 */
+                time_on_page?: number | null;
                 /** Format: int64 */
                 views: number;
                 /** Format: int64 */
@@ -2893,8 +2903,22 @@ export interface components {
              */
             visits: number;
         };
+        /**
+         * @description A page's views and visitors, and how far and how long its visitors read it: the medians of its
+         *     `engagement` events (sent by `sm.plus.js` when the page is hidden or left), null without any.
+         */
         PageRow: {
             page: string;
+            /**
+             * Format: int64
+             * @description Median scroll depth, in percent (0 to 100).
+             */
+            scroll_depth?: number | null;
+            /**
+             * Format: int64
+             * @description Median engaged time, in whole seconds.
+             */
+            time_on_page?: number | null;
             /** Format: int64 */
             views: number;
             /** Format: int64 */
