@@ -14,6 +14,7 @@ pub mod query;
 pub mod report;
 pub mod salts;
 pub mod seam;
+pub mod segments;
 pub mod settings;
 pub mod shares;
 pub mod visitor;

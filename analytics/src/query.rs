@@ -99,7 +99,8 @@ impl Dim {
     }
 }
 
-/// Exact values to match, one per dimension at most.
+/// Exact values to match, all of them. One per dimension, but for a segment's filters combined with
+/// other values of the same dimensions (`and`): then nothing matches, as AND says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Filters(pub Vec<(Dim, String)>);
 
@@ -129,6 +130,59 @@ impl Filters {
 
     pub fn values(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(_, v)| v.as_str())
+    }
+
+    /// These filters and `more`, each entry once.
+    pub fn and(&mut self, more: &Filters) {
+        for entry in &more.0 {
+            if !self.0.contains(entry) {
+                self.0.push(entry.clone());
+            }
+        }
+    }
+
+    /// Filters from `{"country": "DE", ...}` as a segment holds them: every problem as
+    /// (`filters.<name>`, message), an unknown name too.
+    pub fn from_object(
+        object: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Filters, Vec<FieldError>> {
+        let mut filters = Vec::new();
+        let mut errors = Vec::new();
+        let mut bad = |name: &str, message: String| {
+            errors.push(FieldError {
+                field: format!("filters.{name}"),
+                message,
+            })
+        };
+        for (name, value) in object {
+            let Some(dim) = Dim::ALL.into_iter().find(|d| d.param() == name) else {
+                let names: Vec<&str> = Dim::ALL.iter().map(|d| d.param()).collect();
+                bad(
+                    name,
+                    format!("is not a filter; filters are: {}", names.join(", ")),
+                );
+                continue;
+            };
+            match value.as_str().map(str::trim).filter(|v| !v.is_empty()) {
+                Some(raw) => match dim.check(raw) {
+                    Ok(v) => filters.push((dim, v)),
+                    Err(m) => bad(name, m),
+                },
+                None => bad(name, "must be a non-empty string".into()),
+            }
+        }
+        match errors.is_empty() {
+            true => Ok(Filters(filters)),
+            false => Err(errors),
+        }
+    }
+
+    /// `{"country": "DE", ...}`, as `from_object` reads it.
+    pub fn to_object(&self) -> std::collections::BTreeMap<String, String> {
+        self.0
+            .iter()
+            .map(|(d, v)| (d.param().to_owned(), v.clone()))
+            .collect()
     }
 
     pub fn with(&self, dim: Dim, value: &str) -> Filters {

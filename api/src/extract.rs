@@ -86,6 +86,26 @@ impl<S: Send + Sync, T: FromInput> FromRequest<S> for Body<T> {
     }
 }
 
+/// A typed body that may be left out: a request with no body at all (no content type, no length
+/// or a length of 0, not chunked) reads as `T::default()`; any other is read as [`Body`] reads it.
+pub struct OptionalBody<T>(pub T);
+
+impl<S: Send + Sync, T: FromInput + Default> FromRequest<S> for OptionalBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let h = req.headers();
+        let none = h.get(header::CONTENT_TYPE).is_none()
+            && h.get(header::TRANSFER_ENCODING).is_none()
+            && h.get(header::CONTENT_LENGTH).is_none_or(|v| v == "0");
+        if none {
+            return Ok(OptionalBody(T::default()));
+        }
+        let Body(t) = Body::from_request(req, state).await?;
+        Ok(OptionalBody(t))
+    }
+}
+
 /// The project whose key is in `X-Project-Key`. A scoped key is checked here against the route's
 /// scope and its allowed origins, so handlers only ever see keys that may call them. Requests with
 /// a key the public holds (the publishable key, a scoped key) carry their client's rate-limit

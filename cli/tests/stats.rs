@@ -87,14 +87,17 @@ async fn stats_show_the_overview_and_top_pages() {
     assert_eq!(both["overview"]["top_page"], "/pricing");
     assert_eq!(
         both["pages"]["data"][0],
-        json!({"page": "/pricing", "views": 2, "visitors": 1})
+        json!({"page": "/pricing", "views": 2, "visitors": 1, "scroll_depth": null, "time_on_page": null})
     );
 
     // One read of the period as the server's CSV: the pages unless another is named.
     let csv = cli
         .ok(&["stats", "--project", "st-cli", "--period", "7d", "--csv"])
         .await;
-    assert_eq!(csv, "page,views,visitors\r\n/pricing,2,1\r\n/docs,1,1\r\n");
+    assert_eq!(
+        csv,
+        "page,views,visitors,scroll_depth,time_on_page\r\n/pricing,2,1,,\r\n/docs,1,1,,\r\n"
+    );
     let csv = cli
         .ok(&["stats", "--project", "st-cli", "--csv", "overview"])
         .await;
@@ -120,7 +123,8 @@ async fn stats_show_the_overview_and_top_pages() {
         .map(|l| l.split_whitespace().collect())
         .filter(|r: &Vec<&str>| r.first() == Some(&"/pricing"))
         .collect();
-    assert_eq!(rows, [["/pricing", "1", "1"]], "{out}");
+    // Columns by name: the medians are empty, no engagement events.
+    assert_eq!(rows, [["/pricing", "-", "-", "1", "1"]], "{out}");
     let today = chrono::Utc::now().date_naive().to_string();
     let o = cli
         .json(&[
@@ -195,4 +199,67 @@ async fn stats_show_the_overview_and_top_pages() {
         .ok(&["analytics", "realtime", "--project", "st-cli", "--csv"])
         .await;
     assert_eq!(csv, "page,visitors\r\n/docs,1\r\n/pricing,1\r\n");
+
+    // A saved segment: created from flags, listed, read with --segment as its filters, deleted.
+    let made = cli
+        .json(&[
+            "analytics",
+            "segments",
+            "create",
+            "--project",
+            "st-cli",
+            "--name",
+            "From HN",
+            "--referrer",
+            "news.ycombinator.com",
+        ])
+        .await;
+    assert_eq!(
+        made["filters"],
+        json!({"referrer": "news.ycombinator.com"}),
+        "{made}"
+    );
+    let sid = made["id"].as_str().unwrap();
+    let out = cli
+        .ok(&["analytics", "segments", "list", "--project", "st-cli"])
+        .await;
+    assert!(
+        out.contains("From HN") && out.contains("referrer=news.ycombinator.com"),
+        "{out}"
+    );
+    let by_segment = [
+        "analytics",
+        "show",
+        "pages",
+        "--project",
+        "st-cli",
+        "--segment",
+        sid,
+    ];
+    let by_filter = [
+        "analytics",
+        "show",
+        "pages",
+        "--project",
+        "st-cli",
+        "--referrer",
+        "news.ycombinator.com",
+    ];
+    assert_eq!(cli.json(&by_segment).await, cli.json(&by_filter).await);
+    let err = cli
+        .run(&[
+            "analytics",
+            "segments",
+            "create",
+            "--project",
+            "st-cli",
+            "--name",
+            "Empty",
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("at least one filter"), "{err}");
+    let out = cli.ok(&["analytics", "segments", "delete", sid]).await;
+    assert!(out.contains("Deleted segment"), "{out}");
+    cli.run(&by_segment).await.fails(1);
 }

@@ -294,3 +294,51 @@ test('a viewer reads goals and funnels but gets no forms to change them, and no 
     await ctx.close();
   }
 });
+
+test('segments: filters saved as a segment, picked for every read, and a share link locked to one', { timeout: 120_000 }, async () => {
+  const { token, project, key } = await setup('segments');
+  await send(key, CHROME, view('/'));
+  await send(key, IPHONE, view('/', { screen_width: 390 }));
+  await send(key, IPHONE, view('/docs', { screen_width: 390 }));
+  const qs = `project_id=${project.id}&period=7d`;
+  await until('events stored', async () => (await api('GET', `/v1/analytics/overview?${qs}`, { token, expect: 200 })).page_views, 3);
+
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics?period=7d&device=mobile`);
+    await until('mobile page views', () => metric(page, 'page_views'), '2');
+    // The filter chip, saved under a name: the segment takes the chip's place and stays picked.
+    await page.click('#segment-save');
+    await page.fill('#segment-name', 'Phones');
+    await page.click('#segment-create');
+    await page.locator('#segment-delete').waitFor();
+    const segment = param(page, 'segment');
+    assert.ok(segment, 'the segment is in the address');
+    assert.equal(param(page, 'device'), null);
+    assert.equal(await page.locator('#analytics-filters .chip').count(), 0);
+    assert.equal(await page.locator('#segment-picker option:checked').textContent(), 'Phones');
+    await until('segment page views', () => metric(page, 'page_views'), '2');
+    await shot(page, 'segment');
+    // All visitors again, then the segment from the picker.
+    await page.selectOption('#segment-picker', '');
+    await until('all page views', () => metric(page, 'page_views'), '3');
+    await page.selectOption('#segment-picker', segment);
+    await until('the segment again', () => metric(page, 'page_views'), '2');
+
+    // A link that shows the segment only.
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics/sharing`);
+    await page.locator('#share-segment option', { hasText: 'Phones' }).waitFor({ state: 'attached' });
+    await page.selectOption('#share-segment', segment);
+    await page.click('#share-create');
+    const item = page.locator(`#share-list [data-share-segment="${segment}"]`);
+    await item.waitFor();
+    assert.match(await item.textContent(), /shows the segment Phones only/);
+    const url = await page.locator('#share-list input').first().inputValue();
+    const shared = await ctx.newPage();
+    await shared.goto(`${url}?period=7d`);
+    assert.equal((await shared.locator('[data-figure="page_views"]').textContent()).trim(), '2');
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});

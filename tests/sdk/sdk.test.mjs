@@ -685,6 +685,11 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     await sm.analytics.share.create('p1');
     await sm.analytics.share.list('p1');
     assert.deepEqual(await sm.analytics.share.revoke('p1', 's1'), { id: 's1', deleted: true });
+    await sm.analytics.segments.create({ project_id: 'p1', name: 'DE', filters: { country: 'DE' } });
+    await sm.analytics.segments.list('p1');
+    await sm.analytics.read('pages', 'p1', { segment: 'sg1', page: '/' });
+    await sm.analytics.share.create('p1', { segmentId: 'sg1' });
+    assert.deepEqual(await sm.analytics.segments.delete('sg1'), { id: 'sg1', deleted: true });
     assert.deepEqual(seen, [
       ['GET', '/v1/analytics/overview?project_id=p1&period=90d&compare=previous&device=mobile&country=DE', J, S, undefined, undefined],
       ['GET', '/v1/analytics/entry-pages?project_id=p1&from=2026-01-01&to=2026-01-31&utm_source=newsletter', J, S, undefined, undefined],
@@ -703,6 +708,11 @@ test('analytics reads send the range, the filters and the session; goals, funnel
       ['POST', '/v1/projects/p1/analytics/share', J, S, undefined, undefined],
       ['GET', '/v1/projects/p1/analytics/share', J, S, undefined, undefined],
       ['DELETE', '/v1/projects/p1/analytics/share/s1', J, S, undefined, undefined],
+      ['POST', '/v1/analytics/segments', J, S, undefined, '{"project_id":"p1","name":"DE","filters":{"country":"DE"}}'],
+      ['GET', '/v1/analytics/segments?project_id=p1', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/pages?project_id=p1&segment=sg1&page=%2F', J, S, undefined, undefined],
+      ['POST', '/v1/projects/p1/analytics/share', J, S, undefined, '{"segment_id":"sg1"}'],
+      ['DELETE', '/v1/analytics/segments/sg1', J, S, undefined, undefined],
     ]);
     // Made as a person: without a session token they fail before any request.
     const keyOnly = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url });
@@ -944,4 +954,24 @@ test('a server that never answers times out', async () => {
   } finally {
     await srv.close();
   }
+});
+
+test('analytics segments: saved filters read as the filters, and a share link locked to one', needsApi, async () => {
+  const { token, project } = await setup('segments');
+  const sm = await seedVisitors(project.api_key, token, project.id);
+  const mobile = await sm.analytics.segments.create({ project_id: project.id, name: 'Mobile', filters: { device: 'mobile' } });
+  assert.deepEqual(mobile.filters, { device: 'mobile' });
+  assert.deepEqual((await sm.analytics.segments.list(project.id)).data.map((x) => x.id), [mobile.id]);
+  assert.deepEqual(
+    await sm.analytics.overview(project.id, { period: '7d', segment: mobile.id }),
+    await sm.analytics.overview(project.id, { period: '7d', device: 'mobile' }),
+  );
+  const link = await sm.analytics.share.create(project.id, { segmentId: mobile.id });
+  assert.equal(link.segment_id, mobile.id);
+  const bad = await rejects(sm.analytics.segments.create({ project_id: project.id, name: 'Bad', filters: { device: 'toaster' } }));
+  assert.deepEqual([bad.status, bad.errors.map((e) => e.field)], [422, ['filters.device']]);
+  const unknown = await rejects(sm.analytics.read('pages', project.id, { segment: '00000000-0000-0000-0000-000000000000' }));
+  assert.equal(unknown.status, 404);
+  assert.deepEqual(await sm.analytics.segments.delete(mobile.id), { id: mobile.id, deleted: true });
+  assert.deepEqual((await sm.analytics.share.list(project.id)).data, [], 'the locked link went with its segment');
 });

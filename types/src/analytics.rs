@@ -263,12 +263,66 @@ pub struct FunnelReport {
 pub struct ShareLink {
     pub id: uuid::Uuid,
     pub url: String,
+    /// The segment the link shows, only it; `null`: all the project's figures.
+    pub segment_id: Option<uuid::Uuid>,
     pub created_at: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ShareLinkList {
     pub data: Vec<ShareLink>,
+}
+
+/// A saved segment: a name for a set of read filters, applied to any read with `segment=<id>`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Segment {
+    pub id: uuid::Uuid,
+    pub project_id: uuid::Uuid,
+    pub name: String,
+    /// Filter name to value, as the reads take them (`{"country": "DE", "device": "mobile"}`).
+    pub filters: std::collections::BTreeMap<String, String>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SegmentList {
+    pub data: Vec<Segment>,
+}
+
+/// `POST /v1/analytics/segments`: one to ten of the reads' filters.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
+pub struct NewSegment {
+    pub project_id: uuid::Uuid,
+    #[schema(min_length = 1, max_length = 100)]
+    pub name: String,
+    /// Filter name (`page`, `referrer`, `country`, `device`, `browser`, `os`, `utm_source`,
+    /// `utm_medium`, `utm_campaign`, `event`) to its exact value.
+    #[input(with = segment_filters)]
+    #[schema(value_type = std::collections::HashMap<String, String>)]
+    pub filters: Map<String, Value>,
+}
+
+/// A segment's filters: an object of 1 to 10 entries (their names and values are checked where
+/// the filters are known, `shipmate_analytics::query`).
+fn segment_filters(input: &mut Input, field: &str) -> Option<Map<String, Value>> {
+    match input.opt_object(field, 16_384) {
+        Some(m) if (1..=10).contains(&m.len()) => Some(m),
+        Some(_) => {
+            input.error(field, "must hold 1 to 10 filters");
+            None
+        }
+        None => {
+            input.error(field, "is required: an object of filter names and values");
+            None
+        }
+    }
+}
+
+/// `POST /v1/projects/:id/analytics/share`: optionally locked to a segment of the project.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
+pub struct NewShareLink {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segment_id: Option<uuid::Uuid>,
 }
 
 /// A one-dimension breakdown over a period.

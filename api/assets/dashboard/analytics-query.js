@@ -24,7 +24,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const remembered = new Map();
 
 /**
- * The query on display: `{period, from, to, compare, filters}` read from the address (unknown
+ * The query on display: `{period, from, to, compare, filters, segment}` read from the address (unknown
  * parameters ignored); an address without any takes the project's remembered one.
  */
 export function readQuery(projectId) {
@@ -34,7 +34,7 @@ export function readQuery(projectId) {
     const s = params.toString();
     if (s) history.replaceState(null, '', `${window.location.pathname}?${s}`);
   }
-  const query = { period: '30d', from: '', to: '', compare: false, filters: {} };
+  const query = { period: '30d', from: '', to: '', compare: false, filters: {}, segment: params.get('segment') || '' };
   const period = params.get('period');
   if (PERIODS.some(([v]) => v === period)) query.period = period;
   const from = params.get('from') || '';
@@ -51,6 +51,7 @@ export function searchOf(query, { compare = true } = {}) {
   if (query.from && query.to) { u.set('from', query.from); u.set('to', query.to); } else u.set('period', query.period);
   if (compare && query.compare) u.set('compare', 'previous');
   for (const [k] of FILTERS) if (query.filters[k] !== undefined) u.set(k, query.filters[k]);
+  if (query.segment) u.set('segment', query.segment);
   return u.toString();
 }
 
@@ -67,7 +68,7 @@ export function readParams(query, { range = true } = {}) {
   if (range) {
     if (query.from && query.to) { p.from = query.from; p.to = query.to; } else p.period = query.period;
   }
-  return { ...p, ...query.filters };
+  return { ...p, ...query.filters, ...(query.segment ? { segment: query.segment } : {}) };
 }
 
 /** Words for the range: "Last 30 days" or "1 Mar 2026 – 31 Mar 2026". */

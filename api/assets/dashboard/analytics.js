@@ -12,6 +12,7 @@ import { api, ApiError, q } from './api.js';
 import { state } from './state.js';
 import { announce, busy, handleAuthLoss, hideBanner, later, pageHead, setMain, setTitle, showError } from './ui.js';
 import { projectPath } from './router.js';
+import { segmentPicker } from './analytics-segments.js';
 import { filterChips, fmtDuration, fmtPct, queryBar, rangeLabel, readParams, readQuery, searchOf, writeQuery } from './analytics-query.js';
 import { goalsView } from './analytics-goals.js';
 import { funnelsView } from './analytics-funnels.js';
@@ -218,6 +219,7 @@ export async function screenAnalytics(ctx) {
       : tab === 'sharing' ? shareView(env)
         : overviewView(env);
   const usesQuery = tab !== 'sharing';
+  const segments = segmentPicker({ project, change: (next) => setQuery(next), report });
 
   function paint() {
     const s = searchOf(query);
@@ -229,7 +231,8 @@ export async function screenAnalytics(ctx) {
       ? (focused.getAttribute('data-period') ? `[data-period="${focused.getAttribute('data-period')}"]` : focused.id ? `#${focused.id}` : null)
       : null;
     bar = queryBar(query, setQuery, { compare: tab === '' });
-    barBox.replaceChildren(bar, filterChips(query, setQuery, filterText));
+    segments.update(query);
+    barBox.replaceChildren(bar, segments.node, filterChips(query, setQuery, filterText));
     if (refocus) { const el = $(refocus, barBox); if (el) el.focus(); }
     else if (focused && !focused.isConnected) { const first = $('#analytics-filters .chip', barBox) || $('[aria-pressed="true"]', barBox); if (first) first.focus(); }
   }
@@ -354,7 +357,7 @@ function overviewView({ project, alive, onFilter, report }) {
     );
     props.update(query, ((r.events || {}).data || []).map((e) => e.name));
     if (announceDone && !firstError) announce(`Analytics for ${rangeLabel(query).replace(/^Last/, 'the last')} updated.`);
-    if (!firstError) await emptyOrNot(query, mine, !Object.keys(query.filters).length && !((r.events || {}).data || []).length);
+    if (!firstError) await emptyOrNot(query, mine, !Object.keys(query.filters).length && !query.segment && !((r.events || {}).data || []).length);
   }
 
   /** An unfiltered read without events: the install card waits for the first one, in place of the tables. */

@@ -51,6 +51,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "analytics-goals.js",
     "analytics-funnels.js",
     "analytics-share.js",
+    "analytics-segments.js",
     "analytics-install.js",
     "settings.js",
     "auth.js",

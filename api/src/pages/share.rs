@@ -1,6 +1,6 @@
 //! `/share/<token>`: a project's analytics, read-only, for anyone with the link (no sign-in, no
 //! script). It takes the reads' query (`period`, `from`/`to`, the filters); a revoked or unknown
-//! token is 404.
+//! token is 404. A link locked to a segment shows that segment only.
 
 use std::collections::HashMap;
 
@@ -28,13 +28,15 @@ pub async fn page(
 }
 
 async fn render(state: &AppState, token: &str, q: &HashMap<String, String>) -> ApiResult<Markup> {
-    let project_id = shares::project_of(&state.db, token).await?;
+    let (project_id, segment) = shares::opened_by(&state.db, token).await?;
     let name: String = sqlx::query_scalar!("select name from projects where id = $1", project_id)
         .fetch_one(&state.db)
         .await?;
     let now = chrono::Utc::now();
     // A bad parameter in a shared link shows the default view rather than an error page.
-    let query = ReadQuery::parse(q, now).or_else(|_| ReadQuery::parse(&HashMap::new(), now))?;
+    let mut query = ReadQuery::parse(q, now).or_else(|_| ReadQuery::parse(&HashMap::new(), now))?;
+    // A link locked to a segment adds its filters to whatever the visitor asks: never fewer.
+    query.filters.and(&segment);
     let read = state.events.reader(project_id, &query).await?;
     let (overview, pages, referrers, countries, devices) = tokio::try_join!(
         read.overview(),

@@ -9,7 +9,8 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_analytics::events::{parse_body, EventBatch};
-use shipmate_analytics::query::PropertyQuery;
+use shipmate_analytics::query::{Filters, PropertyQuery};
+use shipmate_analytics::segments;
 use shipmate_analytics::visitor;
 use shipmate_analytics::ReadQuery;
 use shipmate_core::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
@@ -145,23 +146,48 @@ pub struct ReadParams {
     event: Option<String>,
     /// `previous`: the overview adds the same numbers for the days just before.
     compare: Option<String>,
+    /// A saved segment of the project: its filters are added to those given (404 when unknown).
+    segment: Option<String>,
 }
 
 /// The parsed read of a request.
 pub struct Reading(pub ReadQuery);
 
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Reading {
+impl axum::extract::FromRequestParts<AppState> for Reading {
     type Rejection = ApiError;
 
     async fn from_request_parts(
         parts: &mut axum::http::request::Parts,
-        state: &S,
+        state: &AppState,
     ) -> Result<Self, ApiError> {
         let Query(q) = Query::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
             .map_err(|e| AppError::invalid("validation_failed", "query", e.body_text()))?;
-        Ok(Reading(ReadQuery::parse(&q, chrono::Utc::now())?))
+        let mut read = ReadQuery::parse(&q, chrono::Utc::now())?;
+        with_segment(state, &q, &mut read.filters).await?;
+        Ok(Reading(read))
     }
+}
+
+/// Adds the filters of the segment `segment=` names, of the project `project_id=` names (the
+/// caller's access to it is checked first, by `ProjectAccess`): 404 for any other id.
+async fn with_segment(
+    state: &AppState,
+    q: &HashMap<String, String>,
+    filters: &mut Filters,
+) -> Result<(), ApiError> {
+    let Some(raw) = q.get("segment").map(|s| s.trim()).filter(|s| !s.is_empty()) else {
+        return Ok(());
+    };
+    let ids = (
+        q.get("project_id").and_then(|p| p.trim().parse().ok()),
+        raw.parse().ok(),
+    );
+    let (Some(project), Some(segment)) = ids else {
+        return Err(AppError::not_found("segment").into());
+    };
+    filters.and(&segments::filters(&state.db, project, segment).await?);
+    Ok(())
 }
 
 macro_rules! read_endpoint {
@@ -187,9 +213,9 @@ read_endpoint!(
 read_endpoint!(
     pages,
     "/v1/analytics/pages",
-    "Views and visitors per page path.",
+    "Views and visitors per page path, with the medians of its engagement events (`sm.plus.js`).",
     Breakdown<PageRow>,
-    &["page", "views", "visitors"]
+    &["page", "views", "visitors", "scroll_depth", "time_on_page"]
 );
 read_endpoint!(
     referrers,
@@ -258,7 +284,8 @@ pub async fn properties(
     format: Format,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    let asked = PropertyQuery::parse(&q, chrono::Utc::now())?;
+    let mut asked = PropertyQuery::parse(&q, chrono::Utc::now())?;
+    with_segment(&state, &q, &mut asked.read.filters).await?;
     let read = state.events.reader(access.project.id, &asked.read).await?;
     format.respond(
         read.properties(&asked.event, &asked.property).await?,

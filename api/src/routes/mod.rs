@@ -21,6 +21,7 @@ pub mod members;
 pub mod meta;
 pub mod projects;
 pub mod schemas;
+pub mod segments;
 pub mod shares;
 pub mod testimonials;
 pub mod webhooks;
@@ -81,6 +82,7 @@ pub fn api() -> Router<AppState> {
         .merge(analytics::router())
         .merge(goals::router())
         .merge(shares::router())
+        .merge(segments::router())
         .merge(webhooks::router())
         .merge(email::router())
         .merge(meta::api_router())
@@ -132,6 +134,7 @@ pub async fn method_not_allowed() -> ApiError {
         analytics::realtime, analytics::entry_pages, analytics::exit_pages, analytics::properties,
         goals::create_goal, goals::goal_report, goals::delete_goal, goals::create_funnel, goals::list_funnels,
         goals::funnel_report, goals::delete_funnel, shares::create, shares::list, shares::revoke,
+        segments::create_segment, segments::list_segments, segments::delete_segment,
         webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
         webhooks::rotate_secret, webhooks::test, webhooks::deliveries, webhooks::retry,
         email::notifications, email::set_notifications, email::subscribers, email::subscribe,

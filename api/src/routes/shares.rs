@@ -6,10 +6,10 @@ use axum::routing::{delete, post};
 use axum::{Json, Router};
 use shipmate_analytics::shares;
 use shipmate_core::params::parse_id;
-use shipmate_types::analytics::{ShareLink, ShareLinkList};
+use shipmate_types::analytics::{NewShareLink, ShareLink, ShareLinkList};
 
 use super::schemas::Deleted;
-use crate::extract::{Admin, ProjectAccess};
+use crate::extract::{Admin, OptionalBody, ProjectAccess};
 use crate::problem::ApiResult;
 use crate::state::AppState;
 
@@ -25,15 +25,24 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-/// A new read-only link to the project's analytics, opened without signing in (admins).
+/// A new read-only link to the project's analytics, opened without signing in (admins). With
+/// `segment_id` the link shows that segment only; no body: all the project's figures.
 #[utoipa::path(post, path = "/v1/projects/{project_id}/analytics/share", tag = "analytics", security(("session" = [])),
     params(("project_id" = String, Path)),
-    responses((status = 201, body = ShareLink), (status = 403, description = "not an admin of the project")))]
+    request_body(content = Option<NewShareLink>, description = "optional"),
+    responses((status = 201, body = ShareLink), (status = 403, description = "not an admin of the project"), (status = 404, description = "`segment_id` is no segment of the project")))]
 pub async fn create(
     State(state): State<AppState>,
     access: ProjectAccess<Admin>,
+    OptionalBody(new): OptionalBody<NewShareLink>,
 ) -> ApiResult<(StatusCode, Json<ShareLink>)> {
-    let link = shares::create(&state.db, &state.public_url, access.project.id).await?;
+    let link = shares::create(
+        &state.db,
+        &state.public_url,
+        access.project.id,
+        new.segment_id,
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(link)))
 }
 

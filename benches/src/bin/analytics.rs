@@ -196,6 +196,10 @@ async fn ingestion(
         load::post(&url, &headers, &body.to_string())
     };
     let single = vec![request(key, None, &event)?];
+    // What sm.plus.js sends when a page is left: the same path, a partial index more in PostgreSQL.
+    let engaged = json!({"name": "engagement", "url": "https://example.com/pricing",
+        "properties": {"scroll_depth": 62, "engaged_ms": 41_000}});
+    let engagement = vec![request(key, None, &engaged)?];
     let batch = vec![request(key, None, &hundred)?];
     let public = (0..PUBLIC_CLIENTS)
         .map(|i| {
@@ -205,6 +209,7 @@ async fn ingestion(
         .collect::<anyhow::Result<Vec<_>>>()?;
     for (label, requests, per_request) in [
         ("single-event requests", single, 1u64),
+        ("single-event requests, engagement events", engagement, 1),
         ("batches of 100", batch, 100),
         (
             "single-event requests, publishable key from 4,096 clients, limits at defaults",

@@ -76,6 +76,9 @@ pub struct FilterArgs {
     /// Event name (page_view for page views).
     #[arg(long)]
     pub event: Option<String>,
+    /// A saved segment's id: its filters are added to these.
+    #[arg(long)]
+    pub segment: Option<String>,
 }
 
 impl RangeArgs {
@@ -88,7 +91,15 @@ impl RangeArgs {
 }
 
 impl FilterArgs {
+    /// The filters and the segment, as query parameters.
     pub fn query(&self) -> Vec<(&'static str, String)> {
+        let mut q = self.filters();
+        q.extend(self.segment.clone().map(|s| ("segment", s)));
+        q
+    }
+
+    /// The filters alone, by their names.
+    pub fn filters(&self) -> Vec<(&'static str, String)> {
         [
             ("page", &self.page),
             ("referrer", &self.referrer),
@@ -118,6 +129,42 @@ pub enum AnalyticsCommand {
     Goals(ReadArgs),
     /// A custom event's property values over the period.
     Properties(PropertiesArgs),
+    /// Saved segments: named filters any read takes with --segment.
+    #[command(subcommand)]
+    Segments(SegmentsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SegmentsCommand {
+    /// The project's segments.
+    List(SegmentListArgs),
+    /// Saves the filters given (at least one) under a name.
+    Create(Box<SegmentCreateArgs>),
+    /// Deletes a segment and the share links locked to it.
+    Delete(SegmentDeleteArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SegmentListArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+}
+
+#[derive(Args, Debug)]
+pub struct SegmentCreateArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// The segment's name.
+    #[arg(long)]
+    pub name: String,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct SegmentDeleteArgs {
+    /// The segment's id.
+    pub id: String,
 }
 
 /// A project, a window, filters, and how to print.

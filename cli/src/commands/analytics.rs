@@ -125,6 +125,7 @@ pub async fn run(ctx: &Ctx, command: AnalyticsCommand) -> anyhow::Result<()> {
             .await
         }
         AnalyticsCommand::Goals(args) => read(ctx, "/v1/analytics/goals", args, &[]).await,
+        AnalyticsCommand::Segments(command) => super::segments::run(ctx, command).await,
         AnalyticsCommand::Properties(p) => {
             read(
                 ctx,

@@ -7,6 +7,7 @@ pub mod kb;
 pub mod members;
 pub mod pages;
 pub mod projects;
+pub mod segments;
 pub mod testimonials;
 pub mod webhooks;
 

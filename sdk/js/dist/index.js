@@ -247,10 +247,19 @@ export class Shipmate {
                 /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
                 delete: (funnelId) => this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
             },
+            /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
+            segments: {
+                /** `POST /v1/analytics/segments`. The created segment. */
+                create: (input) => this.request('POST', '/v1/analytics/segments', input, undefined, 'session'),
+                /** `GET /v1/analytics/segments`: the project's segments, oldest first. */
+                list: (projectId) => this.request('GET', '/v1/analytics/segments', undefined, { project_id: projectId }, 'session'),
+                /** `DELETE /v1/analytics/segments/:id`: also revokes the share links locked to it; `{ id, deleted: true }`. */
+                delete: (segmentId) => this.request('DELETE', `/v1/analytics/segments/${seg(segmentId)}`, undefined, undefined, 'session'),
+            },
             /** Read-only links to the project's analytics (session; owners and admins). */
             share: {
-                /** `POST /v1/projects/:projectId/analytics/share`: a new link (`url`). */
-                create: (projectId) => this.request('POST', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
+                /** `POST /v1/projects/:projectId/analytics/share`: a new link (`url`); with `segmentId`, showing that segment only. */
+                create: (projectId, options = {}) => this.request('POST', `/v1/projects/${seg(projectId)}/analytics/share`, options.segmentId ? { segment_id: options.segmentId } : undefined, undefined, 'session'),
                 /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
                 list: (projectId) => this.request('GET', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
                 /** `DELETE /v1/projects/:projectId/analytics/share/:id`: the link stops working at once; `{ id, deleted: true }`. */

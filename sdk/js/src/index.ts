@@ -151,6 +151,8 @@ export interface AnalyticsFilters {
  * inclusive, UTC, at most 2 years; the answer's `period` is then `custom`), narrowed by filters.
  */
 export interface AnalyticsQuery extends AnalyticsFilters {
+  /** A saved segment's id: its filters are added to those given. */
+  segment?: string;
   period?: AnalyticsPeriod;
   from?: string;
   to?: string;
@@ -167,6 +169,11 @@ export type AnalyticsAnswerPeriod = Schemas['Period'];
 export type AnalyticsPrevious = Schemas['Figures'];
 /** `analytics.overview`'s answer: `bounce_rate` in percent, `visit_duration` the median in seconds. */
 export type AnalyticsOverview = Schemas['Overview'];
+/**
+ * A row of the `pages` read: views, visitors, and the medians of its engagement events (sm.plus.js):
+ * `scroll_depth` in percent and `time_on_page` in seconds, `null` without any.
+ */
+export type AnalyticsPage = Schemas['PageRow'];
 /** A row of `analytics.entryPages` and `analytics.exitPages`. */
 export type AnalyticsVisitPage = Schemas['VisitPageRow'];
 /** A row of `analytics.properties`: one value of the property. */
@@ -202,6 +209,10 @@ export type FunnelResult = Schemas['FunnelReport'];
 
 /** A read-only link to a project's analytics (`/share/<token>`, no sign-in), until revoked. */
 export type ShareLink = Schemas['ShareLink'];
+/** A saved segment: a name for a set of filters (`{ country: 'DE' }`), read with `segment: id`. */
+export type Segment = Schemas['Segment'];
+/** A new segment: the project, a name and 1 to 10 filters. */
+export type SegmentInput = Omit<Schemas['NewSegment'], 'filters'> & { filters: AnalyticsFilters };
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -575,11 +586,24 @@ export class Shipmate {
       delete: (funnelId: string): Promise<Deleted> =>
         this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
     },
+    /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
+    segments: {
+      /** `POST /v1/analytics/segments`. The created segment. */
+      create: (input: SegmentInput): Promise<Segment> =>
+        this.request('POST', '/v1/analytics/segments', input, undefined, 'session'),
+      /** `GET /v1/analytics/segments`: the project's segments, oldest first. */
+      list: (projectId: string): Promise<List<Segment>> =>
+        this.request('GET', '/v1/analytics/segments', undefined, { project_id: projectId }, 'session'),
+      /** `DELETE /v1/analytics/segments/:id`: also revokes the share links locked to it; `{ id, deleted: true }`. */
+      delete: (segmentId: string): Promise<Deleted> =>
+        this.request('DELETE', `/v1/analytics/segments/${seg(segmentId)}`, undefined, undefined, 'session'),
+    },
     /** Read-only links to the project's analytics (session; owners and admins). */
     share: {
-      /** `POST /v1/projects/:projectId/analytics/share`: a new link (`url`). */
-      create: (projectId: string): Promise<ShareLink> =>
-        this.request('POST', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),
+      /** `POST /v1/projects/:projectId/analytics/share`: a new link (`url`); with `segmentId`, showing that segment only. */
+      create: (projectId: string, options: { segmentId?: string } = {}): Promise<ShareLink> =>
+        this.request('POST', `/v1/projects/${seg(projectId)}/analytics/share`,
+          options.segmentId ? { segment_id: options.segmentId } : undefined, undefined, 'session'),
       /** `GET /v1/projects/:projectId/analytics/share`: the links that work. */
       list: (projectId: string): Promise<List<ShareLink>> =>
         this.request('GET', `/v1/projects/${seg(projectId)}/analytics/share`, undefined, undefined, 'session'),

@@ -290,7 +290,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Views and visitors per page path. */
+        /** Views and visitors per page path, with the medians of its engagement events (`sm.plus.js`). */
         get: operations["analytics_pages"];
         put?: never;
         post?: never;
@@ -349,6 +349,41 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's segments, oldest first. */
+        get: operations["analytics_list_segments"];
+        put?: never;
+        /** Saves a segment: a name for 1 to 10 of the reads' filters (members and up). */
+        post: operations["analytics_create_segment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/segments/{segment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a segment, and the share links locked to it (members and up). */
+        delete: operations["analytics_delete_segment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1347,7 +1382,10 @@ export interface paths {
         /** The project's live share links (admins). */
         get: operations["analytics_list"];
         put?: never;
-        /** A new read-only link to the project's analytics, opened without signing in (admins). */
+        /**
+         * A new read-only link to the project's analytics, opened without signing in (admins). With
+         *     `segment_id` the link shows that segment only; no body: all the project's figures.
+         */
         post: operations["analytics_create"];
         delete?: never;
         options?: never;
@@ -2830,6 +2868,24 @@ export interface components {
             /** @description 3 to 48 of a-z, 0-9 and `-`, starting and ending with a letter or digit. */
             slug: string;
         };
+        /** @description `POST /v1/analytics/segments`: one to ten of the reads' filters. */
+        NewSegment: {
+            /**
+             * @description Filter name (`page`, `referrer`, `country`, `device`, `browser`, `os`, `utm_source`,
+             *     `utm_medium`, `utm_campaign`, `event`) to its exact value.
+             */
+            filters: {
+                [key: string]: string;
+            };
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+        };
+        /** @description `POST /v1/projects/:id/analytics/share`: optionally locked to a segment of the project. */
+        NewShareLink: {
+            /** Format: uuid */
+            segment_id?: string | null;
+        };
         /** @description `POST /v1/testimonials` and the public form's `POST /v1/testimonials/by-project/:slug`. */
         NewTestimonial: {
             /** Format: email */
@@ -3254,6 +3310,23 @@ export interface components {
         SearchResults: {
             results: components["schemas"]["SearchResult"][];
         };
+        /** @description A saved segment: a name for a set of read filters, applied to any read with `segment=<id>`. */
+        Segment: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description Filter name to value, as the reads take them (`{"country": "DE", "device": "mobile"}`). */
+            filters: {
+                [key: string]: string;
+            };
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+        };
+        SegmentList: {
+            data: components["schemas"]["Segment"][];
+        };
         SessionInfo: {
             /** Format: date-time */
             created_at: string;
@@ -3279,6 +3352,11 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             id: string;
+            /**
+             * Format: uuid
+             * @description The segment the link shows, only it; `null`: all the project's figures.
+             */
+            segment_id?: string | null;
             url: string;
         };
         ShareLinkList: {
@@ -4241,6 +4319,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -4386,6 +4466,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -4531,6 +4613,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -4676,6 +4760,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -4943,6 +5029,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -5330,6 +5418,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path: {
@@ -5597,6 +5687,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -5984,6 +6076,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -6129,6 +6223,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -6274,6 +6370,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
                 /** @description the property's name; `event` names the event and is required here */
                 property: string;
             };
@@ -6421,6 +6519,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -6566,6 +6666,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -6684,6 +6786,368 @@ export interface operations {
             };
         };
     };
+    analytics_list_segments: {
+        parameters: {
+            query: {
+                project_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SegmentList"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_create_segment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSegment"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Segment"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member, or a viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the project has 100 segments already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an unknown filter name or a bad value (`filters.<name>`), or another bad field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_delete_segment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                segment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member, or a viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such segment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     analytics_timeseries: {
         parameters: {
             query: {
@@ -6711,6 +7175,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -6856,6 +7322,8 @@ export interface operations {
                 event?: string;
                 /** @description `previous`: the overview adds the same numbers for the days just before. */
                 compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
             };
             header?: never;
             path?: never;
@@ -15196,7 +15664,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description optional */
+        requestBody?: {
+            content: {
+                "application/json": null | components["schemas"]["NewShareLink"];
+            };
+        };
         responses: {
             201: {
                 headers: {
@@ -15233,7 +15706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such resource */
+            /** @description `segment_id` is no segment of the project */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -139,7 +139,9 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     assert_eq!(
         read(&app, &token, "pages", &project, "30d").await["data"],
         json!([
-            {"page": "/pricing", "views": 2, "visitors": 2}, {"page": "/", "views": 1, "visitors": 1}, {"page": "/docs", "views": 1, "visitors": 1}
+            {"page": "/pricing", "views": 2, "visitors": 2, "scroll_depth": null, "time_on_page": null},
+            {"page": "/", "views": 1, "visitors": 1, "scroll_depth": null, "time_on_page": null},
+            {"page": "/docs", "views": 1, "visitors": 1, "scroll_depth": null, "time_on_page": null}
         ])
     );
     assert_eq!(
@@ -250,7 +252,7 @@ async fn every_read_reflects_the_events_with_exact_figures() {
     );
     assert_eq!(
         read(&app, &token, "pages", &project, "7d").await["data"][0],
-        json!({"page": "/pricing", "views": 4, "visitors": 3})
+        json!({"page": "/pricing", "views": 4, "visitors": 3, "scroll_depth": null, "time_on_page": null})
     );
     let later = every_read(&app, &token, &project).await;
     // A pass adding only those events, and a pass over the whole day, give the same figures.

@@ -132,7 +132,7 @@ async fn filters_visits_goals_and_funnels_count_exactly() {
     .await;
     assert_eq!(
         pages["data"],
-        json!([{"page": "/pricing", "views": 1, "visitors": 1}])
+        json!([{"page": "/pricing", "views": 1, "visitors": 1, "scroll_depth": null, "time_on_page": null}])
     );
     let o = read(
         &app,
@@ -288,7 +288,10 @@ async fn filters_visits_goals_and_funnels_count_exactly() {
     .await;
     assert_eq!(
         (status, csv.as_str()),
-        (StatusCode::OK, "page,views,visitors\r\n")
+        (
+            StatusCode::OK,
+            "page,views,visitors,scroll_depth,time_on_page\r\n"
+        )
     );
 
     // The roller keeps the visits (a pass up to now): A's first visit, over for 58 minutes, goes
@@ -406,7 +409,7 @@ async fn weekly_and_daily_summaries_add_up_to_every_day_once() {
     assert!(weeks >= 2, "{weeks} complete weeks summarised");
     let counts = |n: i64| {
         json!([
-            [{"page": "/w", "views": n, "visitors": n}],
+            [{"page": "/w", "views": n, "visitors": n, "scroll_depth": null, "time_on_page": null}],
             [{"page": "/w", "visits": n, "visitors": n}],
             n,
         ])

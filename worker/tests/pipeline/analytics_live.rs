@@ -260,7 +260,8 @@ async fn every_read_answers_csv_when_asked_and_json_otherwise() {
     let pid = id(&project);
     let expected = [
         ("overview", "period,page_views,unique_visitors,top_page,top_referrer,visits,bounce_rate,visit_duration\r\n30d,3,2,\"/a,b\",news.ycombinator.com,2,50.0,0\r\n"),
-        ("pages", "page,views,visitors\r\n\"/a,b\",2,1\r\n/,1,1\r\n"),
+        // Without engagement events the medians are empty cells.
+        ("pages", "page,views,visitors,scroll_depth,time_on_page\r\n\"/a,b\",2,1,,\r\n/,1,1,,\r\n"),
         ("referrers", "referrer,views,visitors\r\nnews.ycombinator.com,2,1\r\n"),
         // No geolocation database in tests: no countries, just the header row.
         ("countries", "country,views,visitors\r\n"),

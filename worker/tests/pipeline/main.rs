@@ -10,6 +10,7 @@ mod analytics;
 mod analytics_engagement;
 mod analytics_explore;
 mod analytics_live;
+mod analytics_segments;
 mod analytics_sharing;
 mod analytics_tenants;
 mod clickhouse;
