@@ -9,6 +9,7 @@ pub mod events;
 pub mod figures;
 pub mod funnels;
 pub mod goals;
+pub mod journeys;
 pub mod pg;
 pub mod query;
 pub mod report;

@@ -371,25 +371,8 @@ impl PropertyQuery {
     pub fn parse(q: &HashMap<String, String>, now: DateTime<Utc>) -> Result<Self, AppError> {
         let mut errors = Vec::new();
         let mut read = ReadQuery::read(q, now, &mut errors);
-        let mut required =
-            |name: &str| match q.get(name).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-                None => {
-                    errors.push(FieldError {
-                        field: name.into(),
-                        message: "is required".into(),
-                    });
-                    String::new()
-                }
-                Some(v) if v.contains('\0') || v.chars().count() > 200 => {
-                    errors.push(FieldError {
-                        field: name.into(),
-                        message: "must be at most 200 characters, without NUL".into(),
-                    });
-                    String::new()
-                }
-                Some(v) => v.to_owned(),
-            };
-        let (event, property) = (required("event"), required("property"));
+        let event = required(q, "event", 200, &mut errors);
+        let property = required(q, "property", 200, &mut errors);
         if !errors.is_empty() {
             return Err(AppError::validation(errors));
         }
@@ -400,6 +383,47 @@ impl PropertyQuery {
             property,
         })
     }
+}
+
+/// A journeys read: the read's range and filters, and the page (required; it names the page whose
+/// neighbours are counted, not a filter).
+pub struct JourneyQuery {
+    pub read: ReadQuery,
+    pub page: String,
+}
+
+impl JourneyQuery {
+    pub fn parse(q: &HashMap<String, String>, now: DateTime<Utc>) -> Result<Self, AppError> {
+        let mut errors = Vec::new();
+        let mut read = ReadQuery::read(q, now, &mut errors);
+        let page = required(q, "page", 2048, &mut errors);
+        if !errors.is_empty() {
+            return Err(AppError::validation(errors));
+        }
+        read.filters.0.retain(|(d, _)| *d != Dim::Page);
+        Ok(JourneyQuery { read, page })
+    }
+}
+
+/// Parameter `name`, trimmed: required, at most `max` characters, no NUL.
+fn required(
+    q: &HashMap<String, String>,
+    name: &str,
+    max: usize,
+    errors: &mut Vec<FieldError>,
+) -> String {
+    let message = match q.get(name).map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        None => "is required".to_owned(),
+        Some(v) if v.contains('\0') || v.chars().count() > max => {
+            format!("must be at most {max} characters, without NUL")
+        }
+        Some(v) => return v.to_owned(),
+    };
+    errors.push(FieldError {
+        field: name.into(),
+        message,
+    });
+    String::new()
 }
 
 /// `part` in percent of `whole`, to one decimal (0 when `whole` is 0).

@@ -14,8 +14,8 @@ use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use shipmate_core::AppResult;
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventRow, FunnelReport, Overview, PageRow, PropertyRow,
-    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
+    Breakdown, CountryRow, Devices, EventRow, FunnelReport, Journeys, Overview, PageRow,
+    PropertyRow, Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 use uuid::Uuid;
 
@@ -117,4 +117,6 @@ pub trait Reader: Send + Sync {
     async fn visitors(&self) -> AppResult<i64>;
     /// A custom property's values on one event name, most frequent first.
     async fn properties(&self, event: &str, property: &str) -> AppResult<Breakdown<PropertyRow>>;
+    /// The pages viewed right after and right before `page` within visits (`crate::journeys`).
+    async fn journeys(&self, page: &str) -> AppResult<Journeys>;
 }

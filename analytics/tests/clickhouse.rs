@@ -134,6 +134,11 @@ async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
         "plans": r.properties("signup", "plan").await.unwrap(),
         "counts": r.properties("signup", "n").await.unwrap(),
         "trials": r.properties("signup", "trial").await.unwrap(),
+        "journeys": [
+            r.journeys("/pricing").await.unwrap(),
+            r.journeys("/").await.unwrap(),
+            r.journeys("/nowhere").await.unwrap(),
+        ],
     })
 }
 
@@ -219,6 +224,12 @@ async fn same_answers(
         assert!(
             !want["events"]["data"].as_array().unwrap().is_empty(),
             "{case:?}: {want}"
+        );
+        // Journeys around a page of the mix: some visits go on from it, some end there.
+        assert!(
+            want["journeys"][0]["next"].as_array().unwrap().len() > 1,
+            "{case:?}: {}",
+            want["journeys"]
         );
         // Engagement medians where engagement events match (an `event` filter names another).
         assert!(

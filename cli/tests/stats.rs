@@ -200,6 +200,39 @@ async fn stats_show_the_overview_and_top_pages() {
         .await;
     assert_eq!(csv, "page,visitors\r\n/docs,1\r\n/pricing,1\r\n");
 
+    // Journeys of a page: two tables, or the answer as JSON; the page is required.
+    let out = cli
+        .ok(&[
+            "analytics",
+            "journeys",
+            "--project",
+            "st-cli",
+            "--page",
+            "/docs",
+        ])
+        .await;
+    assert!(
+        out.contains("NEXT PAGE") && out.contains("PREVIOUS PAGE"),
+        "{out}"
+    );
+    let j = cli
+        .json(&[
+            "analytics",
+            "journeys",
+            "--project",
+            "st-cli",
+            "--page",
+            "/docs",
+        ])
+        .await;
+    assert_eq!(j["page"], "/docs", "{j}");
+    assert!(j["next"].is_array() && j["previous"].is_array(), "{j}");
+    let err = cli
+        .run(&["analytics", "journeys", "--project", "st-cli"])
+        .await
+        .fails(1);
+    assert!(err.contains("--page"), "{err}");
+
     // A saved segment: created from flags, listed, read with --segment as its filters, deleted.
     let made = cli
         .json(&[

@@ -342,3 +342,30 @@ test('segments: filters saved as a segment, picked for every read, and a share l
     await ctx.close();
   }
 });
+
+test('journeys: the pages before and after a page, and a click walks on', { timeout: 120_000 }, async () => {
+  const { token, project, key } = await setup('journeys');
+  for (const p of ['/', '/pricing', '/docs']) await send(key, CHROME, view(p));
+  for (const p of ['/', '/pricing']) await send(key, IPHONE, view(p, { screen_width: 390 }));
+  const qs = `project_id=${project.id}&period=7d`;
+  await until('events stored', async () => (await api('GET', `/v1/analytics/overview?${qs}`, { token, expect: 200 })).page_views, 5);
+
+  const { ctx, page, problems } = await signedInPage(token);
+  const table = (id) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => [tr.cells[0].textContent.trim(), tr.cells[1].textContent.trim()]));
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics/journeys?period=7d`);
+    await page.locator('#journeys-next').waitFor();
+    await page.fill('#journey-page', '/pricing');
+    await page.click('#journey-form button[type="submit"]');
+    await until('after /pricing', () => table('journeys-next'), [['(exit)', '1'], ['/docs', '1']]);
+    assert.deepEqual(await table('journeys-previous'), [['/', '2']]);
+    await shot(page, 'journeys');
+    // A page in a row opens its own journeys.
+    await page.click('#journeys-previous [data-journey="/"]');
+    await until('after /', () => table('journeys-next'), [['/pricing', '2']]);
+    assert.deepEqual(await table('journeys-previous'), [['(entrance)', '2']]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});

@@ -687,6 +687,7 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     assert.deepEqual(await sm.analytics.share.revoke('p1', 's1'), { id: 's1', deleted: true });
     await sm.analytics.segments.create({ project_id: 'p1', name: 'DE', filters: { country: 'DE' } });
     await sm.analytics.segments.list('p1');
+    await sm.analytics.journeys('p1', { page: '/pricing', device: 'mobile' });
     await sm.analytics.read('pages', 'p1', { segment: 'sg1', page: '/' });
     await sm.analytics.share.create('p1', { segmentId: 'sg1' });
     assert.deepEqual(await sm.analytics.segments.delete('sg1'), { id: 'sg1', deleted: true });
@@ -710,6 +711,7 @@ test('analytics reads send the range, the filters and the session; goals, funnel
       ['DELETE', '/v1/projects/p1/analytics/share/s1', J, S, undefined, undefined],
       ['POST', '/v1/analytics/segments', J, S, undefined, '{"project_id":"p1","name":"DE","filters":{"country":"DE"}}'],
       ['GET', '/v1/analytics/segments?project_id=p1', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/journeys?project_id=p1&page=%2Fpricing&device=mobile', J, S, undefined, undefined],
       ['GET', '/v1/analytics/pages?project_id=p1&segment=sg1&page=%2F', J, S, undefined, undefined],
       ['POST', '/v1/projects/p1/analytics/share', J, S, undefined, '{"segment_id":"sg1"}'],
       ['DELETE', '/v1/analytics/segments/sg1', J, S, undefined, undefined],
@@ -784,6 +786,9 @@ test('analytics exploration reads: filters, ranges, comparison, entry and exit p
   const props = await sm.analytics.properties(project.id, { event: 'signup', property: 'plan', period: '7d' });
   assert.deepEqual(props.data.map((x) => [x.value, x.count, x.visitors]).sort(), [['free', 1, 1], ['pro', 1, 1]]);
   assert.match(await sm.analytics.csv('entry-pages', project.id, { period: '7d' }), /^page,visits,visitors\r\n/);
+  const journeys = await sm.analytics.journeys(project.id, { page: '/', period: '7d' });
+  assert.deepEqual([journeys.page, journeys.next, journeys.previous],
+    ['/', [{ page: '/docs', visits: 1 }, { page: '/pricing', visits: 1 }], [{ page: '(entrance)', visits: 2 }]]);
   const bad = await rejects(sm.analytics.overview(project.id, { device: 'toaster', country: 'Germany', from: '2026-02-01', to: '2026-01-01' }));
   assert.equal(bad.status, 422);
   const fields = bad.errors.map((e) => e.field);

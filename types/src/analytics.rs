@@ -273,6 +273,24 @@ pub struct ShareLinkList {
     pub data: Vec<ShareLink>,
 }
 
+/// Where visits went right after (or came from right before) one page: visits per page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct JourneyRow {
+    /// A page path, or `(exit)` / `(entrance)` when the visit ended there / began there.
+    pub page: String,
+    pub visits: i64,
+}
+
+/// `GET /v1/analytics/journeys`: the pages viewed right after and right before `page` within
+/// visits, most visits first (100 at most each).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Journeys {
+    pub period: Period,
+    pub page: String,
+    pub next: Vec<JourneyRow>,
+    pub previous: Vec<JourneyRow>,
+}
+
 /// A saved segment: a name for a set of read filters, applied to any read with `segment=<id>`.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct Segment {

@@ -11,8 +11,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventRow, Funnel, FunnelReport, Overview, PageRow, PropertyRow,
-    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
+    Breakdown, CountryRow, Devices, EventRow, Funnel, FunnelReport, Journeys, Overview, PageRow,
+    PropertyRow, Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -26,6 +26,7 @@ pub mod client;
 pub mod copy;
 mod engagement;
 pub mod forget;
+mod journeys;
 pub mod reads;
 pub mod schema;
 pub mod sql;
@@ -156,6 +157,9 @@ impl Reader for Read<'_> {
         let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
         crate::engagement::apply(&mut pages.data, &engagement::medians(self, &paths).await?);
         Ok(pages)
+    }
+    async fn journeys(&self, page: &str) -> AppResult<Journeys> {
+        journeys::journeys(self, page).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         visits::visit_pages(self, false).await

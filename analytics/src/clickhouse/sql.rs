@@ -47,13 +47,32 @@ pub fn cut(days: &str, dims: bool) -> String {
                 toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
                 argMinIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS entry,
                 argMaxIf(ev.3, ev.1, ev.2 AND ev.3 != '') AS exit{dims}
-         FROM (
-            SELECT project_id, day, visitor, evs,
-                   arrayMap(x -> x.1, evs) AS ts,
-                   arrayCumSum(arrayMap((a, b) -> toUInt32(a - b >= {GAP_MICROS}), ts, arrayPushFront(arrayPopBack(ts), toUInt64(0)))) AS vns
-            FROM ({days})
-         ) ARRAY JOIN evs AS ev, vns AS vn
-         GROUP BY project_id, day, visitor, vn"
+         FROM ({}) ARRAY JOIN evs AS ev, vns AS vn
+         GROUP BY project_id, day, visitor, vn",
+        numbered(days)
+    )
+}
+
+/// One row per visit of those days: page_views, hit, and `paths`, its page views' paths in time
+/// order with repeats in a row collapsed (journeys).
+pub fn visit_paths(days: &str) -> String {
+    format!(
+        "SELECT toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
+                arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((ev.1, ev.3), ev.2 AND ev.3 != ''))) AS raw,
+                arrayFilter((p, q) -> p != q, raw, arrayPushFront(arrayPopBack(raw), '')) AS paths
+         FROM ({}) ARRAY JOIN evs AS ev, vns AS vn
+         GROUP BY project_id, day, visitor, vn",
+        numbered(days)
+    )
+}
+
+/// The days with each event's visit number (`vns`): a new visit after a gap of 30 minutes.
+fn numbered(days: &str) -> String {
+    format!(
+        "SELECT project_id, day, visitor, evs,
+                arrayMap(x -> x.1, evs) AS ts,
+                arrayCumSum(arrayMap((a, b) -> toUInt32(a - b >= {GAP_MICROS}), ts, arrayPushFront(arrayPopBack(ts), toUInt64(0)))) AS vns
+         FROM ({days})"
     )
 }
 

@@ -20,7 +20,7 @@ use crate::seam::Row;
 use shipmate_core::AppResult;
 
 /// The read's events with its filters left out: visits are cut from every event of a visitor.
-fn unfiltered(read: &Read<'_>) -> String {
+pub(super) fn unfiltered(read: &Read<'_>) -> String {
     let query = ReadQuery {
         filters: Default::default(),
         ..read.query.clone()

@@ -11,8 +11,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use shipmate_core::replicas::Replicas;
 use shipmate_core::AppResult;
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventRow, FunnelReport, Overview, PageRow, PropertyRow,
-    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
+    Breakdown, CountryRow, Devices, EventRow, FunnelReport, Journeys, Overview, PageRow,
+    PropertyRow, Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -25,6 +25,7 @@ use reads::Read;
 
 mod engagement;
 pub mod explore;
+mod journeys;
 pub mod reads;
 pub mod realtime;
 pub mod rollup;
@@ -146,6 +147,9 @@ impl Reader for Read<'_> {
     }
     async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
         reads::pages(self).await
+    }
+    async fn journeys(&self, page: &str) -> AppResult<Journeys> {
+        journeys::journeys(self, page).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         reads::entry_pages(self).await

@@ -55,7 +55,7 @@ impl<'a> Read<'a> {
     }
 
     /// The range's events in memory, and the filters as their codes.
-    async fn explore(&self) -> AppResult<(&Snapshot, scan::Matcher)> {
+    pub(super) async fn explore(&self) -> AppResult<(&Snapshot, scan::Matcher)> {
         let events = self
             .events
             .get_or_try_init(|| {

@@ -15,6 +15,7 @@ import { projectPath } from './router.js';
 import { segmentPicker } from './analytics-segments.js';
 import { filterChips, fmtDuration, fmtPct, queryBar, rangeLabel, readParams, readQuery, searchOf, writeQuery } from './analytics-query.js';
 import { goalsView } from './analytics-goals.js';
+import { journeysView } from './analytics-journeys.js';
 import { funnelsView } from './analytics-funnels.js';
 import { shareView } from './analytics-share.js';
 import { firstEventCard } from './analytics-install.js';
@@ -149,7 +150,7 @@ function drawChart(box, ts) {
 }
 
 /** The tabs of the analytics section: `/analytics`, `/analytics/goals`, ... */
-const TABS = [['', 'Overview'], ['goals', 'Goals'], ['funnels', 'Funnels'], ['sharing', 'Sharing']];
+const TABS = [['', 'Overview'], ['journeys', 'Journeys'], ['goals', 'Goals'], ['funnels', 'Funnels'], ['sharing', 'Sharing']];
 
 /** The overview's figures: key, label, format, and whether a fall is good news (bounce rate). */
 const METRICS = [
@@ -214,7 +215,8 @@ export async function screenAnalytics(ctx) {
   let bar = null;
 
   const env = { project, alive, sub2: ctx.sub2, onFilter: addFilter, report, linkQuery: () => searchOf(query) };
-  const view = tab === 'goals' ? goalsView(env)
+  const view = tab === 'journeys' ? journeysView(env)
+    : tab === 'goals' ? goalsView(env)
     : tab === 'funnels' ? funnelsView(env)
       : tab === 'sharing' ? shareView(env)
         : overviewView(env);

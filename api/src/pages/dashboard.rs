@@ -52,6 +52,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "analytics-funnels.js",
     "analytics-share.js",
     "analytics-segments.js",
+    "analytics-journeys.js",
     "analytics-install.js",
     "settings.js",
     "auth.js",

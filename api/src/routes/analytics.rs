@@ -9,7 +9,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use shipmate_analytics::events::{parse_body, EventBatch};
-use shipmate_analytics::query::{Filters, PropertyQuery};
+use shipmate_analytics::query::{Filters, JourneyQuery, PropertyQuery};
 use shipmate_analytics::segments;
 use shipmate_analytics::visitor;
 use shipmate_analytics::ReadQuery;
@@ -18,8 +18,8 @@ use shipmate_core::queue::EVENTS_STREAM;
 use shipmate_core::AppError;
 use shipmate_types::analytics::Period;
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, EventPayload, EventRow, Overview, PageRow, PropertyRow,
-    Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
+    Breakdown, CountryRow, Devices, EventPayload, EventRow, Journeys, Overview, PageRow,
+    PropertyRow, Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
 
 use super::schemas::Accepted;
@@ -42,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .route("/v1/analytics/entry-pages", get(entry_pages))
         .route("/v1/analytics/exit-pages", get(exit_pages))
         .route("/v1/analytics/properties", get(properties))
+        .route("/v1/analytics/journeys", get(journeys))
 }
 
 /// Accepts one event or `{events: [...]}` (up to 100); answers 202 once they are queued on Redis.
@@ -291,6 +292,23 @@ pub async fn properties(
         read.properties(&asked.event, &asked.property).await?,
         &["value", "count", "visitors"],
     )
+}
+
+/// Within visits, the pages viewed right after and right before `page`, most visits first:
+/// `(exit)` when the visit ended there, `(entrance)` when it began there (repeats in a row, a
+/// reload, are no step). Filters count the visits holding a matching event.
+#[utoipa::path(get, path = "/v1/analytics/journeys", tag = "analytics", security(("session" = [])),
+    params(ReadParams),
+    responses((status = 200, body = Journeys), (status = 403, description = "not a member"), (status = 404, description = "an unknown segment"), (status = 422, description = "no `page` (required here: the page whose neighbours are counted, not a filter), or another bad parameter")))]
+pub async fn journeys(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Json<Journeys>> {
+    let mut asked = JourneyQuery::parse(&q, chrono::Utc::now())?;
+    with_segment(&state, &q, &mut asked.read.filters).await?;
+    let read = state.events.reader(access.project.id, &asked.read).await?;
+    Ok(Json(read.journeys(&asked.page).await?))
 }
 
 /// Distinct visitors of the last 5 minutes, page views of the last 30, and the last 5 minutes'

@@ -132,6 +132,7 @@ pub async fn method_not_allowed() -> ApiError {
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,
         analytics::devices, analytics::events, analytics::timeseries, analytics::utm,
         analytics::realtime, analytics::entry_pages, analytics::exit_pages, analytics::properties,
+        analytics::journeys,
         goals::create_goal, goals::goal_report, goals::delete_goal, goals::create_funnel, goals::list_funnels,
         goals::funnel_report, goals::delete_funnel, shares::create, shares::list, shares::revoke,
         segments::create_segment, segments::list_segments, segments::delete_segment,

@@ -129,6 +129,8 @@ pub enum AnalyticsCommand {
     Goals(ReadArgs),
     /// A custom event's property values over the period.
     Properties(PropertiesArgs),
+    /// The pages viewed right after and right before --page within visits.
+    Journeys(ReadArgs),
     /// Saved segments: named filters any read takes with --segment.
     #[command(subcommand)]
     Segments(SegmentsCommand),

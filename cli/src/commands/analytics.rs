@@ -3,7 +3,7 @@
 //! as the API, as a table, JSON (`--json`) or the server's CSV (`--csv`).
 
 use serde_json::{json, Value};
-use shipmate_types::analytics::{Breakdown, Overview, PageRow, Realtime};
+use shipmate_types::analytics::{Breakdown, Journeys, Overview, PageRow, Realtime};
 
 use super::project_id;
 use crate::cli::{AnalyticsCommand, FilterArgs, RangeArgs, ReadArgs, RealtimeArgs, StatsArgs};
@@ -126,6 +126,7 @@ pub async fn run(ctx: &Ctx, command: AnalyticsCommand) -> anyhow::Result<()> {
         }
         AnalyticsCommand::Goals(args) => read(ctx, "/v1/analytics/goals", args, &[]).await,
         AnalyticsCommand::Segments(command) => super::segments::run(ctx, command).await,
+        AnalyticsCommand::Journeys(args) => journeys(ctx, args).await,
         AnalyticsCommand::Properties(p) => {
             read(
                 ctx,
@@ -236,5 +237,42 @@ async fn realtime(ctx: &Ctx, args: RealtimeArgs) -> anyhow::Result<()> {
     }
     align_right(&mut t, &[1]);
     print_table(&t, "No page views in the last 5 minutes.");
+    Ok(())
+}
+
+/// Two tables: where visits went after the page, and where they came from.
+async fn journeys(ctx: &Ctx, args: ReadArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.filters.page.is_some(),
+        "name the page: --page /pricing"
+    );
+    let q = query(
+        ctx,
+        &args.project.project,
+        Some(&args.range),
+        &args.filters,
+        &[],
+    )
+    .await?;
+    let answer = ctx
+        .client
+        .get("/v1/analytics/journeys", Auth::Session, &pairs_of(&q))
+        .await?;
+    if ctx.json {
+        return print_json(&answer.json);
+    }
+    let journeys: Journeys = answer.decode()?;
+    for (head, rows) in [
+        ("NEXT PAGE", &journeys.next),
+        ("PREVIOUS PAGE", &journeys.previous),
+    ] {
+        let mut t = table(&[head, "VISITS"]);
+        for r in rows {
+            t.add_row(vec![r.page.clone(), r.visits.to_string()]);
+        }
+        align_right(&mut t, &[1]);
+        print_table(&t, "No visits viewed this page in this period.");
+        println!();
+    }
     Ok(())
 }

@@ -227,6 +227,11 @@ export class Shipmate {
              * event, each with its count and visitors.
              */
             properties: (projectId, options) => this.analyticsRead('properties', projectId, options),
+            /**
+             * `GET /v1/analytics/journeys` (session, members): within visits, the pages viewed right after
+             * and right before `page`, most visits first (`(exit)` / `(entrance)` when the visit ended / began there).
+             */
+            journeys: (projectId, options) => this.analyticsRead('journeys', projectId, options),
             /** Goals (session): an event or a page; members create and delete them. */
             goals: {
                 /** `POST /v1/analytics/goals`: `event` or `page`, exactly one. The created goal. */

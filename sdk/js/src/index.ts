@@ -174,6 +174,8 @@ export type AnalyticsOverview = Schemas['Overview'];
  * `scroll_depth` in percent and `time_on_page` in seconds, `null` without any.
  */
 export type AnalyticsPage = Schemas['PageRow'];
+/** `analytics.journeys`' answer: `next` and `previous`, each `[{ page, visits }]`. */
+export type Journeys = Schemas['Journeys'];
 /** A row of `analytics.entryPages` and `analytics.exitPages`. */
 export type AnalyticsVisitPage = Schemas['VisitPageRow'];
 /** A row of `analytics.properties`: one value of the property. */
@@ -559,6 +561,12 @@ export class Shipmate {
      */
     properties: (projectId: string, options: AnalyticsQuery & { event: string; property: string }): Promise<AnalyticsRows<AnalyticsPropertyValue>> =>
       this.analyticsRead('properties', projectId, options) as Promise<AnalyticsRows<AnalyticsPropertyValue>>,
+    /**
+     * `GET /v1/analytics/journeys` (session, members): within visits, the pages viewed right after
+     * and right before `page`, most visits first (`(exit)` / `(entrance)` when the visit ended / began there).
+     */
+    journeys: (projectId: string, options: AnalyticsQuery & { page: string }): Promise<Journeys> =>
+      this.analyticsRead('journeys', projectId, options) as Promise<Journeys>,
     /** Goals (session): an event or a page; members create and delete them. */
     goals: {
       /** `POST /v1/analytics/goals`: `event` or `page`, exactly one. The created goal. */

@@ -266,6 +266,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/journeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Within visits, the pages viewed right after and right before `page`, most visits first:
+         *     `(exit)` when the visit ended there, `(entrance)` when it began there (repeats in a row, a
+         *     reload, are no step). Filters count the visits holding a matching event.
+         */
+        get: operations["analytics_journeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/overview": {
         parameters: {
             query?: never;
@@ -2429,6 +2450,23 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+        };
+        /** @description Where visits went right after (or came from right before) one page: visits per page. */
+        JourneyRow: {
+            /** @description A page path, or `(exit)` / `(entrance)` when the visit ended there / began there. */
+            page: string;
+            /** Format: int64 */
+            visits: number;
+        };
+        /**
+         * @description `GET /v1/analytics/journeys`: the pages viewed right after and right before `page` within
+         *     visits, most visits first (100 at most each).
+         */
+        Journeys: {
+            next: components["schemas"]["JourneyRow"][];
+            page: string;
+            period: components["schemas"]["Period"];
+            previous: components["schemas"]["JourneyRow"][];
         };
         /** @description `GET /v1/project`: the project of the key sent. */
         KeyProject: {
@@ -6021,6 +6059,151 @@ export interface operations {
                 };
             };
             /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_journeys: {
+        parameters: {
+            query: {
+                project_id: string;
+                /** @description `7d`, `30d` (default) or `90d`; ignored when `from` and `to` are given. */
+                period?: components["schemas"]["Period"];
+                /** @description First day (`YYYY-MM-DD`, UTC, inclusive); with `to`, at most 2 years. */
+                from?: string;
+                /** @description Last day (`YYYY-MM-DD`, UTC, inclusive). */
+                to?: string;
+                /** @description Page path (exact). */
+                page?: string;
+                /** @description Referrer host (exact). */
+                referrer?: string;
+                /** @description Two-letter country code. */
+                country?: string;
+                /** @description `desktop`, `mobile` or `tablet`. */
+                device?: string;
+                browser?: string;
+                os?: string;
+                utm_source?: string;
+                utm_medium?: string;
+                utm_campaign?: string;
+                /** @description Event name (`page_view` for page views). */
+                event?: string;
+                /** @description `previous`: the overview adds the same numbers for the days just before. */
+                compare?: string;
+                /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
+                segment?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Journeys"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an unknown segment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no `page` (required here: the page whose neighbours are counted, not a filter), or another bad parameter */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -9,6 +9,7 @@ mod helpers;
 mod analytics;
 mod analytics_engagement;
 mod analytics_explore;
+mod analytics_journeys;
 mod analytics_live;
 mod analytics_segments;
 mod analytics_sharing;

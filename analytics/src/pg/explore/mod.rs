@@ -15,6 +15,7 @@
 //! longest ago go first, and a project's dictionary with its last day (`memory`).
 
 pub mod day;
+pub mod journeys;
 mod memory;
 pub mod scan;
 
@@ -145,6 +146,12 @@ impl Snapshot {
     pub fn code(&self, value: &str) -> Option<u32> {
         let dict = self.project.dict.read().unwrap_or_else(|e| e.into_inner());
         dict.codes.get(value).copied()
+    }
+
+    /// The value a code stands for.
+    pub fn value(&self, code: u32) -> String {
+        let dict = self.project.dict.read().unwrap_or_else(|e| e.into_inner());
+        dict.values[code as usize].to_string()
     }
 
     /// Rows of (code, a, b) named, largest `a` first, then `b`, then by name; at most 100.

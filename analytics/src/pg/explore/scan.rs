@@ -12,7 +12,7 @@ use super::day::{Day, NAME, PAGE, PAGE_VIEW, REFERRER};
 /// Exact values to match, as (column, code); `None` when a value was never seen (nothing matches).
 pub type Matcher = Option<Vec<(usize, u32)>>;
 
-fn hit(day: &Day, filters: &[(usize, u32)], i: usize) -> bool {
+pub(super) fn hit(day: &Day, filters: &[(usize, u32)], i: usize) -> bool {
     filters.iter().all(|&(c, v)| day.cols[c][i] == v)
 }
 
@@ -132,7 +132,9 @@ fn counted_visits(day: &Day, filters: &[(usize, u32)], mut f: impl FnMut(usize, 
 }
 
 /// Each visit of the day with its visitor run: (run, visit, its events).
-fn visits(day: &Day) -> impl Iterator<Item = (usize, usize, std::ops::Range<usize>)> + '_ {
+pub(super) fn visits(
+    day: &Day,
+) -> impl Iterator<Item = (usize, usize, std::ops::Range<usize>)> + '_ {
     let mut run = 0;
     day.visit_runs.windows(2).enumerate().map(move |(v, span)| {
         let (from, to) = (span[0] as usize, span[1] as usize);
