@@ -98,6 +98,7 @@ mod tests {
             utm_campaign: None,
             screen_width: None,
             properties: None,
+            revenue: None,
         };
         let out = enrich(&e, &visitor("Chrome"));
         assert_eq!(out.path.as_deref(), Some("/pricing"));

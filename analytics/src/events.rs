@@ -24,6 +24,16 @@ pub struct IncomingEvent {
     pub utm_campaign: Option<String>,
     pub screen_width: Option<i32>,
     pub properties: Option<Map<String, Value>>,
+    /// Entries queued before revenue existed have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revenue: Option<Money>,
+}
+
+/// An event's revenue as stored: whole millionths of the unit, and the ISO 4217 code.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Money {
+    pub micros: i64,
+    pub currency: String,
 }
 
 /// One request's events as queued: the client only as the api derived it (`Visitor`), never its
@@ -123,6 +133,13 @@ fn parse_event(v: Value) -> AppResult<IncomingEvent> {
         utm_campaign: e.utm_campaign,
         screen_width: e.screen_width,
         properties: e.properties,
+        // Checked by the body's reader: the amount parses.
+        revenue: e.revenue.and_then(|r| {
+            Some(Money {
+                micros: shipmate_types::revenue::micros(&r.amount)?,
+                currency: r.currency,
+            })
+        }),
     })
 }
 

@@ -1,7 +1,10 @@
 //! Goals: a custom event or a page view that counts as a conversion. A goal's conversions are the
 //! visitors of the range who reached it (with the read's filters), in percent of all its visitors.
+//! A goal with a currency also reports the revenue of its events in that currency (amounts in
+//! other currencies are counted as skipped, never converted).
 
 use shipmate_types::analytics::{Breakdown, Goal, GoalRow, NewGoal};
+use shipmate_types::revenue::{decimal, GoalRevenue};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -42,6 +45,7 @@ struct GoalRecord {
     name: String,
     event: Option<String>,
     page: Option<String>,
+    currency: Option<String>,
     created_at: chrono::DateTime<chrono::Utc>,
 }
 
@@ -53,6 +57,7 @@ impl From<GoalRecord> for Goal {
             name: r.name,
             event: r.event,
             page: r.page,
+            currency: r.currency,
             created_at: r.created_at,
         }
     }
@@ -61,13 +66,15 @@ impl From<GoalRecord> for Goal {
 pub async fn create(db: &PgPool, new: NewGoal) -> AppResult<Goal> {
     Ok(sqlx::query_as!(
         GoalRecord,
-        "insert into analytics_goals (id, project_id, name, event, page) values ($1, $2, $3, $4, $5)
-         returning id, project_id, name, event, page, created_at",
+        "insert into analytics_goals (id, project_id, name, event, page, currency)
+         values ($1, $2, $3, $4, $5, $6)
+         returning id, project_id, name, event, page, currency, created_at",
         Uuid::now_v7(),
         new.project_id,
         new.name,
         new.event,
-        new.page
+        new.page,
+        new.currency
     )
     .fetch_one(db)
     .await?
@@ -77,7 +84,7 @@ pub async fn create(db: &PgPool, new: NewGoal) -> AppResult<Goal> {
 pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<Goal>> {
     Ok(sqlx::query_as!(
         GoalRecord,
-        "select id, project_id, name, event, page, created_at from analytics_goals
+        "select id, project_id, name, event, page, currency, created_at from analytics_goals
          where project_id = $1 order by created_at, id",
         project_id
     )
@@ -120,11 +127,12 @@ pub async fn report(
             filters: query.filters.with(dim, value),
             ..query.clone()
         };
-        let conversions = events
-            .reader(project_id, &reached)
-            .await?
-            .visitors()
-            .await?;
+        let read = events.reader(project_id, &reached).await?;
+        let conversions = read.visitors().await?;
+        let sums = match &goal.currency {
+            Some(currency) => Some((read.revenue(currency).await?, currency.clone())),
+            None => None,
+        };
         data.push(GoalRow {
             id: goal.id,
             name: goal.name,
@@ -133,6 +141,16 @@ pub async fn report(
             visitors,
             conversions,
             conversion_rate: percent(conversions, visitors),
+            revenue_skipped: sums.as_ref().map_or(0, |(s, _)| s.skipped),
+            revenue: sums.map(|(s, currency)| GoalRevenue {
+                total: decimal(s.total),
+                // Half up, in millionths; 0 without amounts.
+                average: decimal(match s.counted {
+                    0 => 0,
+                    n => (s.total + n / 2) / n,
+                }),
+                currency,
+            }),
         });
     }
     Ok(Breakdown {

@@ -54,6 +54,17 @@ pub struct Row {
     pub visitors: i64,
 }
 
+/// Revenue in one currency over a read's events: the sum (millionths), the events counted, and
+/// the events with revenue in another currency (left out, not converted).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize, sqlx::FromRow,
+)]
+pub struct RevenueSums {
+    pub total: i64,
+    pub counted: i64,
+    pub skipped: i64,
+}
+
 /// Where events are written and figures read.
 #[async_trait]
 pub trait EventStore: Send + Sync {
@@ -117,6 +128,8 @@ pub trait Reader: Send + Sync {
     async fn visitors(&self) -> AppResult<i64>;
     /// A custom property's values on one event name, most frequent first.
     async fn properties(&self, event: &str, property: &str) -> AppResult<Breakdown<PropertyRow>>;
+    /// Revenue in `currency` of the read's matching events.
+    async fn revenue(&self, currency: &str) -> AppResult<RevenueSums>;
     /// The pages viewed right after and right before `page` within visits (`crate::journeys`).
     async fn journeys(&self, page: &str) -> AppResult<Journeys>;
 }

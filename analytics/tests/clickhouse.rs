@@ -134,6 +134,7 @@ async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
         "plans": r.properties("signup", "plan").await.unwrap(),
         "counts": r.properties("signup", "n").await.unwrap(),
         "trials": r.properties("signup", "trial").await.unwrap(),
+        "revenue": [r.revenue("EUR").await.unwrap(), r.revenue("USD").await.unwrap()],
         "journeys": [
             r.journeys("/pricing").await.unwrap(),
             r.journeys("/").await.unwrap(),

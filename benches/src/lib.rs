@@ -294,6 +294,41 @@ pub async fn read_figures(
             println!("{line}");
         }
     }
+    // Journeys of a top page and of a rarer one; a segment against the same filters, read in turn.
+    let mut line = "read journeys:".to_owned();
+    for period in ["7d", "30d", "90d"] {
+        let reads: Vec<String> = ["/page/1", "/page/7"]
+            .iter()
+            .map(|p| format!("journeys?project_id={project}&period={period}&page={p}"))
+            .collect();
+        line += &format!(" {period} p95 {}", ms(b.reads_p95(&reads, filtered).await?));
+    }
+    println!("{line}");
+    let res = b
+        .http
+        .post(format!("{}/v1/analytics/segments", b.base))
+        .bearer_auth(&b.token)
+        .json(&serde_json::json!({"project_id": project, "name": "bench",
+            "filters": {"country": "US", "device": "mobile"}}))
+        .send()
+        .await?;
+    anyhow::ensure!(res.status().is_success(), "segment: {}", res.status());
+    let segment: serde_json::Value = res.json().await?;
+    let sid = segment["id"].as_str().unwrap_or_default();
+    for what in ["overview", "pages"] {
+        let mut line = format!("read {what}, segment of two filters / the same filters:");
+        for period in ["7d", "30d", "90d"] {
+            let base = format!("{what}?project_id={project}&period={period}");
+            let by_segment = b
+                .reads_p95(&[format!("{base}&segment={sid}")], filtered)
+                .await?;
+            let by_filters = b
+                .reads_p95(&[format!("{base}&country=US&device=mobile")], filtered)
+                .await?;
+            line += &format!(" {period} p95 {} / {}", ms(by_segment), ms(by_filters));
+        }
+        println!("{line}");
+    }
     let res = b
         .http
         .post(format!("{}/v1/analytics/funnels", b.base))

@@ -71,7 +71,7 @@ test('analytics: rows filter, ranges, comparison, visits, realtime, goals, funne
   await send(key, FIREFOX, view('/pricing'));
   await send(key, CHROME, view('/pricing'));
   await send(key, IPHONE, view('/docs', { screen_width: 390 }));
-  await send(key, CHROME, { name: 'signup', url: 'https://acme.example/pricing', properties: { plan: 'pro' } });
+  await send(key, CHROME, { name: 'signup', url: 'https://acme.example/pricing', properties: { plan: 'pro' }, revenue: { amount: '49.00', currency: 'EUR' } });
   const qs = `project_id=${project.id}&period=7d`;
   await until('events stored', async () => {
     const o = await api('GET', `/v1/analytics/overview?${qs}`, { token, expect: 200 });
@@ -184,8 +184,10 @@ test('analytics: rows filter, ranges, comparison, visits, realtime, goals, funne
     assert.match(await text(page, '#goal-form [data-err-for="name"]'), /required/);
     await page.fill('#goal-name', 'Signed up');
     await page.fill('#goal-target', 'signup');
+    await page.fill('#goal-currency', 'eur');
     await page.click('#goal-form button[type="submit"]');
     await page.locator('#goals-table tbody tr').waitFor();
+    assert.equal(await text(page, '#goals-table tbody tr [data-revenue]'), '49.00 EUR');
     await page.fill('#goal-name', 'Read the docs');
     await page.check('#goal-kind-page');
     await page.fill('#goal-target', '/docs');

@@ -54,6 +54,10 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[input(with = properties)]
     pub properties: Option<Map<String, Value>>,
+    /// Money the event brought: `{"amount": "12.50", "currency": "EUR"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = crate::revenue::read)]
+    pub revenue: Option<crate::revenue::Revenue>,
 }
 
 /// An event's custom properties: a flat object (strings, numbers, booleans) of at most 4 KB.
@@ -77,7 +81,7 @@ pub struct EventBatch {
 #[serde(untagged)]
 pub enum EventPayload {
     Batch(EventBatch),
-    One(Event),
+    One(Box<Event>),
 }
 
 /// A breakdown row: views and distinct visitors for one value of a dimension, named by the
@@ -189,6 +193,7 @@ pub struct Goal {
     pub name: String,
     pub event: Option<String>,
     pub page: Option<String>,
+    pub currency: Option<String>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -205,6 +210,10 @@ pub struct GoalRow {
     pub conversions: i64,
     /// `conversions` in percent of `visitors` (0 to 100, one decimal).
     pub conversion_rate: f64,
+    /// For a goal with a currency: the revenue of its events in that currency; `null` otherwise.
+    pub revenue: Option<crate::revenue::GoalRevenue>,
+    /// Its events with revenue in another currency, left out of `revenue` (not converted).
+    pub revenue_skipped: i64,
 }
 
 /// A funnel step: a page view or a custom event.
@@ -432,6 +441,11 @@ pub struct NewGoal {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 2048)]
     pub page: Option<String>,
+    /// An ISO 4217 code: the goal's row adds the revenue of its conversions in that currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = crate::revenue::read_currency)]
+    #[schema(min_length = 3, max_length = 3)]
+    pub currency: Option<String>,
 }
 
 /// `POST /v1/analytics/funnels`: 2 to 8 steps, each exactly one of `page` and `event`.

@@ -18,6 +18,7 @@ pub mod feedback;
 pub mod input;
 pub mod kb;
 pub mod projects;
+pub mod revenue;
 pub mod teams;
 pub mod testimonials;
 pub mod webhooks;

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::store::row;
 use super::ClickHouse;
 use crate::enrich::Enriched;
-use crate::events::IncomingEvent;
+use crate::events::{IncomingEvent, Money};
 use crate::seam::Stored;
 
 /// What a run did.
@@ -127,7 +127,7 @@ async fn copy_hour(
 ) -> anyhow::Result<()> {
     let events = sqlx::query!(
         "select ts, visitor, screen_width, device, browser, os, name, path, referrer_host,
-                utm_source, utm_medium, utm_campaign, country, properties
+                utm_source, utm_medium, utm_campaign, country, properties, revenue_micros, revenue_currency
          from analytics_events
          where project_id = $1 and ts >= $2 and ts < least($2 + interval '1 hour', $3)
          order by ts, visitor, name, path, referrer_host, country",
@@ -155,6 +155,10 @@ async fn copy_hour(
                     utm_campaign: None,
                     screen_width: e.screen_width,
                     properties: e.properties.and_then(|p| p.as_object().cloned()),
+                    revenue: e
+                        .revenue_micros
+                        .zip(e.revenue_currency)
+                        .map(|(micros, currency)| Money { micros, currency }),
                 },
                 enriched: Enriched {
                     path: e.path,

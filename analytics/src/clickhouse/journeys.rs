@@ -1,7 +1,9 @@
 //! Journeys (`crate::journeys`) in ClickHouse SQL: the visitor days holding a view of the page,
 //! cut into visits (`sql::visit_paths`), and around each view of the page in a counted visit its
 //! neighbours, each once per visit. Shifted copies of the path array stand for "the one after" and
-//! "the one before": no lambda captures a column of its row (18.16, `visits`).
+//! "the one before": no lambda captures a column of its row (18.16, `visits`). Every array a
+//! lambda takes has the length of the paths, also for a visit without page views: the statement
+//! is computed for rows its `WHERE` drops too.
 
 use serde::Deserialize;
 use shipmate_types::analytics::Journeys;
@@ -37,9 +39,9 @@ pub async fn journeys(read: &Read<'_>, page: &str) -> AppResult<Journeys> {
             "SELECT n.1 AS next, n.2 AS page, toInt64(count()) AS visits FROM (
                 SELECT arrayConcat(
                     arrayMap(x -> (toUInt8(1), x), arrayDistinct(arrayFilter((x, p) -> p = {target},
-                        arrayPushBack(arrayPopFront(paths), {exit}), paths))),
+                        arrayResize(arrayPushBack(arrayPopFront(paths), {exit}), length(paths)), paths))),
                     arrayMap(x -> (toUInt8(0), x), arrayDistinct(arrayFilter((x, p) -> p = {target},
-                        arrayPushFront(arrayPopBack(paths), {entrance}), paths)))
+                        arrayResize(arrayPushFront(arrayPopBack(paths), {entrance}), length(paths)), paths)))
                 ) AS pairs
                 FROM ({visits}) WHERE hit = 1 AND page_views > 0 AND has(paths, {target})
              ) ARRAY JOIN pairs AS n GROUP BY next, page",

@@ -18,7 +18,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::query::{Dim, Filters, ReadQuery};
-use crate::seam::{Batch, EventStore, Reader, Row};
+use crate::seam::{Batch, EventStore, Reader, RevenueSums, Row};
 use reads::Read;
 use shipmate_core::AppResult;
 
@@ -160,6 +160,9 @@ impl Reader for Read<'_> {
     }
     async fn journeys(&self, page: &str) -> AppResult<Journeys> {
         journeys::journeys(self, page).await
+    }
+    async fn revenue(&self, currency: &str) -> AppResult<RevenueSums> {
+        reads::revenue(self, currency).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         visits::visit_pages(self, false).await

@@ -14,7 +14,7 @@ use super::client::{quote, Client};
 use super::sql::dim_condition;
 use super::summaries::Summarised;
 use crate::query::{Dim, Filters, ReadQuery};
-use crate::seam::Row;
+use crate::seam::{RevenueSums, Row};
 use shipmate_core::{AppError, AppResult};
 
 /// A read that failed: 503 when ClickHouse did not answer (the events are safe, the figures wait),
@@ -197,6 +197,23 @@ fn live_buckets(read: &Read<'_>, key: &str, and: &str) -> String {
          FROM events WHERE {}{and} GROUP BY key",
         read.matching()
     )
+}
+
+/// Revenue in `currency` of the read's matching events.
+pub async fn revenue(read: &Read<'_>, currency: &str) -> AppResult<RevenueSums> {
+    let c = quote(currency);
+    let rows: Vec<RevenueSums> = read
+        .client
+        .rows(&format!(
+            "SELECT toInt64(sumIf(revenue_micros, revenue_currency = {c})) AS total,
+                    toInt64(countIf(revenue_currency = {c})) AS counted,
+                    toInt64(countIf(revenue_currency != {c})) AS skipped
+             FROM events WHERE {} AND revenue_currency != ''",
+            read.matching()
+        ))
+        .await
+        .map_err(failed)?;
+    Ok(rows.first().copied().unwrap_or_default())
 }
 
 #[derive(Deserialize)]

@@ -59,7 +59,7 @@ pub fn visit_paths(days: &str) -> String {
     format!(
         "SELECT toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
                 arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((ev.1, ev.3), ev.2 AND ev.3 != ''))) AS raw,
-                arrayFilter((p, q) -> p != q, raw, arrayPushFront(arrayPopBack(raw), '')) AS paths
+                arrayFilter((p, q) -> p != q, raw, arrayResize(arrayPushFront(arrayPopBack(raw), ''), length(raw))) AS paths
          FROM ({}) ARRAY JOIN evs AS ev, vns AS vn
          GROUP BY project_id, day, visitor, vn",
         numbered(days)

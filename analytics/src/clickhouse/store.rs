@@ -61,6 +61,8 @@ pub(super) fn row(r: &Stored, seq: usize) -> Value {
         "screen_width": r.event.screen_width,
         "prop_keys": keys,
         "prop_values": values,
+        "revenue_micros": r.event.revenue.as_ref().map_or(0, |m| m.micros),
+        "revenue_currency": r.event.revenue.as_ref().map_or("", |m| m.currency.as_str()),
     })
 }
 

@@ -19,8 +19,8 @@ use uuid::Uuid;
 
 use crate::funnels;
 use crate::query::{Dim, Filters, ReadQuery};
-use crate::seam::Row;
 use crate::seam::{Batch, EventStore, Reader};
+use crate::seam::{RevenueSums, Row};
 use reads::Read;
 
 mod engagement;
@@ -28,6 +28,7 @@ pub mod explore;
 mod journeys;
 pub mod reads;
 pub mod realtime;
+mod revenue;
 pub mod rollup;
 pub mod store;
 pub mod visits;
@@ -150,6 +151,9 @@ impl Reader for Read<'_> {
     }
     async fn journeys(&self, page: &str) -> AppResult<Journeys> {
         journeys::journeys(self, page).await
+    }
+    async fn revenue(&self, currency: &str) -> AppResult<RevenueSums> {
+        revenue::revenue(self, currency).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         reads::entry_pages(self).await

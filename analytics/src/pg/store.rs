@@ -77,6 +77,10 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
                 .map(|p| Json(serde_json::Value::Object(p)))
         })
         .collect();
+    let revenue: Vec<Option<i64>> = rows
+        .iter()
+        .map(|r| r.event.revenue.as_ref().map(|m| m.micros))
+        .collect();
     let mut tx = db.begin().await?;
     // Shared with the seal of each day's roll (exclusive): a day is sealed between inserts, and
     // events stored behind a seal mark its summaries dirty (below).
@@ -98,13 +102,16 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         // runtime-checked: its arrays hold NULLs, which the macros cannot type
         sqlx::query(
             "insert into analytics_events (project_id, ts, visitor, screen_width, device, browser, os, name, path,
-                referrer_host, utm_source, utm_medium, utm_campaign, country, properties)
+                referrer_host, utm_source, utm_medium, utm_campaign, country, properties, revenue_micros,
+                revenue_currency)
              select u.project_id, u.ts, u.visitor, u.screen_width, u.device, u.browser, u.os, u.name, u.path,
-                u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign, u.country, u.properties
+                u.referrer_host, u.utm_source, u.utm_medium, u.utm_campaign, u.country, u.properties,
+                u.revenue_micros, u.revenue_currency
              from unnest($1::uuid[], $2::timestamptz[], $3::int8[], $4::int[], $5::int2[], $6::int2[], $7::int2[],
-                         $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::jsonb[])
+                         $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::jsonb[],
+                         $16::int8[], $17::text[])
                 as u(project_id, ts, visitor, screen_width, device, browser, os, name, path, referrer_host,
-                     utm_source, utm_medium, utm_campaign, country, properties)
+                     utm_source, utm_medium, utm_campaign, country, properties, revenue_micros, revenue_currency)
              join projects p on p.id = u.project_id",
         )
         .bind(&projects)
@@ -122,6 +129,8 @@ pub async fn insert(db: &PgPool, batch: Batch<'_>) -> AppResult<()> {
         .bind(col(|r| r.enriched.utm_campaign.clone()))
         .bind(col(|r| r.enriched.country.clone()))
         .bind(&props)
+        .bind(&revenue)
+        .bind(col(|r| r.event.revenue.as_ref().map(|m| m.currency.clone())))
         .execute(&mut *tx)
         .await?;
         // Events older than their day's seal (a queue that lagged behind a roll) may be missing

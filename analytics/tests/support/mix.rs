@@ -3,7 +3,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 use shipmate_analytics::enrich::Enriched;
-use shipmate_analytics::events::IncomingEvent;
+use shipmate_analytics::events::{IncomingEvent, Money};
 use shipmate_analytics::seam::Stored;
 use uuid::Uuid;
 
@@ -52,6 +52,11 @@ pub fn events(project_id: Uuid, now: DateTime<Utc>) -> Vec<Stored> {
                     utm_campaign: None,
                     screen_width: Some(1280),
                     properties,
+                    // Signups bring revenue, now and then in another currency.
+                    revenue: custom.then(|| Money {
+                        micros: i as i64 * 1_250_000 + 990_000,
+                        currency: if i % 3 == 0 { "USD" } else { "EUR" }.into(),
+                    }),
                 },
                 enriched: Enriched {
                     path: opt(i, &["/", "/pricing", "/docs", "/blog", "/docs/start"]),

@@ -8,6 +8,13 @@ import { api, q } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, setFieldError, showFormError } from './ui.js';
 import { fmtPct, rangeLabel, readParams } from './analytics-query.js';
 
+/** A goal's revenue details: the average, and what was left out for its currency. */
+function revenueNote(g) {
+  if (!g.revenue) return 'No currency set for this goal';
+  const skipped = g.revenue_skipped ? `; ${g.revenue_skipped} in other currencies left out` : '';
+  return `Average ${g.revenue.average} ${g.revenue.currency}${skipped}`;
+}
+
 export function goalsView({ project, alive, report }) {
   const listBox = h('div', { id: 'goals-box', 'aria-live': 'polite' }, h('p', { class: 'loading' }, 'Loading goals\u2026'));
   const listCard = h('section', { class: 'card', 'aria-labelledby': 'goals-title' },
@@ -40,7 +47,8 @@ export function goalsView({ project, alive, report }) {
       h('thead', null, h('tr', null,
         h('th', { scope: 'col' }, 'Goal'), h('th', { scope: 'col' }, 'Reached by'),
         h('th', { scope: 'col', class: 'num' }, 'Conversions'), h('th', { scope: 'col', class: 'num' }, 'Visitors'),
-        h('th', { scope: 'col', class: 'num' }, 'Rate'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+        h('th', { scope: 'col', class: 'num' }, 'Rate'), h('th', { scope: 'col', class: 'num' }, 'Revenue'),
+        h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
       h('tbody', null, goals.map((g) => {
         const del = h('button', { type: 'button', class: 'button-danger-quiet button-small member-only', 'data-action': 'delete-goal', 'aria-label': `Delete goal \u201c${g.name}\u201d` }, 'Delete');
         del.addEventListener('click', () => remove(g, del));
@@ -52,6 +60,7 @@ export function goalsView({ project, alive, report }) {
           h('td', { class: 'num', 'data-conversions': '' }, fmtNum(Number(g.conversions) || 0)),
           h('td', { class: 'num', 'data-visitors': '' }, fmtNum(Number(g.visitors) || 0)),
           h('td', { class: 'num', 'data-rate': '' }, fmtPct(g.conversion_rate)),
+          h('td', { class: 'num', 'data-revenue': '', title: revenueNote(g) }, g.revenue ? `${g.revenue.total} ${g.revenue.currency}` : '\u2014'),
           h('td', { class: 'row-actions' }, del));
       }))));
   }
@@ -90,6 +99,8 @@ export function goalsView({ project, alive, report }) {
   };
   kindEvent.addEventListener('change', syncKind);
   kindPage.addEventListener('change', syncKind);
+  const currencyInput = h('input', { type: 'text', name: 'currency', maxlength: '3', autocomplete: 'off', placeholder: 'EUR', spellcheck: 'false', class: 'input-short' });
+  const currencyField = field({ id: 'goal-currency', label: 'Revenue currency (optional)', control: currencyInput, hint: 'An ISO 4217 code: the goal then sums the revenue its events carry in it.' });
   const submit = h('button', { type: 'submit' }, 'Add goal');
   const form = h('form', { id: 'goal-form', novalidate: true },
     formErr(),
@@ -99,6 +110,7 @@ export function goalsView({ project, alive, report }) {
         h('label', { class: 'check', for: 'goal-kind-event' }, kindEvent, 'does an event'),
         h('label', { class: 'check', for: 'goal-kind-page' }, kindPage, 'sees a page'))),
     targetField,
+    currencyField,
     h('div', { class: 'button-row' }, submit));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
@@ -113,7 +125,8 @@ export function goalsView({ project, alive, report }) {
     await busy(submit, async () => {
       let goal;
       try {
-        goal = await api('POST', '/v1/analytics/goals', { body: { project_id: project.id, name, [kind]: target } });
+        const currency = currencyInput.value.trim();
+        goal = await api('POST', '/v1/analytics/goals', { body: { project_id: project.id, name, [kind]: target, ...(currency ? { currency } : {}) } });
       } catch (e) {
         if (alive()) showFormError(form, e);
         return;

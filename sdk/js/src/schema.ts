@@ -1927,6 +1927,12 @@ export interface components {
                 id: string;
                 name: string;
                 page?: string | null;
+                revenue?: null | components["schemas"]["GoalRevenue"];
+                /**
+                 * Format: int64
+                 * @description Its events with revenue in another currency, left out of `revenue` (not converted).
+                 */
+                revenue_skipped: number;
                 /**
                  * Format: int64
                  * @description Every visitor of the range (with the filters).
@@ -2192,6 +2198,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             referrer?: string | null;
+            revenue?: null | components["schemas"]["Revenue"];
             /** Format: int32 */
             screen_width?: number | null;
             url?: string | null;
@@ -2325,6 +2332,7 @@ export interface components {
         Goal: {
             /** Format: date-time */
             created_at: string;
+            currency?: string | null;
             event?: string | null;
             /** Format: uuid */
             id: string;
@@ -2332,6 +2340,15 @@ export interface components {
             page?: string | null;
             /** Format: uuid */
             project_id: string;
+        };
+        /**
+         * @description A goal's revenue over the range, in its currency: the sum and the average of the amounts of
+         *     its conversions' events in that currency (amounts in other currencies are not converted).
+         */
+        GoalRevenue: {
+            average: string;
+            currency: string;
+            total: string;
         };
         /** @description A goal's conversions over a range. */
         GoalRow: {
@@ -2350,6 +2367,12 @@ export interface components {
             id: string;
             name: string;
             page?: string | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
+            /**
+             * Format: int64
+             * @description Its events with revenue in another currency, left out of `revenue` (not converted).
+             */
+            revenue_skipped: number;
             /**
              * Format: int64
              * @description Every visitor of the range (with the filters).
@@ -2881,6 +2904,8 @@ export interface components {
         };
         /** @description `POST /v1/analytics/goals`: exactly one of `event` and `page`. */
         NewGoal: {
+            /** @description An ISO 4217 code: the goal's row adds the revenue of its conversions in that currency. */
+            currency?: string | null;
             event?: string | null;
             name: string;
             page?: string | null;
@@ -3279,6 +3304,16 @@ export interface components {
         RenderedMarkdown: {
             /** @description Sanitised HTML, as the public changelog page would show the same Markdown. */
             html: string;
+        };
+        /** @description The revenue an event brought (`POST /v1/analytics/events`). */
+        Revenue: {
+            /**
+             * @description A decimal as text (`"12.50"`), at most 12 digits before the point and 6 after; a JSON
+             *     number is taken as its decimal text.
+             */
+            amount: string;
+            /** @description An ISO 4217 code (`EUR`), either case. */
+            currency: string;
         };
         /**
          * @description The public roadmap: approved feature requests on the roadmap, by stage (`shipped`: the last 90

@@ -11,6 +11,7 @@ mod analytics_engagement;
 mod analytics_explore;
 mod analytics_journeys;
 mod analytics_live;
+mod analytics_revenue;
 mod analytics_segments;
 mod analytics_sharing;
 mod analytics_tenants;
