@@ -1,6 +1,7 @@
 //! Cookie-free analytics: events accepted by the api (which derives the visitor before queueing),
 //! enriched by workers, aggregated for reads.
 
+pub mod alerts;
 pub mod clickhouse;
 pub mod days;
 pub mod engagement;

@@ -94,6 +94,15 @@ pub trait EventStore: Send + Sync {
         now: DateTime<Utc>,
         filters: &Filters,
     ) -> AppResult<Realtime>;
+    /// Visitors (per UTC day, as every read counts them) with an event matching `filters` in
+    /// `[from, to)`: the alerts' last hour.
+    async fn visitors_between(
+        &self,
+        project_id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        filters: &Filters,
+    ) -> AppResult<i64>;
     /// Visitors at each step of the funnel, over the read's range and filters.
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport>;
     /// Whether a store of its own (not the PostgreSQL every process needs) answers: `None` when

@@ -292,6 +292,55 @@ async fn stats_show_the_overview_and_top_pages() {
         .await
         .fails(1);
     assert!(err.contains("at least one filter"), "{err}");
+    // An alert: set, listed (not checked yet: no worker schedule in this test), deleted.
+    let alert = cli
+        .json(&[
+            "analytics",
+            "alerts",
+            "create",
+            "--project",
+            "st-cli",
+            "--kind",
+            "traffic_spike",
+            "--threshold",
+            "500",
+        ])
+        .await;
+    assert_eq!(
+        (alert["kind"].clone(), alert["firing"].clone()),
+        (json!("traffic_spike"), json!(false))
+    );
+    let out = cli
+        .ok(&["analytics", "alerts", "list", "--project", "st-cli"])
+        .await;
+    assert!(
+        out.contains("traffic_spike") && out.contains("500"),
+        "{out}"
+    );
+    let err = cli
+        .run(&[
+            "analytics",
+            "alerts",
+            "create",
+            "--project",
+            "st-cli",
+            "--kind",
+            "goal",
+            "--threshold",
+            "1",
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("goal_id"), "{err}");
+    let out = cli
+        .ok(&[
+            "analytics",
+            "alerts",
+            "delete",
+            alert["id"].as_str().unwrap(),
+        ])
+        .await;
+    assert!(out.contains("Deleted alert"), "{out}");
     let out = cli.ok(&["analytics", "segments", "delete", sid]).await;
     assert!(out.contains("Deleted segment"), "{out}");
     cli.run(&by_segment).await.fails(1);

@@ -72,10 +72,11 @@ pub enum Kind {
     ChangelogEntry,
     SubscriptionConfirm,
     WeeklyReport,
+    AnalyticsAlert,
 }
 
 impl Kind {
-    pub(crate) const ALL: [Kind; 10] = [
+    pub(crate) const ALL: [Kind; 11] = [
         Kind::Invite,
         Kind::PasswordReset,
         Kind::EmailVerification,
@@ -86,6 +87,7 @@ impl Kind {
         Kind::ChangelogEntry,
         Kind::SubscriptionConfirm,
         Kind::WeeklyReport,
+        Kind::AnalyticsAlert,
     ];
 
     /// The kind a delivery row names (`email.invite`).
@@ -105,6 +107,7 @@ impl Kind {
             Kind::ChangelogEntry => "email.changelog_entry",
             Kind::SubscriptionConfirm => "email.subscription_confirm",
             Kind::WeeklyReport => "email.weekly_report",
+            Kind::AnalyticsAlert => "email.analytics_alert",
         }
     }
 

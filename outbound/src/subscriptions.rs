@@ -37,7 +37,7 @@ pub async fn notifications(
     let row = sqlx::query!(
         r#"select coalesce(notify_new_feedback, role = 'owner') as "new_feedback!",
                   coalesce(notify_new_testimonial, role = 'owner') as "new_testimonial!",
-                  notify_weekly_report
+                  notify_weekly_report, notify_analytics_alerts
            from project_members where project_id = $1 and user_id = $2"#,
         project_id,
         user_id
@@ -49,6 +49,7 @@ pub async fn notifications(
         new_feedback: row.new_feedback,
         new_testimonial: row.new_testimonial,
         weekly_report: row.notify_weekly_report,
+        analytics_alerts: row.notify_analytics_alerts,
         email_configured,
     })
 }
@@ -62,13 +63,15 @@ pub async fn set_notifications(
     sqlx::query!(
         "update project_members set notify_new_feedback = coalesce($3, notify_new_feedback),
             notify_new_testimonial = coalesce($4, notify_new_testimonial),
-            notify_weekly_report = coalesce($5, notify_weekly_report)
+            notify_weekly_report = coalesce($5, notify_weekly_report),
+            notify_analytics_alerts = coalesce($6, notify_analytics_alerts)
          where project_id = $1 and user_id = $2",
         project_id,
         user_id,
         changes.new_feedback,
         changes.new_testimonial,
-        changes.weekly_report
+        changes.weekly_report,
+        changes.analytics_alerts
     )
     .execute(db)
     .await?;

@@ -371,3 +371,32 @@ test('journeys: the pages before and after a page, and a click walks on', { time
     await ctx.close();
   }
 });
+
+test('alerts: set in the project settings, listed with their last check, deleted', { timeout: 60_000 }, async () => {
+  const { token, project } = await setup('alerts');
+  await api('POST', '/v1/analytics/goals', { token, body: { project_id: project.id, name: 'Signed up', event: 'signup' }, expect: 201 });
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/settings`);
+    await page.locator('#alerts-empty').waitFor();
+    await page.fill('#alert-threshold', '250');
+    await page.click('#alert-form button[type="submit"]');
+    await page.locator('#alerts-list li').waitFor();
+    await page.selectOption('#alert-kind', 'goal');
+    await page.selectOption('#alert-goal', { label: 'Signed up' });
+    await page.fill('#alert-threshold', '3');
+    await page.click('#alert-form button[type="submit"]');
+    await until('two alerts', () => page.locator('#alerts-list li').count(), 2);
+    const items = await page.locator('#alerts-list li').allTextContents();
+    assert.match(items[0], /Visitors in the last hour above 250 \(not checked yet\)/);
+    assert.match(items[1], /Conversions of a goal in the last hour above 3 \(Signed up\)/);
+    const listed = await api('GET', `/v1/analytics/alerts?project_id=${project.id}`, { token, expect: 200 });
+    assert.deepEqual(listed.data.map((a) => [a.kind, a.threshold, a.firing]), [['traffic_spike', 250, false], ['goal', 3, false]]);
+    await page.locator('#alerts-list li').first().screenshot({ path: path.join(SHOTS, 'analytics-alerts.png') });
+    await page.click('#alerts-list li:first-child [data-action="delete-alert"]');
+    await until('one alert left', () => page.locator('#alerts-list li').count(), 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});

@@ -219,7 +219,7 @@ test('a member gets no Webhooks section, and the page says why', { timeout: 60_0
 test('notification toggles persist, and every place that would email says email is off', { timeout: 90_000 }, async () => {
   const s = await setup('notify');
   const before = await api('GET', `/v1/projects/${s.project.id}/notifications`, { token: s.token, expect: 200 });
-  assert.deepEqual(before, { new_feedback: true, new_testimonial: true, weekly_report: false, email_configured: false }, 'owners are notified by default; the weekly report is opt-in');
+  assert.deepEqual(before, { new_feedback: true, new_testimonial: true, weekly_report: false, analytics_alerts: false, email_configured: false }, 'owners are notified by default; the weekly report and alerts are opt-in');
 
   const { ctx, page, problems } = await signedIn(s.token);
   try {
@@ -230,6 +230,7 @@ test('notification toggles persist, and every place that would email says email 
     assert.ok(await item.locator('[data-setting="new_feedback"]').isChecked());
     assert.ok(await item.locator('[data-setting="new_testimonial"]').isChecked());
     assert.equal(await item.locator('[data-setting="weekly_report"]').isChecked(), false);
+    assert.equal(await item.locator('[data-setting="analytics_alerts"]').isChecked(), false);
     assert.match(await page.locator('#notify-email-off').textContent(), new RegExp(EMAIL_OFF));
 
     await item.locator('[data-setting="new_feedback"]').uncheck();

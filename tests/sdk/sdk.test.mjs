@@ -688,6 +688,9 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     await sm.analytics.segments.create({ project_id: 'p1', name: 'DE', filters: { country: 'DE' } });
     await sm.analytics.segments.list('p1');
     await sm.analytics.journeys('p1', { page: '/pricing', device: 'mobile' });
+    await sm.analytics.alerts.create({ project_id: 'p1', kind: 'traffic_spike', threshold: 100 });
+    await sm.analytics.alerts.list('p1');
+    assert.deepEqual(await sm.analytics.alerts.delete('a1'), { id: 'a1', deleted: true });
     await sm.analytics.read('pages', 'p1', { segment: 'sg1', page: '/' });
     await sm.analytics.share.create('p1', { segmentId: 'sg1' });
     assert.deepEqual(await sm.analytics.segments.delete('sg1'), { id: 'sg1', deleted: true });
@@ -712,6 +715,9 @@ test('analytics reads send the range, the filters and the session; goals, funnel
       ['POST', '/v1/analytics/segments', J, S, undefined, '{"project_id":"p1","name":"DE","filters":{"country":"DE"}}'],
       ['GET', '/v1/analytics/segments?project_id=p1', J, S, undefined, undefined],
       ['GET', '/v1/analytics/journeys?project_id=p1&page=%2Fpricing&device=mobile', J, S, undefined, undefined],
+      ['POST', '/v1/analytics/alerts', J, S, undefined, '{"project_id":"p1","kind":"traffic_spike","threshold":100}'],
+      ['GET', '/v1/analytics/alerts?project_id=p1', J, S, undefined, undefined],
+      ['DELETE', '/v1/analytics/alerts/a1', J, S, undefined, undefined],
       ['GET', '/v1/analytics/pages?project_id=p1&segment=sg1&page=%2F', J, S, undefined, undefined],
       ['POST', '/v1/projects/p1/analytics/share', J, S, undefined, '{"segment_id":"sg1"}'],
       ['DELETE', '/v1/analytics/segments/sg1', J, S, undefined, undefined],

@@ -12,6 +12,8 @@ pub struct Notifications {
     pub new_testimonial: bool,
     /// The weekly analytics report (off until turned on).
     pub weekly_report: bool,
+    /// Analytics alerts going off (off until turned on).
+    pub analytics_alerts: bool,
     /// Whether the instance can send email at all.
     pub email_configured: bool,
 }
@@ -25,6 +27,8 @@ pub struct NotificationChanges {
     pub new_testimonial: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weekly_report: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytics_alerts: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

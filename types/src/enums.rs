@@ -186,6 +186,11 @@ string_enum! {
 }
 
 string_enum! {
+    /// What an analytics alert watches over the last hour.
+    AlertKind { TrafficSpike = "traffic_spike", TrafficDrop = "traffic_drop", Goal = "goal" }
+}
+
+string_enum! {
     DeliveryStatus { Pending = "pending", Delivered = "delivered", Failed = "failed" }
 }
 
@@ -201,6 +206,7 @@ string_enum! {
         DocumentReady = "document.ready",
         DocumentFailed = "document.failed",
         ChangelogPublished = "changelog.published",
+        AnalyticsAlert = "analytics.alert",
         Ping = "ping",
     }
 }

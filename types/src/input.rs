@@ -124,6 +124,12 @@ impl Input {
         id
     }
 
+    /// An optional UUID: absent (or null) is `None`, anything else must be one.
+    pub fn opt_uuid(&mut self, field: &str) -> Option<uuid::Uuid> {
+        self.raw(field)?;
+        self.uuid(field)
+    }
+
     /// An optional string, trimmed; an empty string counts as absent.
     pub fn opt_string(&mut self, field: &str, max: usize) -> Option<String> {
         match self.raw(field) {

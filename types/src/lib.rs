@@ -10,6 +10,7 @@ extern crate self as shipmate_types;
 mod enums;
 
 pub mod accounts;
+pub mod alerts;
 pub mod analytics;
 pub mod changelog;
 pub mod common;

@@ -92,6 +92,7 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     );
     let report = (
         settings.weekly_report_cron.clone(),
+        settings.alerts_cron.clone(),
         settings.public_url.clone(),
     );
     let schedules = jobs::schedules::cron(

@@ -56,6 +56,9 @@ pub struct WorkerSettings {
     /// When the weekly analytics report goes out (cron with seconds; UTC): Mondays at 07:00.
     #[arg(long, env = "SHIPMATE_WEEKLY_REPORT_CRON", default_value = "0 0 7 * * Mon", value_parser = cron_expression)]
     pub weekly_report_cron: String,
+    /// When analytics alerts are checked, each over the hour before (cron with seconds).
+    #[arg(long, env = "SHIPMATE_ALERTS_CRON", default_value = "0 */5 * * * *", value_parser = cron_expression)]
+    pub alerts_cron: String,
     /// Base of the links in emails (the api's public address).
     #[arg(
         long,

@@ -114,6 +114,16 @@ impl EventStore for ClickHouse {
         (4096, Duration::from_millis(200))
     }
 
+    async fn visitors_between(
+        &self,
+        project_id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        filters: &Filters,
+    ) -> AppResult<i64> {
+        reads::visitors_between(&self.client, project_id, (from, to), filters).await
+    }
+
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
         visits::funnel(&Read::new(&self.client, funnel.project_id, query), funnel).await
     }

@@ -315,3 +315,30 @@ pub async fn realtime(
             .collect(),
     })
 }
+
+#[derive(Deserialize)]
+struct Count {
+    n: i64,
+}
+
+/// Visitors with an event matching `filters` in `[from, to)`, as PostgreSQL mode counts them.
+pub async fn visitors_between(
+    client: &Client,
+    project_id: Uuid,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    filters: &Filters,
+) -> AppResult<i64> {
+    let rows: Vec<Count> = client
+        .rows(&format!(
+            "SELECT toInt64(uniqExact(day, visitor)) AS n FROM events
+             WHERE project_id = {} AND day >= '{}' AND t >= {} AND t < {}{}",
+            quote(&project_id.to_string()),
+            from.date_naive(),
+            from.timestamp_micros(),
+            to.timestamp_micros(),
+            filter_sql(filters)
+        ))
+        .await
+        .map_err(failed)?;
+    Ok(rows.first().map_or(0, |c| c.n))
+}

@@ -131,6 +131,18 @@ impl EventStore for Postgres {
             .await
     }
 
+    async fn visitors_between(
+        &self,
+        project_id: Uuid,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+        filters: &Filters,
+    ) -> AppResult<i64> {
+        self.replicas
+            .run(|db| realtime::visitors_between(db, project_id, (from, to), filters))
+            .await
+    }
+
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
         self.replicas
             .run(|db| funnels::report(db, funnel, query))

@@ -79,3 +79,27 @@ where
         |q, v| q.bind(v),
     )
 }
+
+/// Visitors with an event matching `filters` in `[from, to)`, each once per UTC day. Recent
+/// instants: the `(ts)` index of today's partition finds the rows.
+pub async fn visitors_between(
+    db: &PgPool,
+    project_id: Uuid,
+    (from, to): (DateTime<Utc>, DateTime<Utc>),
+    filters: &Filters,
+) -> AppResult<i64> {
+    let sql = format!(
+        "select count(distinct (e.visitor, (e.ts at time zone 'UTC')::date))::int8
+         from analytics_events e where e.project_id = $1 and e.ts >= $2 and e.ts < $3{}",
+        filters.sql(4)
+    );
+    let query = sqlx::query_scalar::<_, i64>(&sql)
+        .bind(project_id)
+        .bind(from)
+        .bind(to);
+    Ok(filters
+        .values()
+        .fold(query, |q, v| q.bind(v))
+        .fetch_one(db)
+        .await?)
+}

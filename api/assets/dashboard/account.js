@@ -12,7 +12,7 @@ import { tokensCard } from './tokens.js';
 
 // The member's own notification settings, per project (GET/PUT /v1/projects/:id/notifications).
 // `weekly_report` is opt-in for everyone: a summary of the project's analytics, by email.
-const NOTIFICATIONS = [['new_feedback', 'New feedback'], ['new_testimonial', 'New testimonials'], ['weekly_report', 'Weekly analytics report']];
+const NOTIFICATIONS = [['new_feedback', 'New feedback'], ['new_testimonial', 'New testimonials'], ['weekly_report', 'Weekly analytics report'], ['analytics_alerts', 'Analytics alerts going off']];
 
 function when(iso) {
   if (!iso) return '\u2014';

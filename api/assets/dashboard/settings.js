@@ -6,6 +6,7 @@ import { $, h } from './dom.js';
 import { api, q } from './api.js';
 import { ROOT, state } from './state.js';
 import { announce, busy, confirmDialog, copyText, pageHead, setMain, setTitle, showError } from './ui.js';
+import { alertsCard } from './analytics-alerts.js';
 import { loadProject, navigate } from './router.js';
 import { BASE, loopbackHint, scriptTag as analyticsTag, snippetBlock } from './analytics-install.js';
 
@@ -119,6 +120,8 @@ export async function screenSettings(ctx) {
     ['Public changelog', `/c/${project.slug}`],
   ];
 
+  const alerts = alertsCard(project);
+  alerts.load();
   setMain(
     pageHead('Settings', null, project),
     h('section', { class: 'card', 'aria-labelledby': 'pub-key-title' },
@@ -174,6 +177,7 @@ export async function screenSettings(ctx) {
           h('button', { type: 'button', class: 'button-secondary', onclick: () => copyText(project.id, 'Project ID') }, 'Copy')),
         h('p', { class: 'hint' }, 'The project_id of dashboard API calls and the CLI.'))),
     moderation,
+    alerts.card,
     project.role && project.role !== 'owner' ? null : h('section', { class: 'card danger-zone', 'aria-labelledby': 'danger-title' },
       h('h2', { id: 'danger-title' }, 'Delete this project'),
       h('p', { class: 'muted' }, 'Removes the project and everything in it, for good.'),

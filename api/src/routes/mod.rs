@@ -3,6 +3,7 @@
 pub mod access_tokens;
 pub mod accounts;
 pub mod admin;
+pub mod alerts;
 pub mod analytics;
 pub mod api_keys;
 pub mod auth;
@@ -83,6 +84,7 @@ pub fn api() -> Router<AppState> {
         .merge(goals::router())
         .merge(shares::router())
         .merge(segments::router())
+        .merge(alerts::router())
         .merge(webhooks::router())
         .merge(email::router())
         .merge(meta::api_router())
@@ -136,6 +138,7 @@ pub async fn method_not_allowed() -> ApiError {
         goals::create_goal, goals::goal_report, goals::delete_goal, goals::create_funnel, goals::list_funnels,
         goals::funnel_report, goals::delete_funnel, shares::create, shares::list, shares::revoke,
         segments::create_segment, segments::list_segments, segments::delete_segment,
+        alerts::create_alert, alerts::list_alerts, alerts::delete_alert,
         webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
         webhooks::rotate_secret, webhooks::test, webhooks::deliveries, webhooks::retry,
         email::notifications, email::set_notifications, email::subscribers, email::subscribe,

@@ -29,9 +29,11 @@ async fn the_copy_command_copies_once_and_says_what_it_counted() {
     let app = spawn_app().await;
     let (_, project) = app.owner_with_project("ch-copy").await;
     let db = sqlx::PgPool::connect(&app.db_url).await.unwrap();
+    // Three events in one whole hour (three minutes back from now could straddle two).
     sqlx::query(
         "insert into analytics_events (project_id, ts, visitor, device, browser, os, name, path)
-         select $1::uuid, now() - interval '3 hours' - n * interval '1 minute', n, 0, 0, 0, 'page_view', '/'
+         select $1::uuid, date_trunc('hour', now()) - interval '3 hours' + n * interval '1 minute', n, 0, 0,
+                0, 'page_view', '/'
          from generate_series(1, 3) n",
     )
     .bind(id(&project))

@@ -188,7 +188,7 @@ async fn notification_settings_default_to_owners_and_say_email_is_off() {
         .await;
     assert_eq!(
         mine,
-        json!({"new_feedback": true, "new_testimonial": true, "weekly_report": false, "email_configured": false})
+        json!({"new_feedback": true, "new_testimonial": true, "weekly_report": false, "analytics_alerts": false, "email_configured": false})
     );
     let (_, theirs) = app
         .call(Method::GET, &path, Auth::Session(&viewer), None)

@@ -134,6 +134,34 @@ pub enum AnalyticsCommand {
     /// Saved segments: named filters any read takes with --segment.
     #[command(subcommand)]
     Segments(SegmentsCommand),
+    /// Alerts on the last hour's visitors or a goal's conversions.
+    #[command(subcommand)]
+    Alerts(AlertsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AlertsCommand {
+    /// The project's alerts, with the last hour's figure and whether each is going off.
+    List(SegmentListArgs),
+    /// Sets an alert: traffic_spike, traffic_drop (visitors above / below) or goal (--goal).
+    Create(AlertCreateArgs),
+    /// Deletes an alert.
+    Delete(SegmentDeleteArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AlertCreateArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// traffic_spike, traffic_drop or goal.
+    #[arg(long)]
+    pub kind: String,
+    /// Visitors (or conversions) in the last hour.
+    #[arg(long)]
+    pub threshold: i64,
+    /// The goal's id, for --kind goal.
+    #[arg(long)]
+    pub goal: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -146,6 +174,7 @@ pub enum SegmentsCommand {
     Delete(SegmentDeleteArgs),
 }
 
+/// A project, and nothing else.
 #[derive(Args, Debug)]
 pub struct SegmentListArgs {
     #[command(flatten)]
@@ -163,9 +192,10 @@ pub struct SegmentCreateArgs {
     pub filters: FilterArgs,
 }
 
+/// One item by its id.
 #[derive(Args, Debug)]
 pub struct SegmentDeleteArgs {
-    /// The segment's id.
+    /// Its id.
     pub id: String,
 }
 

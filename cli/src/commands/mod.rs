@@ -1,5 +1,6 @@
 //! One module per area; `run` builds the context and dispatches.
 
+pub mod alerts;
 pub mod analytics;
 pub mod changelog;
 pub mod feedback;

@@ -186,6 +186,10 @@ export type Funnel = Schemas['Funnel'];
 export type FunnelResult = Schemas['FunnelReport'];
 /** A read-only link to a project's analytics (`/share/<token>`, no sign-in), until revoked. */
 export type ShareLink = Schemas['ShareLink'];
+/** An analytics alert, its last figure (`value`) and whether it is going off (`firing`). */
+export type Alert = Schemas['Alert'];
+/** A new alert: `traffic_spike` / `traffic_drop` (visitors of the last hour above / below `threshold`) or `goal`. */
+export type AlertInput = Schemas['NewAlert'];
 /** A saved segment: a name for a set of filters (`{ country: 'DE' }`), read with `segment: id`. */
 export type Segment = Schemas['Segment'];
 /** A new segment: the project, a name and 1 to 10 filters. */
@@ -431,6 +435,15 @@ export declare class Shipmate {
             get: (funnelId: string, options?: AnalyticsQuery) => Promise<FunnelResult>;
             /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
             delete: (funnelId: string) => Promise<Deleted>;
+        };
+        /** Alerts (session): a traffic spike or drop, or a goal's conversions, over the last hour; members set them. */
+        alerts: {
+            /** `POST /v1/analytics/alerts`: `goal_id` with `kind: 'goal'` only. The created alert. */
+            create: (input: AlertInput) => Promise<Alert>;
+            /** `GET /v1/analytics/alerts`: the project's alerts with their last figure and whether each is going off. */
+            list: (projectId: string) => Promise<List<Alert>>;
+            /** `DELETE /v1/analytics/alerts/:id`: `{ id, deleted: true }`. */
+            delete: (alertId: string) => Promise<Deleted>;
         };
         /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
         segments: {

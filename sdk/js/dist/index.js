@@ -252,6 +252,15 @@ export class Shipmate {
                 /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
                 delete: (funnelId) => this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
             },
+            /** Alerts (session): a traffic spike or drop, or a goal's conversions, over the last hour; members set them. */
+            alerts: {
+                /** `POST /v1/analytics/alerts`: `goal_id` with `kind: 'goal'` only. The created alert. */
+                create: (input) => this.request('POST', '/v1/analytics/alerts', input, undefined, 'session'),
+                /** `GET /v1/analytics/alerts`: the project's alerts with their last figure and whether each is going off. */
+                list: (projectId) => this.request('GET', '/v1/analytics/alerts', undefined, { project_id: projectId }, 'session'),
+                /** `DELETE /v1/analytics/alerts/:id`: `{ id, deleted: true }`. */
+                delete: (alertId) => this.request('DELETE', `/v1/analytics/alerts/${seg(alertId)}`, undefined, undefined, 'session'),
+            },
             /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
             segments: {
                 /** `POST /v1/analytics/segments`. The created segment. */

@@ -108,6 +108,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/analytics/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's alerts, with each one's last figure and whether it is going off. */
+        get: operations["analytics_list_alerts"];
+        put?: never;
+        /**
+         * Sets an alert: a traffic spike or drop (visitors of the last hour above or below the
+         *     threshold), or a goal's conversions of the last hour above it (members and up). It goes off
+         *     once until cleared: an email to members who opted in, and the `analytics.alert` webhook event.
+         */
+        post: operations["analytics_create_alert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/alerts/{alert_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes an alert (members and up). */
+        delete: operations["analytics_delete_alert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/analytics/countries": {
         parameters: {
             query?: never;
@@ -1871,6 +1910,36 @@ export interface components {
             disabled?: boolean | null;
             is_admin?: boolean | null;
         };
+        /** @description An alert, with its last check: `firing` until its condition clears (it fires once per episode). */
+        Alert: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            fired_at?: string | null;
+            firing: boolean;
+            /** Format: uuid */
+            goal_id?: string | null;
+            /** Format: uuid */
+            id: string;
+            kind: components["schemas"]["AlertKind"];
+            /** Format: uuid */
+            project_id: string;
+            /** Format: int64 */
+            threshold: number;
+            /**
+             * Format: int64
+             * @description The figure of the last check; `null` before the first.
+             */
+            value?: number | null;
+        };
+        /**
+         * @description What an analytics alert watches over the last hour.
+         * @enum {string}
+         */
+        AlertKind: "traffic_spike" | "traffic_drop" | "goal";
+        AlertList: {
+            data: components["schemas"]["Alert"][];
+        };
         ApiKey: {
             allowed_origins: string[];
             /** Format: date-time */
@@ -2222,7 +2291,7 @@ export interface components {
          * @description A webhook event. `ping` is sent only by the test endpoint, to the webhook asked.
          * @enum {string}
          */
-        EventType: "feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "ping";
+        EventType: "feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "analytics.alert" | "ping";
         Feedback: {
             /** Format: date-time */
             created_at: string;
@@ -2630,7 +2699,7 @@ export interface components {
         };
         /** @description A one-page list (`{"data": [...]}`). */
         List_EventType: {
-            data: ("feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "ping")[];
+            data: ("feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "analytics.alert" | "ping")[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
         List_Index: {
@@ -2846,6 +2915,19 @@ export interface components {
             name?: string | null;
             password: string;
         };
+        /** @description `POST /v1/analytics/alerts`: `goal_id` with `kind: "goal"`, and only then. */
+        NewAlert: {
+            /** Format: uuid */
+            goal_id?: string | null;
+            kind: components["schemas"]["AlertKind"];
+            /** Format: uuid */
+            project_id: string;
+            /**
+             * Format: int64
+             * @description Visitors (spike: above it; drop: below it) or conversions (goal: above it) in the last hour.
+             */
+            threshold: number;
+        };
         /** @description `POST /v1/projects/:id/api-keys`. */
         NewApiKey: {
             /** @description Browser origins (`https://example.com`) the key may be used from; any when empty. */
@@ -2976,12 +3058,15 @@ export interface components {
         };
         /** @description `PUT`/`PATCH .../notifications`: any of the switches. */
         NotificationChanges: {
+            analytics_alerts?: boolean | null;
             new_feedback?: boolean | null;
             new_testimonial?: boolean | null;
             weekly_report?: boolean | null;
         };
         /** @description A member's email notifications for one project. */
         Notifications: {
+            /** @description Analytics alerts going off (off until turned on). */
+            analytics_alerts: boolean;
             /** @description Whether the instance can send email at all. */
             email_configured: boolean;
             new_feedback: boolean;
@@ -4291,6 +4376,368 @@ export interface operations {
                 };
             };
             /** @description no such user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_list_alerts: {
+        parameters: {
+            query: {
+                project_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AlertList"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_create_alert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewAlert"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alert"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member, or a viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `goal_id` is no goal of the project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a bad kind or threshold, or goal_id missing for a goal alert (or given for another) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analytics_delete_alert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                alert_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member, or a viewer */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such alert */
             404: {
                 headers: {
                     [name: string]: unknown;

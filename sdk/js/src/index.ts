@@ -211,6 +211,10 @@ export type FunnelResult = Schemas['FunnelReport'];
 
 /** A read-only link to a project's analytics (`/share/<token>`, no sign-in), until revoked. */
 export type ShareLink = Schemas['ShareLink'];
+/** An analytics alert, its last figure (`value`) and whether it is going off (`firing`). */
+export type Alert = Schemas['Alert'];
+/** A new alert: `traffic_spike` / `traffic_drop` (visitors of the last hour above / below `threshold`) or `goal`. */
+export type AlertInput = Schemas['NewAlert'];
 /** A saved segment: a name for a set of filters (`{ country: 'DE' }`), read with `segment: id`. */
 export type Segment = Schemas['Segment'];
 /** A new segment: the project, a name and 1 to 10 filters. */
@@ -593,6 +597,18 @@ export class Shipmate {
       /** `DELETE /v1/analytics/funnels/:id`: `{ id, deleted: true }`. */
       delete: (funnelId: string): Promise<Deleted> =>
         this.request('DELETE', `/v1/analytics/funnels/${seg(funnelId)}`, undefined, undefined, 'session'),
+    },
+    /** Alerts (session): a traffic spike or drop, or a goal's conversions, over the last hour; members set them. */
+    alerts: {
+      /** `POST /v1/analytics/alerts`: `goal_id` with `kind: 'goal'` only. The created alert. */
+      create: (input: AlertInput): Promise<Alert> =>
+        this.request('POST', '/v1/analytics/alerts', input, undefined, 'session'),
+      /** `GET /v1/analytics/alerts`: the project's alerts with their last figure and whether each is going off. */
+      list: (projectId: string): Promise<List<Alert>> =>
+        this.request('GET', '/v1/analytics/alerts', undefined, { project_id: projectId }, 'session'),
+      /** `DELETE /v1/analytics/alerts/:id`: `{ id, deleted: true }`. */
+      delete: (alertId: string): Promise<Deleted> =>
+        this.request('DELETE', `/v1/analytics/alerts/${seg(alertId)}`, undefined, undefined, 'session'),
     },
     /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
     segments: {

@@ -4,7 +4,7 @@
 //! Each field is read by what its type and attributes already say: the wire name from
 //! `#[serde(rename)]`, lengths and ranges from `#[schema(min_length, max_length, minimum,
 //! maximum)]`, `#[schema(format = "email")]` for addresses; `Option<_>` fields are optional,
-//! `bool` a boolean, `Uuid` a required UUID, integers a whole number in range, any other type a
+//! `bool` a boolean, `Uuid` a UUID (required unless in an `Option`), integers a whole number in range, any other type a
 //! string enum (`StringEnum`). What the schema cannot say goes in `#[input(...)]` on the field:
 //! `password = MIN` (taken as typed, MIN to 256 characters), `http_url` (an absolute http(s)
 //! URL), `present` (an optional field that, once sent, must pass as a required one: partial
@@ -145,6 +145,7 @@ fn read_of(
             }
         }
         Some("bool") => quote! { input.opt_bool(#wire) },
+        Some("Uuid") if optional => quote! { input.opt_uuid(#wire) },
         Some("Uuid") => quote! { input.uuid(#wire) },
         Some("i16" | "i32" | "i64" | "u8" | "u16" | "u32") => {
             let (lo, hi) = (

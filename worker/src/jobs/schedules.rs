@@ -1,5 +1,6 @@
-//! The worker's apalis workers: delivery attempts from the Redis queue, and two `apalis-cron`
-//! schedules (the delivery sweep every 5 seconds, housekeeping every minute). Each restarts after a
+//! The worker's apalis workers: delivery attempts from the Redis queue, and `apalis-cron`
+//! schedules (the delivery sweep every 5 seconds, housekeeping every minute, the weekly report,
+//! the analytics alerts every 5 minutes). Each restarts after a
 //! backend failure (Redis gone) until the worker is told to stop.
 
 use std::future::Future;
@@ -9,7 +10,7 @@ use std::time::Duration;
 
 use apalis::prelude::*;
 use apalis_cron::{CronScheduler, Tick};
-use shipmate_analytics::{report, EventStore};
+use shipmate_analytics::{alerts, report, EventStore};
 use shipmate_core::health::HealthHandle;
 use sqlx::PgPool;
 use tokio::sync::watch;
@@ -97,17 +98,26 @@ async fn weekly_report_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynErr
     Ok(())
 }
 
+async fn alerts_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
+    match alerts::check(&*s.events, &s.db, chrono::Utc::now()).await {
+        Ok(ids) => shipmate_outbound::enqueue(&s.queue, &ids).await,
+        // The next tick checks again; an alert set off in a failed transaction is not firing.
+        Err(e) => tracing::warn!(error = %e, "the analytics alerts could not be checked"),
+    }
+    Ok(())
+}
+
 async fn housekeeping_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
     super::housekeeping::round(&s.db).await;
     Ok(())
 }
 
-/// `report` (cron with seconds) schedules the weekly analytics report, whose links start with
-/// `public_url`.
+/// `report` and `alerts` (cron with seconds) schedule the weekly analytics report, whose links
+/// start with `public_url`, and the analytics alerts' checks.
 pub async fn cron(
     name: String,
     ctx: &Context,
-    (report, public_url): (String, String),
+    (report, alerts, public_url): (String, String, String),
     events: Arc<dyn EventStore>,
     beat: HealthHandle,
     stop: watch::Receiver<bool>,
@@ -139,6 +149,14 @@ pub async fn cron(
             .build(weekly_report_tick)
             .run_until(signal)
     });
+    let alerts = every(&alerts);
+    let checks = supervise("analytics alerts", stop.clone(), |signal| {
+        WorkerBuilder::new(format!("{name}-alerts"))
+            .backend(CronScheduler::new(alerts.clone()))
+            .data(state.clone())
+            .build(alerts_tick)
+            .run_until(signal)
+    });
     let housekeeping = supervise("housekeeping", stop, |signal| {
         WorkerBuilder::new(format!("{name}-housekeeping"))
             .backend(CronScheduler::new(every("0 * * * * *")))
@@ -148,7 +166,7 @@ pub async fn cron(
     });
     // The first housekeeping round runs at start, not a minute later.
     super::housekeeping::round(&state.db).await;
-    tokio::join!(sweep, reports, housekeeping);
+    tokio::join!(sweep, reports, checks, housekeeping);
 }
 
 /// Runs an apalis worker until `stop`; a worker that ends on an error (its backend failed) is

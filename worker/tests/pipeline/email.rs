@@ -36,7 +36,7 @@ async fn emails_reach_who_asked_for_them() {
         .await;
     assert_eq!(
         n,
-        json!({"new_feedback": false, "new_testimonial": false, "weekly_report": false, "email_configured": true})
+        json!({"new_feedback": false, "new_testimonial": false, "weekly_report": false, "analytics_alerts": false, "email_configured": true})
     );
     let (_, n) = app
         .call(

@@ -7,6 +7,7 @@
 mod helpers;
 
 mod analytics;
+mod analytics_alerts;
 mod analytics_engagement;
 mod analytics_explore;
 mod analytics_journeys;
