@@ -72,8 +72,8 @@ async fn webhooks_are_created_listed_changed_and_deleted() {
         .iter()
         .map(|e| e.as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 9);
-    assert!(names.contains(&"changelog.published") && !names.contains(&"ping"));
+    assert_eq!(names.len(), 10);
+    assert!(names.contains(&"analytics.alert") && !names.contains(&"ping"));
 }
 
 #[tokio::test]
