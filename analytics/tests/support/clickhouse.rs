@@ -122,7 +122,12 @@ impl ClickHouse {
                 Instant::now() < deadline,
                 "clickhouse-server did not start:\n{log}"
             );
-            if self.child.try_wait().ok().flatten().is_some() {
+            if let Some(status) = self.child.try_wait().ok().flatten() {
+                // Said, so that a server that died is seen in the test's output, not only mended.
+                let tail: String = log.lines().rev().take(5).collect::<Vec<_>>().join("\n");
+                eprintln!(
+                    "clickhouse-server on {addr} exited ({status}); starting it again:\n{tail}"
+                );
                 std::thread::sleep(Duration::from_millis(500));
                 self.child = spawn(&self.dir);
             }
@@ -263,6 +268,11 @@ impl Cluster {
                 );
                 nodes.push(ClickHouse::start_on(*p, &extra));
             }
+        }
+        // A node that answered may have exited while the others started (CI saw node 0 refuse
+        // connections right after); each is checked again, and started again if so.
+        for node in &mut nodes {
+            node.wait_ready();
         }
         Cluster {
             nodes,
