@@ -118,6 +118,20 @@ async fn public_reads_come_from_a_replica_until_it_lags_or_stops_and_a_session_r
         .execute(&replica)
         .await
         .unwrap();
+    // The pause is only requested by then: wait until replay has stopped (a CI run saw the next
+    // write replayed before it had).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let state: String = sqlx::query_scalar("select pg_get_wal_replay_pause_state()")
+            .fetch_one(&replica)
+            .await
+            .unwrap();
+        if state == "paused" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "replay never paused: {state}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let voter = app.login("voter@example.com").await;
     let first = titles(&app, "replicated", None).await;
     submit(&app, &key, "Second").await;
