@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::query::percent;
 use super::query::Dim;
-use super::seam::EventStore;
+use super::seam::{EventStore, RevenueSums};
 use super::ReadQuery;
 use shipmate_core::{AppError, AppResult};
 
@@ -110,6 +110,38 @@ pub async fn delete(db: &PgPool, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
+/// The sums of a goal's revenue as reported: total and average in `currency`.
+pub fn revenue(sums: RevenueSums, currency: String) -> GoalRevenue {
+    GoalRevenue {
+        total: decimal(sums.total),
+        // Half up, in millionths; 0 without amounts.
+        average: decimal(match sums.counted {
+            0 => 0,
+            n => (sums.total + n / 2) / n,
+        }),
+        currency,
+    }
+}
+
+/// A goal of the project by the text of its id: 404 for any other.
+pub async fn of_project(db: &PgPool, project_id: Uuid, raw: &str) -> AppResult<Goal> {
+    let id: Uuid = raw
+        .trim()
+        .parse()
+        .map_err(|_| AppError::not_found("goal"))?;
+    sqlx::query_as!(
+        GoalRecord,
+        "select id, project_id, name, event, page, currency, created_at from analytics_goals
+         where id = $1 and project_id = $2",
+        id,
+        project_id
+    )
+    .fetch_optional(db)
+    .await?
+    .map(Goal::from)
+    .ok_or_else(|| AppError::not_found("goal"))
+}
+
 /// Every goal of the project with its conversions over the read's range and filters (the goals
 /// from `db`, the figures from the event store).
 pub async fn report(
@@ -142,15 +174,7 @@ pub async fn report(
             conversions,
             conversion_rate: percent(conversions, visitors),
             revenue_skipped: sums.as_ref().map_or(0, |(s, _)| s.skipped),
-            revenue: sums.map(|(s, currency)| GoalRevenue {
-                total: decimal(s.total),
-                // Half up, in millionths; 0 without amounts.
-                average: decimal(match s.counted {
-                    0 => 0,
-                    n => (s.total + n / 2) / n,
-                }),
-                currency,
-            }),
+            revenue: sums.map(|(s, currency)| revenue(s, currency)),
         });
     }
     Ok(Breakdown {

@@ -3,6 +3,7 @@
 
 pub mod alerts;
 pub mod clickhouse;
+pub mod conversions;
 pub mod days;
 pub mod engagement;
 pub mod enrich;

@@ -65,6 +65,15 @@ pub struct RevenueSums {
     pub skipped: i64,
 }
 
+/// One source's conversions of a goal: its visitors (per day) who reached the goal, and the
+/// revenue of their events that reached it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Converted {
+    pub key: String,
+    pub conversions: i64,
+    pub revenue: RevenueSums,
+}
+
 /// Where events are written and figures read.
 #[async_trait]
 pub trait EventStore: Send + Sync {
@@ -141,4 +150,13 @@ pub trait Reader: Send + Sync {
     async fn revenue(&self, currency: &str) -> AppResult<RevenueSums>;
     /// The pages viewed right after and right before `page` within visits (`crate::journeys`).
     async fn journeys(&self, page: &str) -> AppResult<Journeys>;
+    /// Per value of a source dimension (referrer, UTM), its visitors who also have an event
+    /// matching `reached` (a goal's filters), and with `currency` the revenue of those events
+    /// (`crate::conversions`).
+    async fn conversions(
+        &self,
+        dim: Dim,
+        reached: &Filters,
+        currency: Option<&str>,
+    ) -> AppResult<Vec<Converted>>;
 }

@@ -18,7 +18,7 @@ use mix::events;
 use serde_json::{json, Value};
 use shipmate_analytics::clickhouse::ClickHouse;
 use shipmate_analytics::pg::Postgres;
-use shipmate_analytics::query::Filters;
+use shipmate_analytics::query::{Dim, Filters};
 use shipmate_analytics::seam::{Batch, EventStore, Stored};
 use shipmate_analytics::ReadQuery;
 use shipmate_types::analytics::{Funnel, Step};
@@ -114,6 +114,20 @@ async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
         ]),
         funnel(vec![page("/docs"), page("/"), page("/nowhere")]),
     ];
+    // Goal breakdowns of sources: an event goal with revenue, a page goal without.
+    let mut converted = Vec::new();
+    for (dim, (goal, value), currency) in [
+        (Dim::Referrer, (Dim::Event, "signup"), Some("EUR")),
+        (Dim::UtmSource, (Dim::Event, "signup"), Some("USD")),
+        (Dim::UtmCampaign, (Dim::Page, "/pricing"), None),
+    ] {
+        let mut rows = r
+            .conversions(dim, &q.filters.with(goal, value), currency)
+            .await
+            .unwrap();
+        rows.sort_by(|a, b| a.key.cmp(&b.key));
+        converted.push(json!(rows));
+    }
     let mut reached = Vec::new();
     for f in &funnels {
         reached.push(json!(events.funnel(f, q).await.unwrap()));
@@ -135,6 +149,7 @@ async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
         "counts": r.properties("signup", "n").await.unwrap(),
         "trials": r.properties("signup", "trial").await.unwrap(),
         "revenue": [r.revenue("EUR").await.unwrap(), r.revenue("USD").await.unwrap()],
+        "conversions": converted,
         "journeys": [
             r.journeys("/pricing").await.unwrap(),
             r.journeys("/").await.unwrap(),
@@ -226,6 +241,18 @@ async fn same_answers(
             !want["events"]["data"].as_array().unwrap().is_empty(),
             "{case:?}: {want}"
         );
+        // Some sources converted, with revenue, at least without filters.
+        if case
+            .iter()
+            .all(|(k, _)| ["period", "from", "to", "compare"].contains(k))
+        {
+            let rows = want["conversions"][0].as_array().unwrap();
+            assert!(
+                rows.iter()
+                    .any(|c| c["revenue"]["counted"].as_i64() > Some(0)),
+                "{case:?}: {rows:?}"
+            );
+        }
         // Journeys around a page of the mix: some visits go on from it, some end there.
         assert!(
             want["journeys"][0]["next"].as_array().unwrap().len() > 1,

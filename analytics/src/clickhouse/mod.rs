@@ -18,11 +18,12 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::query::{Dim, Filters, ReadQuery};
-use crate::seam::{Batch, EventStore, Reader, RevenueSums, Row};
+use crate::seam::{Batch, Converted, EventStore, Reader, RevenueSums, Row};
 use reads::Read;
 use shipmate_core::AppResult;
 
 pub mod client;
+mod conversions;
 pub mod copy;
 mod engagement;
 pub mod forget;
@@ -173,6 +174,14 @@ impl Reader for Read<'_> {
     }
     async fn revenue(&self, currency: &str) -> AppResult<RevenueSums> {
         reads::revenue(self, currency).await
+    }
+    async fn conversions(
+        &self,
+        dim: Dim,
+        reached: &Filters,
+        currency: Option<&str>,
+    ) -> AppResult<Vec<Converted>> {
+        conversions::conversions(self, dim, reached, currency).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         visits::visit_pages(self, false).await

@@ -20,9 +20,10 @@ use uuid::Uuid;
 use crate::funnels;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::{Batch, EventStore, Reader};
-use crate::seam::{RevenueSums, Row};
+use crate::seam::{Converted, RevenueSums, Row};
 use reads::Read;
 
+mod conversions;
 mod engagement;
 pub mod explore;
 mod journeys;
@@ -166,6 +167,14 @@ impl Reader for Read<'_> {
     }
     async fn revenue(&self, currency: &str) -> AppResult<RevenueSums> {
         revenue::revenue(self, currency).await
+    }
+    async fn conversions(
+        &self,
+        dim: Dim,
+        reached: &Filters,
+        currency: Option<&str>,
+    ) -> AppResult<Vec<Converted>> {
+        conversions::conversions(self, dim, reached, currency).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         reads::entry_pages(self).await

@@ -13,14 +13,15 @@ use shipmate_analytics::query::{Filters, JourneyQuery, PropertyQuery};
 use shipmate_analytics::segments;
 use shipmate_analytics::visitor;
 use shipmate_analytics::ReadQuery;
+use shipmate_analytics::{conversions, goals};
 use shipmate_core::metrics::{EVENTS_ACCEPTED, EVENTS_DROPPED};
 use shipmate_core::queue::EVENTS_STREAM;
 use shipmate_core::AppError;
-use shipmate_types::analytics::Period;
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventPayload, EventRow, Journeys, Overview, PageRow,
     PropertyRow, Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
 };
+use shipmate_types::analytics::{Goal, Period};
 
 use super::schemas::Accepted;
 use crate::csv::Format;
@@ -219,13 +220,6 @@ read_endpoint!(
     &["page", "views", "visitors", "scroll_depth", "time_on_page"]
 );
 read_endpoint!(
-    referrers,
-    "/v1/analytics/referrers",
-    "Views and visitors per external referrer host.",
-    Breakdown<ReferrerRow>,
-    &["referrer", "views", "visitors"]
-);
-read_endpoint!(
     countries,
     "/v1/analytics/countries",
     "Views and visitors per country (ISO 3166-1 alpha-2).",
@@ -254,13 +248,6 @@ read_endpoint!(
     &["date", "views", "visitors"]
 );
 read_endpoint!(
-    utm,
-    "/v1/analytics/utm",
-    "Views and visitors per UTM source, medium and campaign.",
-    Utm,
-    &["utm_source", "views", "visitors"]
-);
-read_endpoint!(
     entry_pages,
     "/v1/analytics/entry-pages",
     "Visits and visitors per page a visit began on.",
@@ -274,6 +261,87 @@ read_endpoint!(
     Breakdown<VisitPageRow>,
     &["page", "visits", "visitors"]
 );
+
+/// Views and visitors per external referrer host; with `goal=`, each row adds that source's
+/// conversions of the goal, their rate and, for a goal with a currency, its revenue.
+#[utoipa::path(get, path = "/v1/analytics/referrers", tag = "analytics", security(("session" = [])),
+    params(ReadParams, GoalParam),
+    responses((status = 200, description = "JSON, or CSV with `Accept: text/csv`", content((Breakdown<ReferrerRow> = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 404, description = "an unknown segment or goal"), (status = 422, description = "bad parameters, every one listed")))]
+pub async fn referrers(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+    format: Format,
+    Query(q): Query<HashMap<String, String>>,
+    Reading(query): Reading,
+) -> ApiResult<Response> {
+    let read = state.events.reader(access.project.id, &query).await?;
+    let columns = [
+        "referrer",
+        "views",
+        "visitors",
+        "conversions",
+        "conversion_rate",
+    ];
+    match goal(&state, &access, &q).await? {
+        None => format.respond(read.referrers().await?, &columns[..3]),
+        Some(goal) => format.respond(
+            conversions::referrers(&*read, &goal, &query.filters).await?,
+            &columns,
+        ),
+    }
+}
+
+/// Views and visitors per UTM source, medium and campaign; with `goal=`, each row adds its
+/// conversions of the goal, their rate and, for a goal with a currency, its revenue.
+#[utoipa::path(get, path = "/v1/analytics/utm", tag = "analytics", security(("session" = [])),
+    params(ReadParams, GoalParam),
+    responses((status = 200, description = "JSON, or CSV (the sources) with `Accept: text/csv`", content((Utm = "application/json"), (String = "text/csv"))), (status = 403, description = "not a member"), (status = 404, description = "an unknown segment or goal"), (status = 422, description = "bad parameters, every one listed")))]
+pub async fn utm(
+    State(state): State<AppState>,
+    access: ProjectAccess<Viewer>,
+    format: Format,
+    Query(q): Query<HashMap<String, String>>,
+    Reading(query): Reading,
+) -> ApiResult<Response> {
+    let read = state.events.reader(access.project.id, &query).await?;
+    let columns = [
+        "utm_source",
+        "views",
+        "visitors",
+        "conversions",
+        "conversion_rate",
+    ];
+    match goal(&state, &access, &q).await? {
+        None => format.respond(read.utm().await?, &columns[..3]),
+        Some(goal) => format.respond(
+            conversions::utm(&*read, &goal, &query.filters).await?,
+            &columns,
+        ),
+    }
+}
+
+/// What the source reads take besides the others' parameters.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)] // Documents the query; `goal` reads it.
+pub struct GoalParam {
+    /// A goal of the project: each row adds its conversions (404 when unknown).
+    goal: Option<String>,
+}
+
+/// The goal `goal=` names, of the project read (404 for any other id).
+async fn goal(
+    state: &AppState,
+    access: &ProjectAccess<Viewer>,
+    q: &HashMap<String, String>,
+) -> Result<Option<Goal>, ApiError> {
+    match q.get("goal").map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(raw) => Ok(Some(
+            goals::of_project(&state.db, access.project.id, raw).await?,
+        )),
+    }
+}
 
 /// A custom property's values on one event name, with occurrences and visitors.
 #[utoipa::path(get, path = "/v1/analytics/properties", tag = "analytics", security(("session" = [])),

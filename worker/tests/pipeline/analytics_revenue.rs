@@ -48,7 +48,8 @@ async fn goals_with_a_currency_sum_and_average_their_revenue_and_bad_amounts_are
         "81.2.69.142",
         CHROME,
         json!({"events": [
-        {"url": "https://acme.example/checkout"}, buy(json!("12.50"), "eur")]}),
+        {"url": "https://acme.example/checkout?utm_source=newsletter", "referrer": "https://news.example/a"},
+        buy(json!("12.50"), "eur")]}),
     )
     .await;
     track(
@@ -57,7 +58,8 @@ async fn goals_with_a_currency_sum_and_average_their_revenue_and_bad_amounts_are
         "8.8.8.8",
         IPHONE,
         json!({"events": [
-        {"url": "https://acme.example/checkout"}, buy(json!(30), "EUR")]}),
+        {"url": "https://acme.example/checkout", "referrer": "https://news.example/b"},
+        buy(json!(30), "EUR")]}),
     )
     .await;
     track(
@@ -66,10 +68,20 @@ async fn goals_with_a_currency_sum_and_average_their_revenue_and_bad_amounts_are
         "8.8.4.4",
         CHROME,
         json!({"events": [
-        {"url": "https://acme.example/checkout"}, buy(json!("9.99"), "USD")]}),
+        {"url": "https://acme.example/checkout", "referrer": "https://search.example/"},
+        buy(json!("9.99"), "USD")]}),
     )
     .await;
-    wait_page_views(&app, &token, &project, 3).await;
+    // A visitor from a source who bought nothing.
+    track(
+        &app,
+        k,
+        "1.1.1.1",
+        IPHONE,
+        json!({"url": "https://acme.example/?utm_source=newsletter", "referrer": "https://search.example/"}),
+    )
+    .await;
+    wait_page_views(&app, &token, &project, 4).await;
 
     let goal = |body: serde_json::Value| {
         let app = &app;
@@ -115,6 +127,7 @@ async fn goals_with_a_currency_sum_and_average_their_revenue_and_bad_amounts_are
     };
     let purchase = row("Purchase");
     assert_eq!(purchase["conversions"], 3, "{goals}");
+    by_source(&app, &token, &project, &purchase, &checkout_id(&goals)).await;
     assert_eq!(
         (
             purchase["revenue"].clone(),
@@ -128,6 +141,7 @@ async fn goals_with_a_currency_sum_and_average_their_revenue_and_bad_amounts_are
     );
     // A goal without a currency reports no revenue.
     let checkout = row("Checkout");
+    assert_eq!(checkout["conversions"], 3, "{goals}");
     assert_eq!(
         (
             checkout["revenue"].clone(),
@@ -135,4 +149,122 @@ async fn goals_with_a_currency_sum_and_average_their_revenue_and_bad_amounts_are
         ),
         (json!(null), json!(0))
     );
+}
+
+fn checkout_id(goals: &serde_json::Value) -> String {
+    goals["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "Checkout")
+        .map(|g| g["id"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+/// Referrers and UTM broken down by the goals: conversions, rate and revenue per source; an
+/// unknown goal or another project's is 404.
+async fn by_source(
+    app: &TestApp,
+    token: &str,
+    project: &serde_json::Value,
+    purchase: &serde_json::Value,
+    checkout: &str,
+) {
+    let get = |read: &'static str, goal: String| async move {
+        app.call(
+            Method::GET,
+            &format!(
+                "/v1/analytics/{read}?project_id={}&period=7d&goal={goal}",
+                id(project)
+            ),
+            Auth::Session(token),
+            None,
+        )
+        .await
+    };
+    let (status, body) = get("referrers", purchase["id"].as_str().unwrap().into()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let row = |host: &str| {
+        body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["referrer"] == host)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {host} in {body}"))
+    };
+    let news = row("news.example");
+    assert_eq!(
+        (
+            &news["visitors"],
+            &news["conversions"],
+            &news["conversion_rate"]
+        ),
+        (&json!(2), &json!(2), &json!(100.0)),
+        "{body}"
+    );
+    assert_eq!(
+        news["revenue"],
+        json!({"total": "42.50", "average": "21.25", "currency": "EUR"})
+    );
+    // One of its two visitors bought, in USD: not converted, so no revenue in EUR.
+    let search = row("search.example");
+    assert_eq!(
+        (
+            &search["visitors"],
+            &search["conversions"],
+            &search["conversion_rate"]
+        ),
+        (&json!(2), &json!(1), &json!(50.0)),
+        "{body}"
+    );
+    assert_eq!(
+        search["revenue"],
+        json!({"total": "0.00", "average": "0.00", "currency": "EUR"})
+    );
+
+    // UTM by the page goal (no currency: no revenue).
+    let (status, body) = get("utm", checkout.to_owned()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let newsletter = &body["sources"][0];
+    assert_eq!(
+        (
+            &newsletter["utm_source"],
+            &newsletter["visitors"],
+            &newsletter["conversions"],
+            &newsletter["conversion_rate"],
+            &newsletter["revenue"]
+        ),
+        (
+            &json!("newsletter"),
+            &json!(2),
+            &json!(1),
+            &json!(50.0),
+            &json!(null)
+        ),
+        "{body}"
+    );
+    // Without `goal=` the rows carry no conversions.
+    let plain = read(app, token, "referrers", project, "7d").await;
+    assert!(plain["data"][0].get("conversions").is_none(), "{plain}");
+
+    // An unknown goal, a malformed one, another project's: 404.
+    let (their_token, other) = app.owner_with_project("an-revenue-other").await;
+    let (status, theirs) = app
+        .call(
+            Method::POST,
+            "/v1/analytics/goals",
+            Auth::Session(&their_token),
+            Some(json!({"project_id": id(&other), "name": "G", "event": "purchase"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{theirs}");
+    for goal in [
+        uuid::Uuid::now_v7().to_string(),
+        "nope".into(),
+        theirs["id"].as_str().unwrap().into(),
+    ] {
+        let (status, body) = get("referrers", goal).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    }
 }

@@ -86,11 +86,39 @@ pub fn breakdown(
     filters: &[(usize, u32)],
     col: usize,
 ) -> Vec<(u32, i64, i64)> {
+    breakdown_of(days, codes, filters, col, |_, _| true)
+}
+
+/// `breakdown` among the visitors (of each day) with an event matching `reached`: their page
+/// views and, as visitors, a goal's conversions per source.
+pub fn converted(
+    days: &[Arc<Day>],
+    codes: usize,
+    filters: &[(usize, u32)],
+    reached: &[(usize, u32)],
+    col: usize,
+) -> Vec<(u32, i64, i64)> {
+    breakdown_of(days, codes, filters, col, |day, mut run| {
+        run.any(|i| hit(day, reached, i))
+    })
+}
+
+/// `breakdown` over the visitors whose events (a range of the day's) `keep` lets in.
+fn breakdown_of(
+    days: &[Arc<Day>],
+    codes: usize,
+    filters: &[(usize, u32)],
+    col: usize,
+    keep: impl Fn(&Day, std::ops::Range<usize>) -> bool + Sync,
+) -> Vec<(u32, i64, i64)> {
     tally(days, codes, |t, day| {
         let values = &day.cols[col];
         let names = &day.cols[NAME];
         for run in day.runs.windows(2) {
             t.next_run();
+            if !keep(day, run[0] as usize..run[1] as usize) {
+                continue;
+            }
             for i in run[0] as usize..run[1] as usize {
                 let code = values[i];
                 if code != 0 && (col == NAME || names[i] == PAGE_VIEW) && hit(day, filters, i) {
