@@ -233,6 +233,60 @@ async fn stats_show_the_overview_and_top_pages() {
         .fails(1);
     assert!(err.contains("--page"), "{err}");
 
+    // Sources by a goal: each row adds the goal's conversions and rate.
+    let (status, goal) = app
+        .call(
+            Method::POST,
+            "/v1/analytics/goals",
+            Auth::Session(&token),
+            Some(json!({"project_id": id(&project), "name": "Docs", "page": "/docs"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{goal}");
+    let gid = goal["id"].as_str().unwrap();
+    let rows = cli
+        .json(&[
+            "analytics",
+            "show",
+            "referrers",
+            "--project",
+            "st-cli",
+            "--goal",
+            gid,
+        ])
+        .await;
+    assert_eq!(
+        rows["data"][0],
+        json!({"referrer": "news.ycombinator.com", "views": 1, "visitors": 1,
+               "conversions": 1, "conversion_rate": 100.0}),
+        "{rows}"
+    );
+    let out = cli
+        .ok(&[
+            "analytics",
+            "show",
+            "utm",
+            "--project",
+            "st-cli",
+            "--goal",
+            gid,
+        ])
+        .await;
+    assert!(out.contains("CONVERSIONS") && out.contains("hn"), "{out}");
+    let err = cli
+        .run(&[
+            "analytics",
+            "show",
+            "pages",
+            "--project",
+            "st-cli",
+            "--goal",
+            gid,
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("--goal goes with referrers or utm"), "{err}");
+
     // A saved segment: created from flags, listed, read with --segment as its filters, deleted.
     let made = cli
         .json(&[

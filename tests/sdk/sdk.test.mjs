@@ -694,6 +694,8 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     await sm.analytics.read('pages', 'p1', { segment: 'sg1', page: '/' });
     await sm.analytics.share.create('p1', { segmentId: 'sg1' });
     assert.deepEqual(await sm.analytics.segments.delete('sg1'), { id: 'sg1', deleted: true });
+    await sm.analytics.referrers('p1', { goal: 'g1', period: '7d' });
+    await sm.analytics.utm('p1', { goal: 'g1', country: 'DE' });
     assert.deepEqual(seen, [
       ['GET', '/v1/analytics/overview?project_id=p1&period=90d&compare=previous&device=mobile&country=DE', J, S, undefined, undefined],
       ['GET', '/v1/analytics/entry-pages?project_id=p1&from=2026-01-01&to=2026-01-31&utm_source=newsletter', J, S, undefined, undefined],
@@ -721,6 +723,8 @@ test('analytics reads send the range, the filters and the session; goals, funnel
       ['GET', '/v1/analytics/pages?project_id=p1&segment=sg1&page=%2F', J, S, undefined, undefined],
       ['POST', '/v1/projects/p1/analytics/share', J, S, undefined, '{"segment_id":"sg1"}'],
       ['DELETE', '/v1/analytics/segments/sg1', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/referrers?project_id=p1&goal=g1&period=7d', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/utm?project_id=p1&goal=g1&country=DE', J, S, undefined, undefined],
     ]);
     // Made as a person: without a session token they fail before any request.
     const keyOnly = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url });

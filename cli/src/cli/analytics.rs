@@ -223,6 +223,10 @@ pub struct ShowArgs {
     /// The overview adds the same numbers for the days just before.
     #[arg(long)]
     pub compare: bool,
+    /// With referrers or utm: a goal's id; each row adds its conversions, their rate and, for a
+    /// goal with a currency, its revenue.
+    #[arg(long)]
+    pub goal: Option<String>,
 }
 
 #[derive(Args, Debug)]

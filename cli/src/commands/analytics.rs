@@ -111,11 +111,15 @@ pub async fn run(ctx: &Ctx, command: AnalyticsCommand) -> anyhow::Result<()> {
     match command {
         AnalyticsCommand::Realtime(args) => realtime(ctx, args).await,
         AnalyticsCommand::Show(show) => {
-            let extra = if show.compare {
-                vec![("compare", "previous".to_owned())]
-            } else {
-                vec![]
-            };
+            anyhow::ensure!(
+                show.goal.is_none() || ["referrers", "utm"].contains(&show.read.as_str()),
+                "--goal goes with referrers or utm"
+            );
+            let mut extra = vec![];
+            if show.compare {
+                extra.push(("compare", "previous".to_owned()));
+            }
+            extra.extend(show.goal.map(|g| ("goal", g)));
             read(
                 ctx,
                 &format!("/v1/analytics/{}", show.read),
@@ -166,11 +170,15 @@ async fn read(
     Ok(())
 }
 
-/// A cell's text: strings as they are, null as a dash, the rest as JSON.
+/// A cell's text: strings as they are, null as a dash, money as its total and currency, the rest
+/// as JSON.
 fn cell(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => "-".into(),
+        Value::Object(m) if m.contains_key("total") && m.contains_key("currency") => {
+            format!("{} {}", cell(&m["total"]), cell(&m["currency"]))
+        }
         other => other.to_string(),
     }
 }
@@ -180,11 +188,15 @@ fn print_rows(answer: &Value) {
     let Some(obj) = answer.as_object() else {
         return;
     };
-    let list = obj
-        .get("data")
-        .or_else(|| obj.values().find(|v| v.is_array()))
-        .and_then(Value::as_array);
-    let Some(rows) = list else {
+    // `data`, else every list (UTM's sources, mediums and campaigns), each under its name.
+    let lists: Vec<(&String, &Vec<Value>)> = match obj.get_key_value("data") {
+        Some((k, Value::Array(rows))) => vec![(k, rows)],
+        _ => obj
+            .iter()
+            .filter_map(|(k, v)| v.as_array().map(|rows| (k, rows)))
+            .collect(),
+    };
+    if lists.is_empty() {
         let fields: Vec<(String, String)> = obj
             .iter()
             .flat_map(|(k, v)| match v {
@@ -201,7 +213,17 @@ fn print_rows(answer: &Value) {
             .collect();
         println!("{}", pairs(&fields));
         return;
-    };
+    }
+    let named = lists.len() > 1;
+    for (name, rows) in lists {
+        if named {
+            println!("{}", name.to_uppercase());
+        }
+        print_list(rows);
+    }
+}
+
+fn print_list(rows: &[Value]) {
     let columns: Vec<String> = rows
         .first()
         .and_then(Value::as_object)

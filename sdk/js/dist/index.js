@@ -223,6 +223,16 @@ export class Shipmate {
             /** `GET /v1/analytics/exit-pages` (session, members): where visits ended, by visits. */
             exitPages: (projectId, options = {}) => this.analyticsRead('exit-pages', projectId, options),
             /**
+             * `GET /v1/analytics/referrers` (session, members): views and visitors per referrer host; with
+             * `goal` (a goal's id), each row adds that source's conversions of it.
+             */
+            referrers: (projectId, options = {}) => this.analyticsRead('referrers', projectId, options),
+            /**
+             * `GET /v1/analytics/utm` (session, members): views and visitors per UTM source, medium and
+             * campaign; with `goal`, each row adds its conversions of that goal.
+             */
+            utm: (projectId, options = {}) => this.analyticsRead('utm', projectId, options),
+            /**
              * `GET /v1/analytics/properties` (session, members): the values of one custom property of an
              * event, each with its count and visitors.
              */

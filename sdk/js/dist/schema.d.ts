@@ -403,7 +403,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Views and visitors per external referrer host. */
+        /**
+         * Views and visitors per external referrer host; with `goal=`, each row adds that source's
+         *     conversions of the goal, their rate and, for a goal with a currency, its revenue.
+         */
         get: operations["analytics_referrers"];
         put?: never;
         post?: never;
@@ -472,7 +475,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Views and visitors per UTM source, medium and campaign. */
+        /**
+         * Views and visitors per UTM source, medium and campaign; with `goal=`, each row adds its
+         *     conversions of the goal, their rate and, for a goal with a currency, its revenue.
+         */
         get: operations["analytics_utm"];
         put?: never;
         post?: never;
@@ -2044,7 +2050,18 @@ export interface components {
         /** @description A one-dimension breakdown over a period. */
         Breakdown_ReferrerRow: {
             data: {
+                /**
+                 * Format: double
+                 * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+                 */
+                conversion_rate?: number | null;
+                /**
+                 * Format: int64
+                 * @description With `goal=`: this source's visitors who reached the goal.
+                 */
+                conversions?: number | null;
                 referrer: string;
+                revenue?: null | components["schemas"]["GoalRevenue"];
                 /** Format: int64 */
                 views: number;
                 /** Format: int64 */
@@ -3374,7 +3391,18 @@ export interface components {
             visitors: number;
         };
         ReferrerRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
             referrer: string;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             /** Format: int64 */
             views: number;
             /** Format: int64 */
@@ -3651,6 +3679,17 @@ export interface components {
             sources: components["schemas"]["UtmSourceRow"][];
         };
         UtmCampaignRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             utm_campaign: string;
             /** Format: int64 */
             views: number;
@@ -3658,6 +3697,17 @@ export interface components {
             visitors: number;
         };
         UtmMediumRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             utm_medium: string;
             /** Format: int64 */
             views: number;
@@ -3665,6 +3715,17 @@ export interface components {
             visitors: number;
         };
         UtmSourceRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             utm_source: string;
             /** Format: int64 */
             views: number;
@@ -7332,6 +7393,8 @@ export interface operations {
                 compare?: string;
                 /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
                 segment?: string;
+                /** @description A goal of the project: each row adds its conversions (404 when unknown). */
+                goal?: string;
             };
             header?: never;
             path?: never;
@@ -7376,7 +7439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such resource */
+            /** @description an unknown segment or goal */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7988,6 +8051,8 @@ export interface operations {
                 compare?: string;
                 /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
                 segment?: string;
+                /** @description A goal of the project: each row adds its conversions (404 when unknown). */
+                goal?: string;
             };
             header?: never;
             path?: never;
@@ -7995,7 +8060,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or CSV with `Accept: text/csv` */
+            /** @description JSON, or CSV (the sources) with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8032,7 +8097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such resource */
+            /** @description an unknown segment or goal */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -153,6 +153,11 @@ export interface AnalyticsFilters {
 export interface AnalyticsQuery extends AnalyticsFilters {
   /** A saved segment's id: its filters are added to those given. */
   segment?: string;
+  /**
+   * With `referrers` and `utm`: a goal's id; each row adds `conversions` (its visitors who reached
+   * the goal), `conversion_rate` (percent) and, for a goal with a currency, `revenue`.
+   */
+  goal?: string;
   period?: AnalyticsPeriod;
   from?: string;
   to?: string;
@@ -176,6 +181,13 @@ export type AnalyticsOverview = Schemas['Overview'];
 export type AnalyticsPage = Schemas['PageRow'];
 /** `analytics.journeys`' answer: `next` and `previous`, each `[{ page, visits }]`. */
 export type Journeys = Schemas['Journeys'];
+/**
+ * A row of `analytics.referrers`; with `goal`, it adds `conversions`, `conversion_rate` (percent) and,
+ * for a goal with a currency, `revenue` (`{ total, average, currency }`).
+ */
+export type AnalyticsReferrer = Schemas['ReferrerRow'];
+/** `analytics.utm`'s answer: `sources`, `mediums` and `campaigns`, their rows as referrers' with `goal`. */
+export type AnalyticsUtm = Schemas['Utm'];
 /** A row of `analytics.entryPages` and `analytics.exitPages`. */
 export type AnalyticsVisitPage = Schemas['VisitPageRow'];
 /** A row of `analytics.properties`: one value of the property. */
@@ -559,6 +571,18 @@ export class Shipmate {
     /** `GET /v1/analytics/exit-pages` (session, members): where visits ended, by visits. */
     exitPages: (projectId: string, options: AnalyticsQuery = {}): Promise<AnalyticsRows<AnalyticsVisitPage>> =>
       this.analyticsRead('exit-pages', projectId, options) as Promise<AnalyticsRows<AnalyticsVisitPage>>,
+    /**
+     * `GET /v1/analytics/referrers` (session, members): views and visitors per referrer host; with
+     * `goal` (a goal's id), each row adds that source's conversions of it.
+     */
+    referrers: (projectId: string, options: AnalyticsQuery = {}): Promise<AnalyticsRows<AnalyticsReferrer>> =>
+      this.analyticsRead('referrers', projectId, options) as Promise<AnalyticsRows<AnalyticsReferrer>>,
+    /**
+     * `GET /v1/analytics/utm` (session, members): views and visitors per UTM source, medium and
+     * campaign; with `goal`, each row adds its conversions of that goal.
+     */
+    utm: (projectId: string, options: AnalyticsQuery = {}): Promise<AnalyticsUtm> =>
+      this.analyticsRead('utm', projectId, options) as Promise<AnalyticsUtm>,
     /**
      * `GET /v1/analytics/properties` (session, members): the values of one custom property of an
      * event, each with its count and visitors.

@@ -404,7 +404,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Views and visitors per external referrer host. */
+        /**
+         * Views and visitors per external referrer host; with `goal=`, each row adds that source's
+         *     conversions of the goal, their rate and, for a goal with a currency, its revenue.
+         */
         get: operations["analytics_referrers"];
         put?: never;
         post?: never;
@@ -473,7 +476,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Views and visitors per UTM source, medium and campaign. */
+        /**
+         * Views and visitors per UTM source, medium and campaign; with `goal=`, each row adds its
+         *     conversions of the goal, their rate and, for a goal with a currency, its revenue.
+         */
         get: operations["analytics_utm"];
         put?: never;
         post?: never;
@@ -2045,7 +2051,18 @@ export interface components {
         /** @description A one-dimension breakdown over a period. */
         Breakdown_ReferrerRow: {
             data: {
+                /**
+                 * Format: double
+                 * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+                 */
+                conversion_rate?: number | null;
+                /**
+                 * Format: int64
+                 * @description With `goal=`: this source's visitors who reached the goal.
+                 */
+                conversions?: number | null;
                 referrer: string;
+                revenue?: null | components["schemas"]["GoalRevenue"];
                 /** Format: int64 */
                 views: number;
                 /** Format: int64 */
@@ -3375,7 +3392,18 @@ export interface components {
             visitors: number;
         };
         ReferrerRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
             referrer: string;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             /** Format: int64 */
             views: number;
             /** Format: int64 */
@@ -3652,6 +3680,17 @@ export interface components {
             sources: components["schemas"]["UtmSourceRow"][];
         };
         UtmCampaignRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             utm_campaign: string;
             /** Format: int64 */
             views: number;
@@ -3659,6 +3698,17 @@ export interface components {
             visitors: number;
         };
         UtmMediumRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             utm_medium: string;
             /** Format: int64 */
             views: number;
@@ -3666,6 +3716,17 @@ export interface components {
             visitors: number;
         };
         UtmSourceRow: {
+            /**
+             * Format: double
+             * @description With `goal=`: `conversions` in percent of this source's visitors, one decimal.
+             */
+            conversion_rate?: number | null;
+            /**
+             * Format: int64
+             * @description With `goal=`: this source's visitors who reached the goal.
+             */
+            conversions?: number | null;
+            revenue?: null | components["schemas"]["GoalRevenue"];
             utm_source: string;
             /** Format: int64 */
             views: number;
@@ -7333,6 +7394,8 @@ export interface operations {
                 compare?: string;
                 /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
                 segment?: string;
+                /** @description A goal of the project: each row adds its conversions (404 when unknown). */
+                goal?: string;
             };
             header?: never;
             path?: never;
@@ -7377,7 +7440,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such resource */
+            /** @description an unknown segment or goal */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7989,6 +8052,8 @@ export interface operations {
                 compare?: string;
                 /** @description A saved segment of the project: its filters are added to those given (404 when unknown). */
                 segment?: string;
+                /** @description A goal of the project: each row adds its conversions (404 when unknown). */
+                goal?: string;
             };
             header?: never;
             path?: never;
@@ -7996,7 +8061,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON, or CSV with `Accept: text/csv` */
+            /** @description JSON, or CSV (the sources) with `Accept: text/csv` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8033,7 +8098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such resource */
+            /** @description an unknown segment or goal */
             404: {
                 headers: {
                     [name: string]: unknown;
