@@ -345,6 +345,35 @@ test('segments: filters saved as a segment, picked for every read, and a share l
   }
 });
 
+test('sources by goal: the referrers and UTM tables add conversions, rate and revenue', { timeout: 120_000 }, async () => {
+  const { token, project, key } = await setup('by-goal');
+  await send(key, CHROME, view('/pricing?utm_source=newsletter', { referrer: 'https://news.example/a' }));
+  await send(key, CHROME, { name: 'purchase', url: 'https://acme.example/pricing', revenue: { amount: '49.00', currency: 'EUR' } });
+  await send(key, IPHONE, view('/', { screen_width: 390, referrer: 'https://news.example/b' }));
+  const qs = `project_id=${project.id}&period=7d`;
+  await until('events stored', async () => (await api('GET', `/v1/analytics/overview?${qs}`, { token, expect: 200 })).page_views, 2);
+  const goal = await api('POST', '/v1/analytics/goals', { token, expect: 201, body: { project_id: project.id, name: 'Purchase', event: 'purchase', currency: 'EUR' } });
+
+  const { ctx, page, problems } = await signedInPage(token);
+  const cells = (id) => page.$$eval(`#${id} tbody tr`, (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.trim())));
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics?period=7d`);
+    await page.locator('#an-referrers').waitFor();
+    assert.equal(await page.locator('#an-referrers [data-col="conversions"]').count(), 0, 'no goal, no conversions');
+    await page.locator('#goal-picker option', { hasText: 'Purchase (EUR)' }).waitFor({ state: 'attached' });
+    await page.selectOption('#goal-picker', goal.id);
+    await until('referrers by goal', () => cells('an-referrers'), [['news.example', '2', '2', '1', '50.0%', '49.00 EUR']]);
+    assert.equal(param(page, 'goal'), goal.id, 'the goal is in the address');
+    assert.deepEqual(await cells('an-utm-sources'), [['newsletter', '1', '1', '1', '100.0%', '49.00 EUR']]);
+    await shot(page, 'sources-by-goal');
+    await page.selectOption('#goal-picker', '');
+    await until('no goal again', () => page.locator('#an-referrers [data-col="conversions"]').count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
 test('journeys: the pages before and after a page, and a click walks on', { timeout: 120_000 }, async () => {
   const { token, project, key } = await setup('journeys');
   for (const p of ['/', '/pricing', '/docs']) await send(key, CHROME, view(p));

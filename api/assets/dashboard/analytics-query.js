@@ -24,7 +24,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const remembered = new Map();
 
 /**
- * The query on display: `{period, from, to, compare, filters, segment}` read from the address (unknown
+ * The query on display: `{period, from, to, compare, filters, segment, goal}` read from the address (unknown
  * parameters ignored); an address without any takes the project's remembered one.
  */
 export function readQuery(projectId) {
@@ -34,7 +34,7 @@ export function readQuery(projectId) {
     const s = params.toString();
     if (s) history.replaceState(null, '', `${window.location.pathname}?${s}`);
   }
-  const query = { period: '30d', from: '', to: '', compare: false, filters: {}, segment: params.get('segment') || '' };
+  const query = { period: '30d', from: '', to: '', compare: false, filters: {}, segment: params.get('segment') || '', goal: params.get('goal') || '' };
   const period = params.get('period');
   if (PERIODS.some(([v]) => v === period)) query.period = period;
   const from = params.get('from') || '';
@@ -52,6 +52,7 @@ export function searchOf(query, { compare = true } = {}) {
   if (compare && query.compare) u.set('compare', 'previous');
   for (const [k] of FILTERS) if (query.filters[k] !== undefined) u.set(k, query.filters[k]);
   if (query.segment) u.set('segment', query.segment);
+  if (query.goal) u.set('goal', query.goal);
   return u.toString();
 }
 

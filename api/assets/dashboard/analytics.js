@@ -13,6 +13,7 @@ import { state } from './state.js';
 import { announce, busy, handleAuthLoss, hideBanner, later, pageHead, setMain, setTitle, showError } from './ui.js';
 import { projectPath } from './router.js';
 import { segmentPicker } from './analytics-segments.js';
+import { goalPicker } from './analytics-goal-picker.js';
 import { filterChips, fmtDuration, fmtPct, queryBar, rangeLabel, readParams, readQuery, searchOf, writeQuery } from './analytics-query.js';
 import { goalsView } from './analytics-goals.js';
 import { journeysView } from './analytics-journeys.js';
@@ -73,13 +74,21 @@ function breakdown({ id, title, rows, labelKey, labelHead, countKey = 'views', c
       }))))
     : h('p', { class: 'muted' }, 'No data for this period.');
   if (bare) return body; // the table alone, for a card that has its own heading
-  return h('section', { class: 'card', 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title` }, title), body);
+  // A table with a goal's columns takes the whole row: half of it would hide the last ones.
+  return h('section', { class: more.length > 2 ? 'card wide' : 'card', 'aria-labelledby': `${id}-title` }, h('h2', { id: `${id}-title` }, title), body);
 }
 
 /** The pages' engagement medians (sm.plus.js with data-track="engagement"). */
 const ENGAGEMENT = [
   { key: 'scroll_depth', head: 'Scroll', format: (v) => `${v}%` },
   { key: 'time_on_page', head: 'Time', format: (v) => (v >= 60 ? `${Math.floor(v / 60)}m ${String(v % 60).padStart(2, '0')}s` : `${v}s`) },
+];
+
+/** A goal's figures on the sources' rows ("Sources by goal"). */
+const CONVERSIONS = [
+  { key: 'conversions', head: 'Conversions', format: fmtNum },
+  { key: 'conversion_rate', head: 'CR', format: fmtPct },
+  { key: 'revenue', head: 'Revenue', format: (v) => `${v.total} ${v.currency}` },
 ];
 
 function niceStep(raw) {
@@ -222,6 +231,7 @@ export async function screenAnalytics(ctx) {
         : overviewView(env);
   const usesQuery = tab !== 'sharing';
   const segments = segmentPicker({ project, change: (next) => setQuery(next), report });
+  const goals = tab === '' ? goalPicker({ project, change: (next) => setQuery(next), report }) : null;
 
   function paint() {
     const s = searchOf(query);
@@ -234,7 +244,8 @@ export async function screenAnalytics(ctx) {
       : null;
     bar = queryBar(query, setQuery, { compare: tab === '' });
     segments.update(query);
-    barBox.replaceChildren(bar, segments.node, filterChips(query, setQuery, filterText));
+    if (goals) goals.update(query);
+    barBox.replaceChildren(...[bar, segments.node, goals && goals.node, filterChips(query, setQuery, filterText)].filter(Boolean));
     if (refocus) { const el = $(refocus, barBox); if (el) el.focus(); }
     else if (focused && !focused.isConnected) { const first = $('#analytics-filters .chip', barBox) || $('[aria-pressed="true"]', barBox); if (first) first.focus(); }
   }
@@ -315,7 +326,10 @@ function overviewView({ project, alive, onFilter, report }) {
     const params = readParams(query);
     const qs = q({ project_id: project.id, ...params });
     const names = ['overview', 'timeseries', 'pages', 'entry-pages', 'exit-pages', 'referrers', 'countries', 'devices', 'events', 'utm'];
-    const settled = await Promise.allSettled(names.map((n) => api('GET', `/v1/analytics/${n}?${n === 'overview' && query.compare ? `${qs}&compare=previous` : qs}`)));
+    // The sources' reads take the goal picked ("Sources by goal").
+    const goal = query.goal ? `&${q({ goal: query.goal })}` : '';
+    const extra = (n) => (n === 'overview' && query.compare ? '&compare=previous' : n === 'referrers' || n === 'utm' ? goal : '');
+    const settled = await Promise.allSettled(names.map((n) => api('GET', `/v1/analytics/${n}?${qs}${extra(n)}`)));
     if (!alive() || mine !== seq) return;
     $('#main').removeAttribute('aria-busy');
     const r = {};
@@ -345,7 +359,7 @@ function overviewView({ project, alive, onFilter, report }) {
     const f = { onFilter, active: query.filters };
     tablesBox.replaceChildren(
       breakdown({ id: 'an-pages', title: 'Pages', rows: (r.pages || {}).data, labelKey: 'page', labelHead: 'Page', filter: 'page', extra: ENGAGEMENT, ...f }),
-      breakdown({ id: 'an-referrers', title: 'Referrers', rows: (r.referrers || {}).data, labelKey: 'referrer', labelHead: 'Referrer', format: (v) => v || 'Direct / none', filter: 'referrer', ...f }),
+      breakdown({ id: 'an-referrers', title: 'Referrers', rows: (r.referrers || {}).data, labelKey: 'referrer', labelHead: 'Referrer', format: (v) => v || 'Direct / none', filter: 'referrer', extra: CONVERSIONS, ...f }),
       breakdown({ id: 'an-entry-pages', title: 'Entry pages', rows: (r['entry-pages'] || {}).data, labelKey: 'page', labelHead: 'Page', countKey: 'visits', countHead: 'Visits', filter: 'page', ...f }),
       breakdown({ id: 'an-exit-pages', title: 'Exit pages', rows: (r['exit-pages'] || {}).data, labelKey: 'page', labelHead: 'Page', countKey: 'visits', countHead: 'Visits', filter: 'page', ...f }),
       breakdown({ id: 'an-countries', title: 'Countries', rows: (r.countries || {}).data, labelKey: 'country', labelHead: 'Country', format: countryName, filter: 'country', ...f }),
@@ -353,9 +367,9 @@ function overviewView({ project, alive, onFilter, report }) {
       breakdown({ id: 'an-browsers', title: 'Browsers', rows: d.browsers, labelKey: 'browser', labelHead: 'Browser', format: (v) => v || 'Unknown', filter: 'browser', ...f }),
       breakdown({ id: 'an-os', title: 'Operating systems', rows: d.operating_systems, labelKey: 'os', labelHead: 'OS', format: (v) => v || 'Unknown', filter: 'os', ...f }),
       breakdown({ id: 'an-events', title: 'Events', rows: (r.events || {}).data, labelKey: 'name', labelHead: 'Event', countKey: 'count', countHead: 'Count', filter: 'event', ...f }),
-      breakdown({ id: 'an-utm-sources', title: 'UTM sources', rows: u.sources, labelKey: 'utm_source', labelHead: 'Source', filter: 'utm_source', ...f }),
-      breakdown({ id: 'an-utm-mediums', title: 'UTM mediums', rows: u.mediums, labelKey: 'utm_medium', labelHead: 'Medium', filter: 'utm_medium', ...f }),
-      breakdown({ id: 'an-utm-campaigns', title: 'UTM campaigns', rows: u.campaigns, labelKey: 'utm_campaign', labelHead: 'Campaign', filter: 'utm_campaign', ...f }),
+      breakdown({ id: 'an-utm-sources', title: 'UTM sources', rows: u.sources, labelKey: 'utm_source', labelHead: 'Source', filter: 'utm_source', extra: CONVERSIONS, ...f }),
+      breakdown({ id: 'an-utm-mediums', title: 'UTM mediums', rows: u.mediums, labelKey: 'utm_medium', labelHead: 'Medium', filter: 'utm_medium', extra: CONVERSIONS, ...f }),
+      breakdown({ id: 'an-utm-campaigns', title: 'UTM campaigns', rows: u.campaigns, labelKey: 'utm_campaign', labelHead: 'Campaign', filter: 'utm_campaign', extra: CONVERSIONS, ...f }),
     );
     props.update(query, ((r.events || {}).data || []).map((e) => e.name));
     if (announceDone && !firstError) announce(`Analytics for ${rangeLabel(query).replace(/^Last/, 'the last')} updated.`);

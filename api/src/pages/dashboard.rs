@@ -52,6 +52,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "analytics-funnels.js",
     "analytics-share.js",
     "analytics-segments.js",
+    "analytics-goal-picker.js",
     "analytics-journeys.js",
     "analytics-alerts.js",
     "analytics-install.js",
