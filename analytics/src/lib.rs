@@ -11,6 +11,7 @@ pub mod events;
 pub mod figures;
 pub mod funnels;
 pub mod goals;
+pub mod imports;
 pub mod journeys;
 pub mod pg;
 pub mod query;
@@ -38,7 +39,7 @@ pub async fn open_store(
     replicas: shipmate_core::replicas::Replicas,
 ) -> anyhow::Result<std::sync::Arc<dyn EventStore>> {
     let db = replicas.primary().clone();
-    Ok(match &settings.clickhouse_url {
+    let store: std::sync::Arc<dyn EventStore> = match &settings.clickhouse_url {
         Some(url) => std::sync::Arc::new(
             shipmate_core::startup::retry("clickhouse", || {
                 clickhouse::ClickHouse::connect(
@@ -49,6 +50,9 @@ pub async fn open_store(
             })
             .await?,
         ),
-        None => std::sync::Arc::new(pg::Postgres::new(db).reading_from(replicas)),
-    })
+        None => std::sync::Arc::new(pg::Postgres::new(db.clone()).reading_from(replicas)),
+    };
+    Ok(std::sync::Arc::new(imports::reads::WithImports::new(
+        store, db,
+    )))
 }

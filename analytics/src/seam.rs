@@ -112,6 +112,8 @@ pub trait EventStore: Send + Sync {
         to: DateTime<Utc>,
         filters: &Filters,
     ) -> AppResult<i64>;
+    /// The project's first day with an event stored (imported days count before it).
+    async fn first_day(&self, project_id: Uuid) -> AppResult<Option<NaiveDate>>;
     /// Visitors at each step of the funnel, over the read's range and filters.
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport>;
     /// Whether a store of its own (not the PostgreSQL every process needs) answers: `None` when

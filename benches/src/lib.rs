@@ -329,6 +329,34 @@ pub async fn read_figures(
         }
         println!("{line}");
     }
+    // Sources by goal: a frequent event goal (with a currency: the revenue path) and a rare page.
+    let mut goals = Vec::new();
+    for goal in [
+        serde_json::json!({"project_id": project, "name": "signup", "event": "signup", "currency": "EUR"}),
+        serde_json::json!({"project_id": project, "name": "page 7", "page": "/page/7"}),
+    ] {
+        let res = b
+            .http
+            .post(format!("{}/v1/analytics/goals", b.base))
+            .bearer_auth(&b.token)
+            .json(&goal)
+            .send()
+            .await?;
+        anyhow::ensure!(res.status().is_success(), "goal: {}", res.status());
+        let made: serde_json::Value = res.json().await?;
+        goals.push(made["id"].as_str().unwrap_or_default().to_owned());
+    }
+    for what in ["referrers", "utm"] {
+        let mut line = format!("read {what} by goal (signup, /page/7):");
+        for period in ["7d", "30d", "90d"] {
+            let reads: Vec<String> = goals
+                .iter()
+                .map(|g| format!("{what}?project_id={project}&period={period}&goal={g}"))
+                .collect();
+            line += &format!(" {period} p95 {}", ms(b.reads_p95(&reads, filtered).await?));
+        }
+        println!("{line}");
+    }
     let res = b
         .http
         .post(format!("{}/v1/analytics/funnels", b.base))

@@ -6,6 +6,7 @@ mod commands;
 mod config;
 mod ctx;
 mod login;
+mod multipart;
 mod output;
 
 use std::process::ExitCode;

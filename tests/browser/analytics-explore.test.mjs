@@ -374,6 +374,41 @@ test('sources by goal: the referrers and UTM tables add conversions, rate and re
   }
 });
 
+test('imports: a Plausible CSV uploaded, applied with progress, counted, refused when it is no export, deleted', { timeout: 120_000 }, async () => {
+  const { token, project } = await setup('imports');
+  const day = (n) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+  const csv = `"date","visitors","pageviews","bounces","visits","visit_duration"\n"${day(3)}",7,12,2,8,400\n"${day(2)}",5,9,1,6,300\n`;
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics/imports`);
+    await page.locator('#imports-empty').waitFor();
+    // Not an export: the form says why, nothing is listed.
+    await page.setInputFiles('#import-file', { name: 'notes.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b\n1,2\n') });
+    await page.click('#import-form button[type="submit"]');
+    await until('refused', () => text(page, '#import-form [data-err-for="file"]').then((t) => /Plausible/.test(t)), true);
+    await page.setInputFiles('#import-file', { name: `imported_visitors_${day(3).replace(/-/g, '')}_${day(2).replace(/-/g, '')}.csv`, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.click('#import-form button[type="submit"]');
+    await until('applied', () => page.locator('#imports-table tr[data-status="done"]').count(), 1);
+    assert.match(await text(page, '#imports-table tr[data-status="done"]'), new RegExp(`${day(3)} \u2013 ${day(2)}`));
+    // A file with a bad row fails whole, its reason in the list.
+    await page.setInputFiles('#import-file', { name: 'imported_visitors.csv', mimeType: 'text/csv', buffer: Buffer.from(`"date","visitors","pageviews","bounces","visits","visit_duration"\n"someday",1,1,0,1,0\n`) });
+    await page.click('#import-form button[type="submit"]');
+    await until('failed', () => page.locator('#imports-table tr[data-status="failed"]').count(), 1);
+    assert.match(await text(page, '#imports-table tr[data-status="failed"] [data-import-status]'), /line 2/);
+    await shot(page, 'imports');
+    // The imported days are in the overview.
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics?period=7d`);
+    await until('imported page views', () => metric(page, 'page_views'), '21');
+    await page.goto(`${API}/dashboard/p/${project.id}/analytics/imports`);
+    await page.click('#imports-table tr[data-status="done"] [data-action="delete-import"]');
+    await page.click('#confirm-ok');
+    await until('deleted', () => page.locator('#imports-table tr[data-status="done"]').count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
 test('journeys: the pages before and after a page, and a click walks on', { timeout: 120_000 }, async () => {
   const { token, project, key } = await setup('journeys');
   for (const p of ['/', '/pricing', '/docs']) await send(key, CHROME, view(p));

@@ -651,6 +651,21 @@ test('analytics.realtime and analytics.csv read a project as its owner', needsAp
   assert.equal(bad.status, 422);
 });
 
+test('analytics.imports uploads a Plausible CSV as multipart form data, refuses anything else, lists and deletes', needsApi, async () => {
+  const { token, project } = await setup('imports');
+  const sm = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  const csv = 'date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,3,5,1,4,120\n';
+  const made = await sm.analytics.imports.create(project.id, new Blob([csv], { type: 'text/csv' }), 'imported_visitors_20240101_20240101.csv');
+  assert.equal(made.status, 'pending');
+  assert.equal(made.source, 'plausible');
+  const bad = await rejects(sm.analytics.imports.create(project.id, new Blob(['a,b\n1,2\n']), 'notes.csv'));
+  assert.equal(bad.status, 422);
+  assert.equal(bad.code, 'unsupported_import');
+  const { data } = await sm.analytics.imports.list(project.id);
+  assert.deepEqual(data.map((i) => i.id), [made.id]);
+  assert.deepEqual(await sm.analytics.imports.delete(made.id), { id: made.id, deleted: true });
+});
+
 test('analytics reads send the range, the filters and the session; goals, funnels and share links go where they should', async () => {
   const seen = [];
   const srv = await localServer((req, res) => {
@@ -696,6 +711,8 @@ test('analytics reads send the range, the filters and the session; goals, funnel
     assert.deepEqual(await sm.analytics.segments.delete('sg1'), { id: 'sg1', deleted: true });
     await sm.analytics.referrers('p1', { goal: 'g1', period: '7d' });
     await sm.analytics.utm('p1', { goal: 'g1', country: 'DE' });
+    await sm.analytics.imports.list('p1');
+    assert.deepEqual(await sm.analytics.imports.delete('i1'), { id: 'i1', deleted: true });
     assert.deepEqual(seen, [
       ['GET', '/v1/analytics/overview?project_id=p1&period=90d&compare=previous&device=mobile&country=DE', J, S, undefined, undefined],
       ['GET', '/v1/analytics/entry-pages?project_id=p1&from=2026-01-01&to=2026-01-31&utm_source=newsletter', J, S, undefined, undefined],
@@ -725,6 +742,8 @@ test('analytics reads send the range, the filters and the session; goals, funnel
       ['DELETE', '/v1/analytics/segments/sg1', J, S, undefined, undefined],
       ['GET', '/v1/analytics/referrers?project_id=p1&goal=g1&period=7d', J, S, undefined, undefined],
       ['GET', '/v1/analytics/utm?project_id=p1&goal=g1&country=DE', J, S, undefined, undefined],
+      ['GET', '/v1/analytics/imports?project_id=p1', J, S, undefined, undefined],
+      ['DELETE', '/v1/analytics/imports/i1', J, S, undefined, undefined],
     ]);
     // Made as a person: without a session token they fail before any request.
     const keyOnly = new Shipmate({ apiKey: 'pk_x', baseUrl: srv.url });

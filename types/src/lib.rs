@@ -16,6 +16,7 @@ pub mod changelog;
 pub mod common;
 pub mod email;
 pub mod feedback;
+pub mod imports;
 pub mod input;
 pub mod kb;
 pub mod projects;

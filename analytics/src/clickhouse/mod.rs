@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use shipmate_types::analytics::{
     Breakdown, CountryRow, Devices, EventRow, Funnel, FunnelReport, Journeys, Overview, PageRow,
     PropertyRow, Realtime, ReferrerRow, Timeseries, Utm, VisitPageRow,
@@ -123,6 +123,26 @@ impl EventStore for ClickHouse {
         filters: &Filters,
     ) -> AppResult<i64> {
         reads::visitors_between(&self.client, project_id, (from, to), filters).await
+    }
+
+    async fn first_day(&self, project_id: Uuid) -> AppResult<Option<NaiveDate>> {
+        #[derive(serde::Deserialize)]
+        struct First {
+            day: String,
+            n: u64,
+        }
+        let rows: Vec<First> = self
+            .client
+            .rows(&format!(
+                "SELECT toString(min(day)) AS day, count() AS n FROM events WHERE project_id = {}",
+                client::quote(&project_id.to_string())
+            ))
+            .await
+            .map_err(reads::failed)?;
+        Ok(rows
+            .first()
+            .filter(|f| f.n > 0)
+            .and_then(|f| f.day.parse().ok()))
     }
 
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {

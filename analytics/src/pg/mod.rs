@@ -144,6 +144,16 @@ impl EventStore for Postgres {
             .await
     }
 
+    async fn first_day(&self, project_id: Uuid) -> AppResult<Option<NaiveDate>> {
+        let first = sqlx::query_scalar!(
+            "select min(ts) from analytics_events where project_id = $1",
+            project_id
+        )
+        .fetch_one(&self.db)
+        .await?;
+        Ok(first.map(|t| t.date_naive()))
+    }
+
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
         self.replicas
             .run(|db| funnels::report(db, funnel, query))

@@ -19,6 +19,7 @@ import { goalsView } from './analytics-goals.js';
 import { journeysView } from './analytics-journeys.js';
 import { funnelsView } from './analytics-funnels.js';
 import { shareView } from './analytics-share.js';
+import { importsView } from './analytics-imports.js';
 import { firstEventCard } from './analytics-install.js';
 
 /** The realtime counter's polling interval while the page is visible. */
@@ -159,7 +160,9 @@ function drawChart(box, ts) {
 }
 
 /** The tabs of the analytics section: `/analytics`, `/analytics/goals`, ... */
-const TABS = [['', 'Overview'], ['journeys', 'Journeys'], ['goals', 'Goals'], ['funnels', 'Funnels'], ['sharing', 'Sharing']];
+const TABS = [['', 'Overview'], ['journeys', 'Journeys'], ['goals', 'Goals'], ['funnels', 'Funnels'], ['sharing', 'Sharing'], ['imports', 'Imports']];
+/** The tabs that read no range or filters. */
+const FIXED = new Set(['sharing', 'imports']);
 
 /** The overview's figures: key, label, format, and whether a fall is good news (bounce rate). */
 const METRICS = [
@@ -214,7 +217,7 @@ export async function screenAnalytics(ctx) {
   const refresh = h('button', { type: 'button', class: 'button-secondary', id: 'analytics-refresh' }, 'Refresh');
   const realtimeBox = h('p', { class: 'realtime', id: 'realtime', title: 'Visitors in the last 5 minutes, page views in the last 30' });
   const subtitle = h('p', { class: 'muted', id: 'analytics-period' });
-  const head = pageHead('Analytics', null, project, realtimeBox, tab === 'sharing' ? null : refresh);
+  const head = pageHead('Analytics', null, project, realtimeBox, FIXED.has(tab) ? null : refresh);
   $('h1', head).after(subtitle);
   const tabLinks = TABS.map(([id, label]) => h('a', {
     href: projectPath(project, 'analytics', id), 'data-nav': '', 'data-tab': id || 'overview', 'aria-current': id === tab ? 'page' : null,
@@ -228,15 +231,16 @@ export async function screenAnalytics(ctx) {
     : tab === 'goals' ? goalsView(env)
     : tab === 'funnels' ? funnelsView(env)
       : tab === 'sharing' ? shareView(env)
-        : overviewView(env);
-  const usesQuery = tab !== 'sharing';
+        : tab === 'imports' ? importsView(env)
+          : overviewView(env);
+  const usesQuery = !FIXED.has(tab);
   const segments = segmentPicker({ project, change: (next) => setQuery(next), report });
   const goals = tab === '' ? goalPicker({ project, change: (next) => setQuery(next), report }) : null;
 
   function paint() {
     const s = searchOf(query);
     tabLinks.forEach((a, i) => a.setAttribute('href', `${projectPath(project, 'analytics', TABS[i][0])}?${s}`));
-    subtitle.textContent = usesQuery ? `${rangeLabel(query)} \u00b7 cookie-free, bots excluded` : 'Read-only links to this dashboard, for people without an account';
+    subtitle.textContent = usesQuery ? `${rangeLabel(query)} \u00b7 cookie-free, bots excluded` : tab === 'imports' ? 'History brought from another tool' : 'Read-only links to this dashboard, for people without an account';
     if (!usesQuery) { barBox.replaceChildren(); return; }
     const focused = document.activeElement;
     const refocus = focused && barBox.contains(focused)

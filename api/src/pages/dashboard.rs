@@ -53,6 +53,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "analytics-share.js",
     "analytics-segments.js",
     "analytics-goal-picker.js",
+    "analytics-imports.js",
     "analytics-journeys.js",
     "analytics-alerts.js",
     "analytics-install.js",

@@ -13,6 +13,7 @@ pub mod feedback;
 pub mod feedback_loop;
 pub mod goals;
 pub mod identity;
+pub mod imports;
 pub mod indexes;
 pub mod ingest;
 mod ingest_file;
@@ -85,6 +86,7 @@ pub fn api() -> Router<AppState> {
         .merge(shares::router())
         .merge(segments::router())
         .merge(alerts::router())
+        .merge(imports::router())
         .merge(webhooks::router())
         .merge(email::router())
         .merge(meta::api_router())
@@ -139,6 +141,7 @@ pub async fn method_not_allowed() -> ApiError {
         goals::funnel_report, goals::delete_funnel, shares::create, shares::list, shares::revoke,
         segments::create_segment, segments::list_segments, segments::delete_segment,
         alerts::create_alert, alerts::list_alerts, alerts::delete_alert,
+        imports::create_import, imports::list_imports, imports::delete_import,
         webhooks::events, webhooks::create, webhooks::list, webhooks::show, webhooks::update, webhooks::remove,
         webhooks::rotate_secret, webhooks::test, webhooks::deliveries, webhooks::retry,
         email::notifications, email::set_notifications, email::subscribers, email::subscribe,

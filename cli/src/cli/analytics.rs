@@ -137,6 +137,30 @@ pub enum AnalyticsCommand {
     /// Alerts on the last hour's visitors or a goal's conversions.
     #[command(subcommand)]
     Alerts(AlertsCommand),
+    /// Imports of Plausible's export: its days count before the project's first own event.
+    #[command(subcommand)]
+    Imports(ImportsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ImportsCommand {
+    /// The project's imports, with their status, days and rows.
+    List(SegmentListArgs),
+    /// Uploads Plausible's export (its ZIP, or one of its CSV files).
+    Upload(ImportUploadArgs),
+    /// Deletes an import and every figure it brought.
+    Delete(SegmentDeleteArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ImportUploadArgs {
+    #[command(flatten)]
+    pub project: ProjectArg,
+    /// The ZIP of Plausible's "Export data", or one of its CSV files.
+    pub file: std::path::PathBuf,
+    /// Wait until a worker has applied it (or it failed), then say which.
+    #[arg(long)]
+    pub wait: bool,
 }
 
 #[derive(Subcommand, Debug)]

@@ -131,6 +131,7 @@ pub async fn run(ctx: &Ctx, command: AnalyticsCommand) -> anyhow::Result<()> {
         AnalyticsCommand::Goals(args) => read(ctx, "/v1/analytics/goals", args, &[]).await,
         AnalyticsCommand::Segments(command) => super::segments::run(ctx, command).await,
         AnalyticsCommand::Alerts(command) => super::alerts::run(ctx, command).await,
+        AnalyticsCommand::Imports(command) => super::imports::run(ctx, command).await,
         AnalyticsCommand::Journeys(args) => journeys(ctx, args).await,
         AnalyticsCommand::Properties(p) => {
             read(

@@ -4,6 +4,7 @@ pub mod alerts;
 pub mod analytics;
 pub mod changelog;
 pub mod feedback;
+pub mod imports;
 pub mod kb;
 pub mod members;
 pub mod pages;

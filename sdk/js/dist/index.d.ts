@@ -200,6 +200,11 @@ export type FunnelResult = Schemas['FunnelReport'];
 export type ShareLink = Schemas['ShareLink'];
 /** An analytics alert, its last figure (`value`) and whether it is going off (`firing`). */
 export type Alert = Schemas['Alert'];
+/**
+ * An import of Plausible's export: `pending` (with `progress`, percent) until a worker applies it
+ * whole (`done`, with `from`, `to` and `rows`) or not at all (`failed`, with `error`).
+ */
+export type AnalyticsImport = Schemas['AnalyticsImport'];
 /** A new alert: `traffic_spike` / `traffic_drop` (visitors of the last hour above / below `threshold`) or `goal`. */
 export type AlertInput = Schemas['NewAlert'];
 /** A saved segment: a name for a set of filters (`{ country: 'DE' }`), read with `segment: id`. */
@@ -466,6 +471,19 @@ export declare class Shipmate {
             list: (projectId: string) => Promise<List<Alert>>;
             /** `DELETE /v1/analytics/alerts/:id`: `{ id, deleted: true }`. */
             delete: (alertId: string) => Promise<Deleted>;
+        };
+        /** Imports of Plausible's export (session): members upload and delete them. */
+        imports: {
+            /**
+             * `POST /v1/analytics/imports?project_id=`: the ZIP Plausible's "Export data" makes, or one of
+             * its CSV files, as multipart form data; answered `pending` (422 `unsupported_import` for a
+             * file that is no such export).
+             */
+            create: (projectId: string, file: Blob, filename?: string) => Promise<AnalyticsImport>;
+            /** `GET /v1/analytics/imports`: the project's imports, newest first. */
+            list: (projectId: string) => Promise<List<AnalyticsImport>>;
+            /** `DELETE /v1/analytics/imports/:id`: removes every figure it brought; `{ id, deleted: true }`. */
+            delete: (importId: string) => Promise<Deleted>;
         };
         /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
         segments: {

@@ -271,6 +271,23 @@ export class Shipmate {
                 /** `DELETE /v1/analytics/alerts/:id`: `{ id, deleted: true }`. */
                 delete: (alertId) => this.request('DELETE', `/v1/analytics/alerts/${seg(alertId)}`, undefined, undefined, 'session'),
             },
+            /** Imports of Plausible's export (session): members upload and delete them. */
+            imports: {
+                /**
+                 * `POST /v1/analytics/imports?project_id=`: the ZIP Plausible's "Export data" makes, or one of
+                 * its CSV files, as multipart form data; answered `pending` (422 `unsupported_import` for a
+                 * file that is no such export).
+                 */
+                create: (projectId, file, filename) => {
+                    const form = new FormData();
+                    form.set('file', file, filename ?? file.name ?? 'plausible-export.zip');
+                    return this.request('POST', '/v1/analytics/imports', form, { project_id: projectId }, 'session');
+                },
+                /** `GET /v1/analytics/imports`: the project's imports, newest first. */
+                list: (projectId) => this.request('GET', '/v1/analytics/imports', undefined, { project_id: projectId }, 'session'),
+                /** `DELETE /v1/analytics/imports/:id`: removes every figure it brought; `{ id, deleted: true }`. */
+                delete: (importId) => this.request('DELETE', `/v1/analytics/imports/${seg(importId)}`, undefined, undefined, 'session'),
+            },
             /** Saved segments (session): members create and delete them; any read takes `segment: id`. */
             segments: {
                 /** `POST /v1/analytics/segments`. The created segment. */

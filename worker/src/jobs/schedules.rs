@@ -1,6 +1,7 @@
 //! The worker's apalis workers: delivery attempts from the Redis queue, and `apalis-cron`
 //! schedules (the delivery sweep every 5 seconds, housekeeping every minute, the weekly report,
-//! the analytics alerts every 5 minutes). Each restarts after a
+//! the analytics alerts every 5 minutes, pending analytics imports every 2 seconds). Each restarts
+//! after a
 //! backend failure (Redis gone) until the worker is told to stop.
 
 use std::future::Future;
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use apalis::prelude::*;
 use apalis_cron::{CronScheduler, Tick};
+use shipmate_analytics::imports::apply;
 use shipmate_analytics::{alerts, report, EventStore};
 use shipmate_core::health::HealthHandle;
 use sqlx::PgPool;
@@ -107,6 +109,28 @@ async fn alerts_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
     Ok(())
 }
 
+/// Applies the pending imports, oldest first, one at a time (the lease keeps two workers apart).
+async fn imports_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
+    loop {
+        let claimed = match apply::claim(&s.db).await {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look for pending imports");
+                return Ok(());
+            }
+        };
+        let (id, project_id) = (claimed.id, claimed.project_id);
+        let span = tracing::info_span!("import", import_id = %id, project_id = %project_id);
+        match tracing::Instrument::instrument(apply::apply(&s.db, claimed), span).await {
+            Ok(true) => tracing::info!(import_id = %id, "import applied"),
+            Ok(false) => {}
+            // Nothing was kept; another worker (or this one) takes it again once the lease ends.
+            Err(e) => tracing::warn!(import_id = %id, error = %e, "import not applied; will retry"),
+        }
+    }
+}
+
 async fn housekeeping_tick(_: Tick, s: Data<Scheduled>) -> Result<(), BoxDynError> {
     super::housekeeping::round(&s.db).await;
     Ok(())
@@ -157,6 +181,13 @@ pub async fn cron(
             .build(alerts_tick)
             .run_until(signal)
     });
+    let imports = supervise("analytics imports", stop.clone(), |signal| {
+        WorkerBuilder::new(format!("{name}-imports"))
+            .backend(CronScheduler::new(every("*/2 * * * * *")))
+            .data(state.clone())
+            .build(imports_tick)
+            .run_until(signal)
+    });
     let housekeeping = supervise("housekeeping", stop, |signal| {
         WorkerBuilder::new(format!("{name}-housekeeping"))
             .backend(CronScheduler::new(every("0 * * * * *")))
@@ -166,7 +197,7 @@ pub async fn cron(
     });
     // The first housekeeping round runs at start, not a minute later.
     super::housekeeping::round(&state.db).await;
-    tokio::join!(sweep, reports, checks, housekeeping);
+    tokio::join!(sweep, reports, checks, imports, housekeeping);
 }
 
 /// Runs an apalis worker until `stop`; a worker that ends on an error (its backend failed) is

@@ -10,6 +10,7 @@ mod analytics;
 mod analytics_alerts;
 mod analytics_engagement;
 mod analytics_explore;
+mod analytics_imports;
 mod analytics_journeys;
 mod analytics_live;
 mod analytics_revenue;

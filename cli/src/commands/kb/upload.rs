@@ -14,6 +14,7 @@ use crate::cli::UploadArgs;
 use crate::client::{Auth, Client};
 use crate::commands::{project_id, seg};
 use crate::ctx::Ctx;
+use crate::multipart::Multipart;
 use crate::output::{plural, print_json};
 
 /// The API's limit on a document's text (bytes).
@@ -236,70 +237,6 @@ async fn upload_one(
         reused: count("chunks_reused"),
         json: answer.json,
     })
-}
-
-/// A `multipart/form-data` body (RFC 7578), written out here: the CLI sends one file per request
-/// and reqwest's multipart feature would add a dependency for these few lines.
-struct Multipart {
-    boundary: String,
-    body: Vec<u8>,
-}
-
-impl Multipart {
-    fn new() -> Self {
-        Multipart {
-            boundary: format!("shipmate-{:032x}", rand::random::<u128>()),
-            body: Vec::new(),
-        }
-    }
-
-    fn part(mut self, disposition: &str, content_type: Option<&str>, data: &[u8]) -> Self {
-        let mut head = format!(
-            "--{}\r\nContent-Disposition: form-data; {disposition}\r\n",
-            self.boundary
-        );
-        if let Some(ct) = content_type {
-            head.push_str(&format!("Content-Type: {ct}\r\n"));
-        }
-        head.push_str("\r\n");
-        self.body.extend_from_slice(head.as_bytes());
-        self.body.extend_from_slice(data);
-        self.body.extend_from_slice(b"\r\n");
-        self
-    }
-
-    fn text(self, name: &str, value: &str) -> Self {
-        self.part(&format!("name=\"{name}\""), None, value.as_bytes())
-    }
-
-    fn file(self, name: &str, filename: &str, content_type: &str, data: &[u8]) -> Self {
-        // Quotes and line breaks cannot be escaped in a filename parameter; they are replaced.
-        let filename: String = filename
-            .chars()
-            .map(|c| {
-                if matches!(c, '"' | '\r' | '\n' | '\\') {
-                    '_'
-                } else {
-                    c
-                }
-            })
-            .collect();
-        self.part(
-            &format!("name=\"{name}\"; filename=\"{filename}\""),
-            Some(content_type),
-            data,
-        )
-    }
-
-    /// The `Content-Type` header and the body.
-    fn finish(mut self) -> (String, Vec<u8>) {
-        self.body
-            .extend_from_slice(format!("--{}--\r\n", self.boundary).as_bytes());
-        (
-            format!("multipart/form-data; boundary={}", self.boundary),
-            self.body,
-        )
-    }
 }
 
 /// Adds `root` (a file, or a folder walked recursively) to `out`; oversized, empty and (in
