@@ -398,4 +398,64 @@ async fn stats_show_the_overview_and_top_pages() {
     let out = cli.ok(&["analytics", "segments", "delete", sid]).await;
     assert!(out.contains("Deleted segment"), "{out}");
     cli.run(&by_segment).await.fails(1);
+
+    // A Plausible CSV imported and waited for; a file that is no export refused; then deleted.
+    let dir = std::env::temp_dir().join(format!("st-cli-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("imported_visitors_20240101_20240102.csv");
+    std::fs::write(
+        &csv,
+        "\"date\",\"visitors\",\"pageviews\",\"bounces\",\"visits\",\"visit_duration\"\n\"2024-01-01\",3,5,1,4,100\n\"2024-01-02\",2,2,2,2,0\n",
+    )
+    .unwrap();
+    let out = cli
+        .ok(&[
+            "analytics",
+            "imports",
+            "upload",
+            csv.to_str().unwrap(),
+            "--project",
+            "st-cli",
+            "--wait",
+        ])
+        .await;
+    assert!(
+        out.contains("imported_visitors_20240101_20240102.csv: done"),
+        "{out}"
+    );
+    let notes = dir.join("notes.csv");
+    std::fs::write(&notes, "a,b\n1,2\n").unwrap();
+    let err = cli
+        .run(&[
+            "analytics",
+            "imports",
+            "upload",
+            notes.to_str().unwrap(),
+            "--project",
+            "st-cli",
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("Plausible"), "{err}");
+    let list = cli
+        .json(&["analytics", "imports", "list", "--project", "st-cli"])
+        .await;
+    assert_eq!(list["data"].as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(
+        (
+            &list["data"][0]["from"],
+            &list["data"][0]["to"],
+            &list["data"][0]["rows"]
+        ),
+        (&json!("2024-01-01"), &json!("2024-01-02"), &json!(2)),
+        "{list}"
+    );
+    let out = cli
+        .ok(&["analytics", "imports", "list", "--project", "st-cli"])
+        .await;
+    assert!(out.contains("2024-01-01 to 2024-01-02"), "{out}");
+    let iid = list["data"][0]["id"].as_str().unwrap();
+    let out = cli.ok(&["analytics", "imports", "delete", iid]).await;
+    assert!(out.contains("Deleted import"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
 }
