@@ -12,11 +12,13 @@ mod mix;
 mod server;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use mix::events;
 use serde_json::{json, Value};
 use shipmate_analytics::clickhouse::ClickHouse;
+use shipmate_analytics::imports::{self, reads::WithImports};
 use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::query::{Dim, Filters};
 use shipmate_analytics::seam::{Batch, EventStore, Stored};
@@ -345,6 +347,46 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
         );
         assert_eq!(json!(got), json!(want), "realtime with {f:?}");
     }
+
+    // Imported days (a Plausible export of days before the first own event) add alike to both.
+    let before = reads(&pg, project, &query(&[], Utc::now())).await;
+    import(&db, project).await;
+    let (pg, ch) = (
+        WithImports::new(Arc::new(pg), db.clone()),
+        WithImports::new(Arc::new(ch), db.clone()),
+    );
+    same_answers(&pg, &ch, project, &cases).await;
+    let after = reads(&pg, project, &query(&[], Utc::now())).await;
+    assert_eq!(
+        after["overview"]["page_views"].as_i64().unwrap(),
+        before["overview"]["page_views"].as_i64().unwrap() + 30,
+        "{after}"
+    );
+}
+
+/// A done import of days 10 to 6 ago: totals, pages, sources, countries and devices.
+async fn import(db: &sqlx::PgPool, project: Uuid) {
+    use std::io::Write;
+    let day = |n: u64| (Utc::now().date_naive() - chrono::Days::new(n)).to_string();
+    let files = [
+        ("imported_visitors.csv", format!("date,visitors,pageviews,bounces,visits,visit_duration\n{},4,10,1,5,300\n{},6,20,2,7,100\n", day(10), day(6))),
+        ("imported_pages.csv", format!("date,hostname,page,visits,visitors,pageviews\n{},a,/pricing,3,3,8\n{},a,/imported,2,2,12\n", day(10), day(6))),
+        ("imported_sources.csv", format!("date,source,referrer,utm_source,utm_medium,utm_campaign,pageviews,visitors,visits,visit_duration,bounces\n{},N,news.example,newsletter,email,,9,3,3,60,1\n", day(10))),
+        ("imported_locations.csv", format!("date,country,region,city,visitors,visits,visit_duration,bounces,pageviews\n{},DE,,0,4,5,300,1,10\n", day(10))),
+        ("imported_devices.csv", format!("date,device,visitors,visits,visit_duration,bounces,pageviews\n{},Laptop,4,5,300,1,10\n", day(10))),
+    ];
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, text) in &files {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(text.as_bytes()).unwrap();
+    }
+    let bytes = zip.finish().unwrap().into_inner();
+    imports::store::create(db, project, "export.zip", &bytes)
+        .await
+        .unwrap();
+    let claimed = imports::apply::claim(db).await.unwrap().unwrap();
+    assert!(imports::apply::apply(db, claimed).await.unwrap());
 }
 
 #[tokio::test]

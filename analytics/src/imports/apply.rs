@@ -65,7 +65,9 @@ pub async fn apply(db: &PgPool, claimed: Claimed) -> AppResult<bool> {
         );
         return fail(db, id, &reason).await;
     }
-    let rows: Vec<_> = daily.into_iter().collect();
+    // In the reads' order: a read's rows (one kind, a range of days) then sit on few pages.
+    let mut rows: Vec<_> = daily.into_iter().collect();
+    rows.sort_unstable_by(|a, b| (a.0 .1 as i16, a.0 .0).cmp(&(b.0 .1 as i16, b.0 .0)));
     let mut tx = db.begin().await?;
     // A key-share lock: a delete waits for this transaction, the progress updates do not.
     let exists = sqlx::query_scalar!(

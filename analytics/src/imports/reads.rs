@@ -282,12 +282,10 @@ fn combine(own: Figures, imported: Option<super::Figures>) -> Figures {
 #[async_trait]
 impl Reader for Imported<'_> {
     async fn overview(&self) -> AppResult<Overview> {
-        let (mut o, now, before, pages, referrers) = tokio::try_join!(
+        let (mut o, now, before) = tokio::try_join!(
             self.inner.overview(),
             totals(self.db, self.span),
             totals(self.db, self.previous),
-            self.rows(Kind::Page),
-            self.rows(Kind::Referrer),
         )?;
         let f = combine(
             Figures {
@@ -302,11 +300,17 @@ impl Reader for Imported<'_> {
         (o.page_views, o.unique_visitors, o.visits) = (f.page_views, f.unique_visitors, f.visits);
         (o.bounce_rate, o.visit_duration) = (f.bounce_rate, f.visit_duration);
         o.previous = o.previous.map(|p| combine(p, before));
-        // A range of imported days alone names their top page and referrer.
-        o.top_page = o.top_page.or_else(|| pages.first().map(|r| r.0.clone()));
-        o.top_referrer = o
-            .top_referrer
-            .or_else(|| referrers.first().map(|r| r.0.clone()));
+        // A range without own page views names the imported days' top page and referrer.
+        if o.top_page.is_none() {
+            o.top_page = self.rows(Kind::Page).await?.first().map(|r| r.0.clone());
+        }
+        if o.top_referrer.is_none() {
+            o.top_referrer = self
+                .rows(Kind::Referrer)
+                .await?
+                .first()
+                .map(|r| r.0.clone());
+        }
         Ok(o)
     }
     async fn timeseries(&self) -> AppResult<Timeseries> {
