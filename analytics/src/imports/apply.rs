@@ -67,7 +67,7 @@ pub async fn apply(db: &PgPool, claimed: Claimed) -> AppResult<bool> {
     }
     // In the reads' order: a read's rows (one kind, a range of days) then sit on few pages.
     let mut rows: Vec<_> = daily.into_iter().collect();
-    rows.sort_unstable_by(|a, b| (a.0 .1 as i16, a.0 .0).cmp(&(b.0 .1 as i16, b.0 .0)));
+    rows.sort_unstable_by_key(|r| (r.0 .1 as i16, r.0 .0));
     let mut tx = db.begin().await?;
     // A key-share lock: a delete waits for this transaction, the progress updates do not.
     let exists = sqlx::query_scalar!(
@@ -102,6 +102,11 @@ pub async fn apply(db: &PgPool, claimed: Claimed) -> AppResult<bool> {
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
+    // Statistics now, not when autovacuum gets to them: a year of rows arrives at once, and the
+    // reads' plans (the index on project, kind and day) depend on knowing it.
+    sqlx::raw_sql("analyze analytics_imported")
+        .execute(db)
+        .await?;
     Ok(true)
 }
 
