@@ -34,12 +34,15 @@ fn add<T: SourceRow>(rows: &mut [T], converted: Vec<Converted>, goal: &Goal) {
     }
 }
 
-/// The referrers read with the goal's conversions on every row.
+/// The referrers read, with the goal's conversions on every row when one is named.
 pub async fn referrers(
     read: &dyn Reader,
-    goal: &Goal,
+    goal: Option<&Goal>,
     filters: &Filters,
 ) -> AppResult<Breakdown<ReferrerRow>> {
+    let Some(goal) = goal else {
+        return read.referrers().await;
+    };
     let reached = reached(goal, filters);
     let currency = goal.currency.as_deref();
     let (mut rows, converted) = tokio::try_join!(
@@ -50,8 +53,12 @@ pub async fn referrers(
     Ok(rows)
 }
 
-/// The UTM read with the goal's conversions on every source, medium and campaign.
-pub async fn utm(read: &dyn Reader, goal: &Goal, filters: &Filters) -> AppResult<Utm> {
+/// The UTM read, with the goal's conversions on every source, medium and campaign when one is
+/// named.
+pub async fn utm(read: &dyn Reader, goal: Option<&Goal>, filters: &Filters) -> AppResult<Utm> {
+    let Some(goal) = goal else {
+        return read.utm().await;
+    };
     let reached = reached(goal, filters);
     let currency = goal.currency.as_deref();
     let (mut utm, sources, mediums, campaigns) = tokio::try_join!(

@@ -209,6 +209,13 @@ impl Imported<'_> {
         merge(&mut rows, self.rows(kind).await?);
         Ok(rows)
     }
+
+    async fn ranked<T: Ranked>(&self, b: Breakdown<T>, kind: Kind) -> AppResult<Breakdown<T>> {
+        Ok(Breakdown {
+            period: b.period,
+            data: self.merged(b.data, kind).await?,
+        })
+    }
 }
 
 /// The day totals of a span: visitors, views, visits, bounces, seconds.
@@ -341,39 +348,23 @@ impl Reader for Imported<'_> {
         Ok(series)
     }
     async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
-        let b = self.inner.pages().await?;
-        Ok(Breakdown {
-            period: b.period,
-            data: self.merged(b.data, Kind::Page).await?,
-        })
+        self.ranked(self.inner.pages().await?, Kind::Page).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
-        let b = self.inner.entry_pages().await?;
-        Ok(Breakdown {
-            period: b.period,
-            data: self.merged(b.data, Kind::Entry).await?,
-        })
+        self.ranked(self.inner.entry_pages().await?, Kind::Entry)
+            .await
     }
     async fn exit_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
-        let b = self.inner.exit_pages().await?;
-        Ok(Breakdown {
-            period: b.period,
-            data: self.merged(b.data, Kind::Exit).await?,
-        })
+        self.ranked(self.inner.exit_pages().await?, Kind::Exit)
+            .await
     }
     async fn referrers(&self) -> AppResult<Breakdown<ReferrerRow>> {
-        let b = self.inner.referrers().await?;
-        Ok(Breakdown {
-            period: b.period,
-            data: self.merged(b.data, Kind::Referrer).await?,
-        })
+        self.ranked(self.inner.referrers().await?, Kind::Referrer)
+            .await
     }
     async fn countries(&self) -> AppResult<Breakdown<CountryRow>> {
-        let b = self.inner.countries().await?;
-        Ok(Breakdown {
-            period: b.period,
-            data: self.merged(b.data, Kind::Country).await?,
-        })
+        self.ranked(self.inner.countries().await?, Kind::Country)
+            .await
     }
     async fn devices(&self) -> AppResult<Devices> {
         let d = self.inner.devices().await?;

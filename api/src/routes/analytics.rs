@@ -275,20 +275,9 @@ pub async fn referrers(
     Reading(query): Reading,
 ) -> ApiResult<Response> {
     let read = state.events.reader(access.project.id, &query).await?;
-    let columns = [
-        "referrer",
-        "views",
-        "visitors",
-        "conversions",
-        "conversion_rate",
-    ];
-    match goal(&state, &access, &q).await? {
-        None => format.respond(read.referrers().await?, &columns[..3]),
-        Some(goal) => format.respond(
-            conversions::referrers(&*read, &goal, &query.filters).await?,
-            &columns,
-        ),
-    }
+    let goal = goal(&state, &access, &q).await?;
+    let rows = conversions::referrers(&*read, goal.as_ref(), &query.filters).await?;
+    format.respond(rows, source_columns("referrer", goal.is_some()))
 }
 
 /// Views and visitors per UTM source, medium and campaign; with `goal=`, each row adds its
@@ -304,19 +293,30 @@ pub async fn utm(
     Reading(query): Reading,
 ) -> ApiResult<Response> {
     let read = state.events.reader(access.project.id, &query).await?;
-    let columns = [
-        "utm_source",
-        "views",
-        "visitors",
-        "conversions",
-        "conversion_rate",
-    ];
-    match goal(&state, &access, &q).await? {
-        None => format.respond(read.utm().await?, &columns[..3]),
-        Some(goal) => format.respond(
-            conversions::utm(&*read, &goal, &query.filters).await?,
-            &columns,
-        ),
+    let goal = goal(&state, &access, &q).await?;
+    let rows = conversions::utm(&*read, goal.as_ref(), &query.filters).await?;
+    format.respond(rows, source_columns("utm_source", goal.is_some()))
+}
+
+/// The CSV columns of a source read: a goal's figures when one is named.
+fn source_columns(key: &'static str, goal: bool) -> &'static [&'static str] {
+    match (key, goal) {
+        ("referrer", false) => &["referrer", "views", "visitors"],
+        ("referrer", true) => &[
+            "referrer",
+            "views",
+            "visitors",
+            "conversions",
+            "conversion_rate",
+        ],
+        (_, false) => &["utm_source", "views", "visitors"],
+        (_, true) => &[
+            "utm_source",
+            "views",
+            "visitors",
+            "conversions",
+            "conversion_rate",
+        ],
     }
 }
 
