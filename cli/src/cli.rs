@@ -10,6 +10,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shipmate_types::{
     ChangelogType, EventType, FeedbackModeration, FeedbackStatus, FeedbackType, Role, StringEnum,
+    WebhookFormat,
 };
 
 pub use analytics::*;
@@ -183,6 +184,9 @@ pub enum WebhooksCommand {
         /// What the endpoint is for.
         #[arg(long)]
         description: Option<String>,
+        /// `slack` or `discord` to post that tool's message to its incoming-webhook URL.
+        #[arg(long, value_parser = one_of::<WebhookFormat>())]
+        format: Option<WebhookFormat>,
         #[command(flatten)]
         project: ProjectArg,
     },

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use shipmate_types::{
     ChangelogType, DocumentStatus, EventType, FeedbackStatus, FeedbackType, Role, Scope,
-    StringEnum, TestimonialStatus,
+    StringEnum, TestimonialStatus, WebhookFormat,
 };
 use sqlx::PgPool;
 
@@ -44,6 +44,7 @@ async fn enum_columns_match_the_rust_enums(db: PgPool) {
             n.insert("webhook".into()); // the `channel <> 'webhook'` guard
             n
         }),
+        ("webhooks_format_check", names::<WebhookFormat>()),
         ("webhooks_events_check", {
             let mut n = names::<EventType>();
             n.remove("ping");

@@ -3,6 +3,7 @@
 //! sends it, retrying on the configured schedule. Postgres holds the truth (status, attempts, the lease of
 //! an attempt in progress); a sweep re-queues what a lost job or a killed worker left behind.
 
+pub mod chat;
 pub mod email;
 pub mod events;
 pub mod net;

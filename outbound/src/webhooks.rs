@@ -13,8 +13,9 @@ use super::OutboundSettings;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::webhooks::{NewWebhook, Webhook, WebhookChanges};
+use shipmate_types::WebhookFormat;
 
-const COLUMNS: &str = "id, url, events, description, secret, enabled, created_at";
+const COLUMNS: &str = "id, url, events, description, format, secret, enabled, created_at";
 
 /// How long the previous secret also signs after a rotation.
 const OVERLAP_HOURS: i32 = 24;
@@ -43,8 +44,8 @@ pub async fn check_url(
 
 pub async fn create(db: &PgPool, project_id: Uuid, c: WebhookChanges) -> AppResult<Webhook> {
     Ok(sqlx::query_as::<_, Webhook>(&format!(
-        "insert into webhooks (id, project_id, url, events, description, secret)
-         values ($1, $2, $3, $4, $5, $6) returning {COLUMNS}"
+        "insert into webhooks (id, project_id, url, events, description, secret, format)
+         values ($1, $2, $3, $4, $5, $6, $7) returning {COLUMNS}"
     ))
     .bind(Uuid::now_v7())
     .bind(project_id)
@@ -52,6 +53,7 @@ pub async fn create(db: &PgPool, project_id: Uuid, c: WebhookChanges) -> AppResu
     .bind(c.events.unwrap_or_default())
     .bind(c.description.filter(|d| !d.is_empty()))
     .bind(new_secret())
+    .bind(c.format.unwrap_or(WebhookFormat::Standard))
     .fetch_one(db)
     .await?)
 }
@@ -86,7 +88,8 @@ pub async fn update(
     let description = c.description.filter(|d| !d.is_empty());
     sqlx::query_as::<_, Webhook>(&format!(
         "update webhooks set url = coalesce($3, url), events = coalesce($4, events),
-            description = case when $5 then $6 else description end, enabled = coalesce($7, enabled)
+            description = case when $5 then $6 else description end, enabled = coalesce($7, enabled),
+            format = coalesce($8, format)
          where project_id = $1 and id = $2 returning {COLUMNS}"
     ))
     .bind(project_id)
@@ -96,6 +99,7 @@ pub async fn update(
     .bind(set_description)
     .bind(description)
     .bind(c.enabled)
+    .bind(c.format)
     .fetch_optional(db)
     .await?
     .ok_or_else(|| AppError::not_found("webhook"))
@@ -164,14 +168,19 @@ pub struct Target {
     pub secret: String,
     /// The previous secret while it still signs.
     pub previous_secret: Option<String>,
+    pub format: WebhookFormat,
+    /// The project's name and slug, for chat messages.
+    pub project_name: String,
+    pub project_slug: String,
 }
 
 pub async fn target(db: &PgPool, id: Uuid) -> AppResult<Option<Target>> {
     Ok(sqlx::query_as!(
         Target,
-        "select url, enabled, secret,
-            case when previous_secret_until > now() then previous_secret end as previous_secret
-         from webhooks where id = $1",
+        r#"select w.url, w.enabled, w.secret,
+            case when w.previous_secret_until > now() then w.previous_secret end as previous_secret,
+            w.format as "format: WebhookFormat", p.name as project_name, p.slug as project_slug
+         from webhooks w join projects p on p.id = w.project_id where w.id = $1"#,
         id
     )
     .fetch_optional(db)

@@ -193,6 +193,37 @@ test('an owner adds a webhook, pings it, reads the payload, rotates the secret a
   }
 });
 
+test('an owner adds a Slack endpoint: the ping arrives as a Slack message with a link', { timeout: 90_000 }, async () => {
+  const s = await setup('hooks-slack');
+  const rx = await receiver();
+  const { ctx, page, problems } = await signedIn(s.token);
+  try {
+    await page.goto(`${API}/dashboard/p/${s.project.id}/webhooks`);
+    await heading(page, 'Webhooks');
+    await page.locator('#webhook-form [data-event]').first().waitFor();
+    assert.equal(await page.inputValue('#webhook-form-format'), 'standard');
+    await page.fill('#webhook-form-url', rx.url);
+    await page.selectOption('#webhook-form-format', 'slack');
+    await page.click('#webhook-form button[type="submit"]');
+    await heading(page, 'Webhook endpoint');
+    assert.equal((await page.locator('#webhook-format').textContent()).trim(), 'Slack message');
+    await page.click('#send-test');
+    await page.locator('#delivery-table tr[data-delivery][data-status="delivered"]', { hasText: 'ping' }).waitFor({ timeout: 30_000 });
+    const body = JSON.parse(rx.got[0].body.toString());
+    assert.match(body.text, /this webhook works <http:\/\/127\.0\.0\.1:\d+\/dashboard\/p\/[^/]+\/webhooks\|Webhooks>$/);
+    assert.equal(body.blocks[0].text.type, 'mrkdwn');
+    assert.equal(rx.got[0].headers['webhook-signature'], undefined, 'a chat message is not signed');
+    await shot(page, 'webhook-slack');
+    await page.click('a:text("All webhooks")');
+    await heading(page, 'Webhooks');
+    assert.equal((await page.locator('#webhook-table [data-format]').textContent()).trim(), 'Slack message');
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+  } finally {
+    await ctx.close();
+    await rx.close();
+  }
+});
+
 test('a member gets no Webhooks section, and the page says why', { timeout: 60_000 }, async () => {
   const s = await setup('hooks-member');
   const memberEmail = `member-${s.slug}@example.com`;

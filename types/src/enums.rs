@@ -195,6 +195,12 @@ string_enum! {
 }
 
 string_enum! {
+    /// What a webhook posts: the signed JSON event (Standard Webhooks), or a chat tool's
+    /// incoming-webhook message (Slack `{text, blocks}`, Discord `{content, embeds}`).
+    WebhookFormat { Standard = "standard", Slack = "slack", Discord = "discord" }
+}
+
+string_enum! {
     /// A webhook event. `ping` is sent only by the test endpoint, to the webhook asked.
     EventType {
         FeedbackCreated = "feedback.created",

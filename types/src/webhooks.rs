@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use crate::{DeliveryStatus, EventType};
+use crate::{DeliveryStatus, EventType, WebhookFormat};
 
 fn valid_event(name: &str) -> bool {
     name == "*" || EventType::parse(name).is_some_and(|e| e != EventType::Ping)
@@ -41,7 +41,10 @@ pub struct Webhook {
     /// Event names (see `EventType`), or `["*"]` for all.
     pub events: Vec<String>,
     pub description: Option<String>,
-    /// `whsec_` and the base64 of 32 random bytes.
+    /// `standard` posts the signed JSON event; `slack` and `discord` post that tool's message.
+    pub format: WebhookFormat,
+    /// `whsec_` and the base64 of 32 random bytes (chat formats are not signed: their URL is the
+    /// secret).
     pub secret: String,
     pub enabled: bool,
     pub created_at: DateTime<Utc>,
@@ -60,6 +63,9 @@ pub struct NewWebhook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(max_length = 500)]
     pub description: Option<String>,
+    /// `standard` (the default), `slack` or `discord` (use the tool's incoming-webhook URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<WebhookFormat>,
 }
 
 // Any of the fields; a present but empty `description` (`Some("")`) clears it.
@@ -79,6 +85,8 @@ pub struct WebhookChanges {
     #[input(with = changed_text)]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<WebhookFormat>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }
 
@@ -88,6 +96,7 @@ impl From<NewWebhook> for WebhookChanges {
             url: Some(n.url),
             events: Some(n.events),
             description: n.description,
+            format: n.format,
             enabled: None,
         }
     }
@@ -108,7 +117,8 @@ pub struct Delivery {
     /// When the next attempt is due; `null` once delivered or failed.
     pub next_attempt_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
-    /// The body sent (`{type, timestamp, data}`).
+    /// The event (`{type, timestamp, data}`): the body sent to a `standard` webhook, and what a
+    /// chat webhook's message is written from.
     pub payload: Value,
 }
 

@@ -77,8 +77,12 @@ pub async fn run(settings: WorkerSettings, stop: watch::Receiver<bool>) -> anyho
     )
     .storing_in(events);
     let upkeep = Upkeep::new(enricher.events.clone(), upkeep_queue, lag).run(beats.2, stop.clone());
-    let deliver_ctx =
-        jobs::deliver::Context::new(db.clone(), delivery_queue, settings.common.outbound.clone());
+    let deliver_ctx = jobs::deliver::Context::new(
+        db.clone(),
+        delivery_queue,
+        settings.common.outbound.clone(),
+        &settings.public_url,
+    );
     let redis = (
         settings.common.redis_url.clone(),
         settings.common.queue_prefix.clone(),

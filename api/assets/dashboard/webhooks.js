@@ -3,13 +3,15 @@
 // revealed), a test ping, and its deliveries with their payloads and a retry for failed ones. Errors are shown
 // beside what failed, from the problem's `detail`. Shapes: docs/webhooks.md.
 
-import { badge, capitalize, field, fmtNum, formErr, h, timeEl } from './dom.js';
+import { badge, capitalize, field, fmtNum, formErr, h, options, timeEl } from './dom.js';
 import { api, ApiError } from './api.js';
 import { myRole } from './roles.js';
 import { announce, busy, clearFormErrors, confirmDialog, copyText, later, pageHead, setFieldError, setLoading, setMain, setTitle, showError, showFormError } from './ui.js';
 import { navigate, projectPath } from './router.js';
 
 const ALL = '*';
+// What an endpoint receives: the signed event, or a chat tool's incoming-webhook message.
+const FORMATS = { standard: 'Signed JSON (Standard Webhooks)', slack: 'Slack message', discord: 'Discord message' };
 const DELIVERY_STATUS = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed' };
 // While a delivery is pending the table refreshes itself: quickly just after a test or a retry, then slowly.
 const POLL_FAST_MS = 1500;
@@ -76,6 +78,7 @@ export async function screenWebhooks(ctx) {
 function endpointForm({ id, hook, names, submitLabel, save, cancel }) {
   const url = h('input', { type: 'url', name: 'url', required: true, autocomplete: 'off', spellcheck: 'false', autocapitalize: 'off', placeholder: 'https://example.com/hooks/shipmate', value: hook ? hook.url : '' });
   const description = h('input', { type: 'text', name: 'description', maxlength: '200', autocomplete: 'off', value: hook && hook.description ? hook.description : '' });
+  const format = h('select', { name: 'format' }, options(Object.entries(FORMATS), hook ? hook.format : 'standard'));
   const chosen = new Set(hook ? hook.events : []);
   const all = h('input', { type: 'checkbox', id: `${id}-ev-all`, value: ALL, checked: !hook || chosen.has(ALL) });
   const boxes = names.map((n) => h('input', { type: 'checkbox', id: `${id}-ev-${n.replace(/[^a-z0-9]+/gi, '-')}`, value: n, 'data-event': n, checked: chosen.has(n) }));
@@ -86,6 +89,7 @@ function endpointForm({ id, hook, names, submitLabel, save, cancel }) {
   const form = h('form', { id, novalidate: '' },
     field({ id: `${id}-url`, label: 'Endpoint URL', control: url, hint: 'Where Shipmate POSTs the events: http(s), reachable from the server. Private and loopback addresses are refused unless the server allows them.' }),
     field({ id: `${id}-description`, label: 'Description (optional)', control: description, name: 'description' }),
+    field({ id: `${id}-format`, label: 'Format', control: format, name: 'format', hint: 'Slack and Discord: paste the channel\'s incoming-webhook URL; each event arrives as a sentence with a link.' }),
     h('fieldset', { class: 'events', 'aria-describedby': `${id}-events-err` },
       h('legend', { class: 'field-label' }, 'Events'),
       h('label', { class: 'check', for: all.id }, all, h('span', null, 'All events', h('span', { class: 'muted' }, ' (including ones added later)'))),
@@ -105,6 +109,7 @@ function endpointForm({ id, hook, names, submitLabel, save, cancel }) {
         // A new endpoint without a description leaves it out; an edit sends it when it changed (even to empty).
         const text = description.value.trim();
         if (hook ? text !== (hook.description || '') : text) body.description = text;
+        if (format.value !== (hook ? hook.format : 'standard')) body.format = format.value;
         await save(body);
       } catch (e) {
         // url_not_allowed (a private or loopback address) belongs beside the URL, even without `errors`.
@@ -125,7 +130,7 @@ async function screenList({ project, alive }) {
   const listBox = h('div', { 'aria-busy': 'true' }, h('p', { class: 'loading' }, 'Loading webhooks\u2026'));
   const formBox = h('div', null, h('p', { class: 'loading' }, 'Loading events\u2026'));
   setMain(
-    pageHead('Webhooks', 'Shipmate POSTs signed JSON to your endpoints when something happens in this project, and retries until they answer 2xx.', project),
+    pageHead('Webhooks', 'Shipmate POSTs signed JSON (or a Slack or Discord message) to your endpoints when something happens in this project, and retries until they answer 2xx.', project),
     h('section', { class: 'card', 'aria-labelledby': 'webhooks-title' }, h('h2', { id: 'webhooks-title', tabindex: '-1' }, 'Endpoints'), listBox),
     h('section', { class: 'card', 'aria-labelledby': 'add-webhook-title' }, h('h2', { id: 'add-webhook-title' }, 'Add an endpoint'), formBox),
   );
@@ -177,7 +182,8 @@ async function screenList({ project, alive }) {
       h('tbody', null, hooks.map((w) => h('tr', { 'data-webhook': w.id },
         h('td', { class: 'cell-clip' },
           h('a', { href: projectPath(project, 'webhooks', w.id), 'data-nav': '', class: 'mono webhook-url' }, w.url),
-          w.description ? h('span', { class: 'small muted block' }, w.description) : null),
+          w.description ? h('span', { class: 'small muted block' }, w.description) : null,
+          w.format !== 'standard' ? h('span', { class: 'small muted block', 'data-format': w.format }, FORMATS[w.format]) : null),
         h('td', null, eventsSummary(w.events)),
         h('td', null, stateBadge(w)),
         h('td', null, timeEl(w.created_at))))))));
@@ -226,7 +232,9 @@ async function screenEndpoint({ project, alive, sub }) {
       h('div', { class: 'button-row' }, testBtn, toggleBtn, editBtn, deleteBtn)),
     h('section', { class: 'card', 'aria-labelledby': 'secret-title' },
       h('h2', { id: 'secret-title' }, 'Signing secret'),
-      h('p', { class: 'muted', id: 'webhook-secret-hint' }, 'Each delivery carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks). Verify them with this secret, for example with verifyWebhook from @shipmate/sdk, before trusting a request.'),
+      h('p', { class: 'muted', id: 'webhook-secret-hint' }, hook.format === 'standard'
+        ? 'Each delivery carries webhook-id, webhook-timestamp and webhook-signature headers (Standard Webhooks). Verify them with this secret, for example with verifyWebhook from @shipmate/sdk, before trusting a request.'
+        : 'Slack and Discord messages are not signed: their incoming-webhook URL is the secret, so keep it private. The secret signs again if you switch the format to signed JSON.'),
       secretBox),
     h('section', { class: 'card', 'aria-labelledby': 'deliveries-title' },
       h('div', { class: 'card-head' }, h('h2', { id: 'deliveries-title', tabindex: '-1' }, 'Deliveries'), refreshBtn),
@@ -329,6 +337,7 @@ async function screenEndpoint({ project, alive, sub }) {
     detailsBox.replaceChildren(h('dl', { class: 'facts', id: 'webhook-details' },
       h('dt', null, 'URL'), h('dd', { class: 'mono', id: 'webhook-url' }, hook.url),
       h('dt', null, 'Description'), h('dd', { id: 'webhook-description' }, hook.description || h('span', { class: 'muted' }, 'None')),
+      h('dt', null, 'Format'), h('dd', { id: 'webhook-format' }, FORMATS[hook.format] || hook.format),
       h('dt', null, 'Events'), h('dd', { id: 'webhook-events' }, eventsSummary(hook.events)),
       h('dt', null, 'Status'), h('dd', { id: 'webhook-status' }, stateBadge(hook)),
       h('dt', null, 'Created'), h('dd', null, timeEl(hook.created_at))));

@@ -17,12 +17,14 @@ pub async fn run(ctx: &Ctx, command: WebhooksCommand) -> anyhow::Result<()> {
             url,
             events,
             description,
+            format,
             project,
         } => {
             let new = NewWebhook {
                 url,
                 events,
                 description,
+                format,
             };
             create(ctx, &project, &new).await
         }
@@ -92,11 +94,12 @@ async fn list(ctx: &Ctx, project: &ProjectArg) -> anyhow::Result<()> {
         .get(&hooks_path(ctx, project).await?, Auth::Session, &[])
         .await?;
     ctx.show(&list, |list: List<Webhook>| {
-        let mut t = table(&["ID", "URL", "EVENTS", "ENABLED", "CREATED"]);
+        let mut t = table(&["ID", "URL", "FORMAT", "EVENTS", "ENABLED", "CREATED"]);
         for h in list.data {
             t.add_row(vec![
                 h.id.to_string(),
                 h.url,
+                h.format.to_string(),
                 h.events.join(","),
                 (if h.enabled { "yes" } else { "no" }).to_owned(),
                 when(h.created_at),

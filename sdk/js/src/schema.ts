@@ -2234,7 +2234,10 @@ export interface components {
              * @description When the next attempt is due; `null` once delivered or failed.
              */
             next_attempt_at?: string | null;
-            /** @description The body sent (`{type, timestamp, data}`). */
+            /**
+             * @description The event (`{type, timestamp, data}`): the body sent to a `standard` webhook, and what a
+             *     chat webhook's message is written from.
+             */
             payload: unknown;
             status: components["schemas"]["DeliveryStatus"];
             type: components["schemas"]["EventType"];
@@ -2776,7 +2779,10 @@ export interface components {
                  * @description When the next attempt is due; `null` once delivered or failed.
                  */
                 next_attempt_at?: string | null;
-                /** @description The body sent (`{type, timestamp, data}`). */
+                /**
+                 * @description The event (`{type, timestamp, data}`): the body sent to a `standard` webhook, and what a
+                 *     chat webhook's message is written from.
+                 */
                 payload: unknown;
                 status: components["schemas"]["DeliveryStatus"];
                 type: components["schemas"]["EventType"];
@@ -2954,9 +2960,14 @@ export interface components {
                 enabled: boolean;
                 /** @description Event names (see `EventType`), or `["*"]` for all. */
                 events: string[];
+                /** @description `standard` posts the signed JSON event; `slack` and `discord` post that tool's message. */
+                format: components["schemas"]["WebhookFormat"];
                 /** Format: uuid */
                 id: string;
-                /** @description `whsec_` and the base64 of 32 random bytes. */
+                /**
+                 * @description `whsec_` and the base64 of 32 random bytes (chat formats are not signed: their URL is the
+                 *     secret).
+                 */
                 secret: string;
                 url: string;
             }[];
@@ -3162,6 +3173,7 @@ export interface components {
             description?: string | null;
             /** @description Event names (see `EventType`) or `"*"`; 1 to 20. */
             events: string[];
+            format?: null | components["schemas"]["WebhookFormat"];
             /**
              * Format: uri
              * @description An http(s) URL of a public host.
@@ -3861,9 +3873,14 @@ export interface components {
             enabled: boolean;
             /** @description Event names (see `EventType`), or `["*"]` for all. */
             events: string[];
+            /** @description `standard` posts the signed JSON event; `slack` and `discord` post that tool's message. */
+            format: components["schemas"]["WebhookFormat"];
             /** Format: uuid */
             id: string;
-            /** @description `whsec_` and the base64 of 32 random bytes. */
+            /**
+             * @description `whsec_` and the base64 of 32 random bytes (chat formats are not signed: their URL is the
+             *     secret).
+             */
             secret: string;
             url: string;
         };
@@ -3875,9 +3892,16 @@ export interface components {
             description?: string | null;
             enabled?: boolean | null;
             events?: string[] | null;
+            format?: null | components["schemas"]["WebhookFormat"];
             /** Format: uri */
             url?: string | null;
         };
+        /**
+         * @description What a webhook posts: the signed JSON event (Standard Webhooks), or a chat tool's
+         *     incoming-webhook message (Slack `{text, blocks}`, Discord `{content, embeds}`).
+         * @enum {string}
+         */
+        WebhookFormat: "standard" | "slack" | "discord";
     };
     responses: never;
     parameters: never;

@@ -7,7 +7,7 @@ use chrono::Utc;
 use shipmate_core::metrics::{EMAILS, WEBHOOK_DELIVERIES};
 use shipmate_outbound::email::{Mailer, Rendered};
 use shipmate_outbound::store::{self, Channel, Claimed, Outcome};
-use shipmate_outbound::{self, net, webhooks, DeliveryJob, DeliveryQueue, OutboundSettings};
+use shipmate_outbound::{self, chat, net, webhooks, DeliveryJob, DeliveryQueue, OutboundSettings};
 use sqlx::PgPool;
 
 /// What every attempt needs; cloned into each job by apalis.
@@ -18,11 +18,19 @@ pub struct Context {
     pub http: reqwest::Client,
     pub mailer: Option<Mailer>,
     pub settings: OutboundSettings,
+    /// The api's public address, for the links of chat messages.
+    pub public_url: String,
 }
 
 impl Context {
-    pub fn new(db: PgPool, queue: DeliveryQueue, settings: OutboundSettings) -> Self {
+    pub fn new(
+        db: PgPool,
+        queue: DeliveryQueue,
+        settings: OutboundSettings,
+        public_url: &str,
+    ) -> Self {
         Context {
+            public_url: public_url.trim_end_matches('/').to_owned(),
             http: net::webhook_client(&settings.webhook_allowed_hosts),
             mailer: Mailer::new(&settings),
             db,
@@ -121,20 +129,32 @@ async fn send_webhook(ctx: &Context, claimed: &Claimed) -> Outcome {
     if !net::literal_host_allowed(&url, &|h| ctx.settings.host_allowed(h)) {
         return permanent("the URL's address is loopback, private or link-local".into());
     }
-    let body = serde_json::to_vec(&claimed.payload).unwrap_or_default();
-    let msg_id = claimed.id.to_string();
-    let timestamp = Utc::now().timestamp();
-    let signature = webhooks::signature_header(&target, &msg_id, timestamp, &body);
-    let sent = ctx
+    let request = ctx
         .http
         .post(url)
-        .header("content-type", "application/json")
-        .header("webhook-id", &msg_id)
-        .header("webhook-timestamp", timestamp.to_string())
-        .header("webhook-signature", signature)
-        .body(body)
-        .send()
-        .await;
+        .header("content-type", "application/json");
+    let place = chat::Place {
+        public_url: &ctx.public_url,
+        project_id: claimed.project_id.unwrap_or_default(),
+        project_name: &target.project_name,
+        project_slug: &target.project_slug,
+    };
+    // A chat tool's message is not signed: its incoming-webhook URL is the secret.
+    let request = match chat::message(target.format, &claimed.payload, &place) {
+        Some(message) => request.json(&message),
+        None => {
+            let body = serde_json::to_vec(&claimed.payload).unwrap_or_default();
+            let msg_id = claimed.id.to_string();
+            let timestamp = Utc::now().timestamp();
+            let signature = webhooks::signature_header(&target, &msg_id, timestamp, &body);
+            request
+                .header("webhook-id", &msg_id)
+                .header("webhook-timestamp", timestamp.to_string())
+                .header("webhook-signature", signature)
+                .body(body)
+        }
+    };
+    let sent = request.send().await;
     match sent {
         Ok(res) if res.status().is_success() => Outcome::Delivered {
             status_code: Some(res.status().as_u16().into()),
