@@ -319,6 +319,25 @@ pub enum FeedbackCommand {
         /// Feedback entry id.
         id: String,
     },
+    /// Link an entry to GitHub issues (replacing its links; none removes them). Closing or
+    /// reopening a linked issue moves the entry once GitHub is connected (`github-connect`).
+    Link {
+        /// Feedback entry id.
+        id: String,
+        /// `https://github.com/<owner>/<repo>/issues/<n>`, up to 20.
+        urls: Vec<String>,
+    },
+    /// Connect GitHub (or make a new secret): prints the payload URL and secret for the
+    /// repository's webhook settings (content type application/json, the "Issues" event).
+    GithubConnect {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Disconnect GitHub: its deliveries are refused from now on; links stay.
+    GithubDisconnect {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
 }
 
 #[derive(Subcommand, Debug)]

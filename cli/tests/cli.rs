@@ -16,6 +16,7 @@ mod auth;
 mod changelog;
 mod feedback_loop;
 mod index_names;
+mod integrations;
 mod knowledge_base;
 mod members;
 mod moderation;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 import { API, SHOTS, PHONE, useBrowser, api, login, setup } from './support.mjs';
 import { verifyWebhook } from '../../sdk/js/dist/index.js';
@@ -221,6 +221,49 @@ test('an owner adds a Slack endpoint: the ping arrives as a Slack message with a
   } finally {
     await ctx.close();
     await rx.close();
+  }
+});
+
+test('an owner links an entry to a GitHub issue, connects GitHub, and closing the issue ships the entry', { timeout: 90_000 }, async () => {
+  const s = await setup('github');
+  const entry = await api('POST', '/v1/feedback', { key: s.key, body: { title: 'Dark mode', type: 'feature' }, expect: 201 });
+  const { ctx, page, problems } = await signedIn(s.token);
+  try {
+    await page.goto(`${API}/dashboard/p/${s.project.id}/feedback`);
+    await heading(page, 'Feedback');
+    const item = page.locator(`li[data-feedback="${entry.id}"]`);
+    await item.locator('[data-action="links"]').click();
+    const box = item.locator(`#fb-links-${entry.id}`);
+    await box.fill('https://gitlab.com/acme/app/-/issues/3');
+    await item.locator('button:text("Save links")').click();
+    await item.locator(`#fb-links-${entry.id}-err`).waitFor({ state: 'visible' });
+    assert.match(await item.locator(`#fb-links-${entry.id}-err`).textContent(), /GitHub issue URLs/);
+    await box.fill('https://github.com/Acme/App/issues/3');
+    await item.locator('button:text("Save links")').click();
+    await item.locator('[data-links] a', { hasText: 'acme/app#3' }).waitFor();
+    await shot(page, 'github-links');
+
+    await page.click('#sidenav a[href$="/webhooks"]');
+    await heading(page, 'Webhooks');
+    await page.locator('#github-status', { hasText: 'Not connected' }).waitFor();
+    await page.click('#github-connect');
+    const secret = (await page.locator('#github-secret').textContent()).trim();
+    const url = (await page.locator('#github-url').textContent()).trim();
+    assert.equal((await page.locator('#github-status').textContent()).trim(), 'Connected');
+    await page.evaluate(() => { document.querySelector('#github-secret').textContent = 'the secret, shown once'; });
+    await shot(page, 'github-connected');
+
+    // GitHub closes the issue as completed: the entry ships.
+    const body = JSON.stringify({ action: 'closed', issue: { html_url: 'https://github.com/Acme/App/issues/3', number: 3, state: 'closed', state_reason: 'completed' }, repository: { full_name: 'Acme/App' }, sender: { login: 'octocat' } });
+    const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } });
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.json()).moved, [entry.id]);
+    await page.click('#sidenav a[href$="/feedback"]');
+    await heading(page, 'Feedback');
+    await page.locator(`li[data-feedback="${entry.id}"] [data-status-badge]`, { hasText: 'Shipped' }).waitFor();
+    assert.deepEqual(problems, [], 'no script errors or CSP violations');
+  } finally {
+    await ctx.close();
   }
 });
 

@@ -357,6 +357,20 @@ test('members moderate and merge with a session token', needsApi, async () => {
   assert.equal(self.status, 422);
 });
 
+test('members link entries to GitHub issues and connect GitHub', needsApi, async () => {
+  const { sm, token, project } = await setup('gh');
+  const member = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  const entry = await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
+  const linked = await member.feedback.link(entry.id, ['https://github.com/Acme/App/issues/3']);
+  assert.deepEqual(linked.links, ['https://github.com/acme/app/issues/3']);
+  const bad = await rejects(member.feedback.link(entry.id, ['https://example.com/issues/3']));
+  assert.equal(bad.status, 422);
+  assert.equal(bad.errors[0].field, 'links');
+  const hook = await member.feedback.connectGitHub(project.id);
+  assert.ok(hook.url.endsWith(`/v1/integrations/github/${project.id}`), hook.url);
+  assert.match(hook.secret, /^[0-9a-f]{64}$/);
+});
+
 test('comments: a member\'s are official, a customer\'s are not; each can be deleted', needsApi, async () => {
   const { sm, slug, token, project } = await setup('cmt');
   const entry = await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });

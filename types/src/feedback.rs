@@ -20,6 +20,53 @@ fn merge_target(input: &mut Input, field: &str) -> Option<Uuid> {
     }
 }
 
+/// `https://github.com/<owner>/<repo>/issues/<n>` in one spelling (lowercase: GitHub's owners and
+/// repositories are case-insensitive), or `None` for anything else.
+pub fn github_issue(url: &str) -> Option<String> {
+    let rest = url.trim().strip_prefix("https://github.com/")?;
+    let parts: Vec<&str> = rest.split('/').collect();
+    let name = |s: &str| {
+        !s.is_empty()
+            && s.len() <= 100
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    match parts.as_slice() {
+        [owner, repo, "issues", n]
+            if name(owner)
+                && name(repo)
+                && !n.starts_with('0')
+                && n.len() <= 10
+                && n.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            Some(format!("https://github.com/{rest}").to_ascii_lowercase())
+        }
+        _ => None,
+    }
+}
+
+/// Up to 20 GitHub issue links, each in `github_issue`'s spelling.
+fn github_links(input: &mut Input, field: &str) -> Option<Vec<String>> {
+    input.present(field, |i| {
+        let links = i.string_list(
+            field,
+            false,
+            |u| github_issue(u).is_some(),
+            "must list GitHub issue URLs (https://github.com/<owner>/<repo>/issues/<n>)",
+        );
+        if links.len() > 20 {
+            i.error(field, "may list at most 20 links");
+        }
+        let mut out: Vec<String> = Vec::with_capacity(links.len());
+        for link in links.iter().filter_map(|u| github_issue(u)) {
+            if !out.contains(&link) {
+                out.push(link);
+            }
+        }
+        Some(out)
+    })
+}
+
 /// A change names at least one of its fields; an unknown status is `invalid_status`, as the
 /// contract has it, rather than `validation_failed`.
 fn some_change(input: &mut Input) -> Option<()> {
@@ -30,11 +77,14 @@ fn some_change(input: &mut Input) -> Option<()> {
     if unknown_status {
         input.set_code("invalid_status");
     }
-    if !["status", "moderation", "on_roadmap"]
+    if !["status", "moderation", "on_roadmap", "links"]
         .iter()
         .any(|f| input.has(f))
     {
-        input.error("status", "is required (or `moderation`, or `on_roadmap`)");
+        input.error(
+            "status",
+            "is required (or `moderation`, `on_roadmap` or `links`)",
+        );
         return None;
     }
     Some(())
@@ -65,14 +115,18 @@ pub struct Feedback {
     /// a member start on it; public submissions wait until a member puts them on it (or changes
     /// their status).
     pub on_roadmap: bool,
+    /// Linked GitHub issues (closing or reopening one moves the entry); only in the owner's views.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<String>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
 impl Feedback {
-    /// The public view: never the submitter's address.
+    /// The public view: never the submitter's address nor the team's issue links.
     pub fn public(mut self) -> Self {
         self.submitter_email = None;
+        self.links = None;
         self
     }
 }
@@ -108,6 +162,11 @@ pub struct FeedbackChanges {
     pub moderation: Option<FeedbackModeration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_roadmap: Option<bool>,
+    /// GitHub issue URLs (`https://github.com/<owner>/<repo>/issues/<n>`, up to 20): replaces the
+    /// entry's links; `[]` removes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = github_links)]
+    pub links: Option<Vec<String>>,
 }
 
 /// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).
@@ -171,4 +230,53 @@ pub struct SimilarEntry {
     pub score: i32,
     /// Cosine similarity of the meanings, 0 to 1: higher is closer.
     pub similarity: f64,
+}
+
+/// `POST /v1/projects/:id/integrations/github`: what to paste into the repository's webhook settings
+/// (payload URL, content type `application/json`, secret, the "Issues" event).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GitHubHook {
+    pub url: String,
+    /// A new secret on every call; the previous one stops verifying.
+    pub secret: String,
+}
+
+/// `GET /v1/projects/:id/integrations/github`: whether GitHub is connected (the secret is shown
+/// only when made).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GitHubIntegration {
+    pub url: String,
+    pub connected: bool,
+    pub connected_at: Option<DateTime<Utc>>,
+}
+
+/// The answer to GitHub's delivery: the entries an `issues` event moved.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GitHubReceived {
+    pub moved: Vec<Uuid>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::github_issue;
+
+    #[test]
+    fn github_issue_links_are_one_spelling_of_one_shape() {
+        assert_eq!(
+            github_issue(" https://github.com/Acme/Web.App/issues/42 ").as_deref(),
+            Some("https://github.com/acme/web.app/issues/42")
+        );
+        for bad in [
+            "http://github.com/acme/app/issues/1",
+            "https://github.com/acme/app/pull/1",
+            "https://github.com/acme/app/issues/01",
+            "https://github.com/acme/app/issues/1/",
+            "https://github.com/acme/app/issues/x",
+            "https://github.com/acme/issues/1",
+            "https://github.com.evil.example/acme/app/issues/1",
+            "https://github.com/a%2f/app/issues/1",
+        ] {
+            assert_eq!(github_issue(bad), None, "{bad}");
+        }
+    }
 }

@@ -5,6 +5,7 @@ import { badge, cls, field, fmtNum, formErr, h, options, plural, statusLabel, ti
 import { api, q } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, showError, showFormError } from './ui.js';
 import { feedbackPicker, projectEntries } from './feedback-picker.js';
+import { issueLinks } from './feedback-github.js';
 
 export const FEEDBACK_TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
 const STATUSES_FOR = {
@@ -28,6 +29,7 @@ export function entryItem(e, { project, onGone, onModerated }) {
   const roadmap = roadmapSwitch(e);
   const thread = commentThread(e);
   const merge = mergePanel(e, project, onGone);
+  const links = issueLinks(e);
 
   const modButtons = MODERATION_ACTIONS.map(([value, label]) => {
     const b = h('button', { type: 'button', 'data-action': 'moderate', 'data-moderation': value, 'aria-label': `${label}: \u201c${e.title}\u201d` }, label);
@@ -85,13 +87,13 @@ export function entryItem(e, { project, onGone, onModerated }) {
           h('span', { 'aria-hidden': 'true' }, 'score ', h('b', { 'data-score': '' }, fmtNum(e.score))))),
       h('p', { class: 'meta' },
         e.submitter_email ? h('span', null, 'From ', h('a', { href: `mailto:${e.submitter_email}`, 'data-email': '' }, e.submitter_email)) : h('span', null, 'No email given'),
-        timeEl(e.created_at)),
-      thread.el, merge.el),
+        timeEl(e.created_at), links.list),
+      links.panel, thread.el, merge.el),
     h('div', { class: 'record-side' },
       statusField(e, statusBadge, roadmap.sync),
       roadmap.el,
       h('div', { class: 'segmented small', role: 'group', 'aria-label': 'Moderation' }, modButtons),
-      h('div', { class: 'button-row' }, thread.toggle, merge.toggle, del)));
+      h('div', { class: 'button-row' }, thread.toggle, merge.toggle, links.toggle, del)));
 }
 
 /**

@@ -8,6 +8,7 @@ import { api, ApiError } from './api.js';
 import { myRole } from './roles.js';
 import { announce, busy, clearFormErrors, confirmDialog, copyText, later, pageHead, setFieldError, setLoading, setMain, setTitle, showError, showFormError } from './ui.js';
 import { navigate, projectPath } from './router.js';
+import { githubCard } from './feedback-github.js';
 
 const ALL = '*';
 // What an endpoint receives: the signed event, or a chat tool's incoming-webhook message.
@@ -133,6 +134,7 @@ async function screenList({ project, alive }) {
     pageHead('Webhooks', 'Shipmate POSTs signed JSON (or a Slack or Discord message) to your endpoints when something happens in this project, and retries until they answer 2xx.', project),
     h('section', { class: 'card', 'aria-labelledby': 'webhooks-title' }, h('h2', { id: 'webhooks-title', tabindex: '-1' }, 'Endpoints'), listBox),
     h('section', { class: 'card', 'aria-labelledby': 'add-webhook-title' }, h('h2', { id: 'add-webhook-title' }, 'Add an endpoint'), formBox),
+    githubCard(project),
   );
   await Promise.all([loadList(), loadForm()]);
 

@@ -40,6 +40,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "feedback.js",
     "feedback-entry.js",
     "feedback-picker.js",
+    "feedback-github.js",
     "testimonials.js",
     "changelog.js",
     "knowledge.js",

@@ -123,10 +123,10 @@ pub fn parse_filter(q: &HashMap<String, String>) -> ApiResult<ListFilter> {
 }
 
 /// Moves an entry to another status of its type's set (which puts it on the roadmap), moderates
-/// it, and/or puts it on the roadmap or takes it off (members and up).
+/// it, puts it on the roadmap or takes it off, and/or links it to GitHub issues (members and up).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
     request_body = FeedbackChanges,
-    responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`")))]
+    responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`, or `validation_failed` naming `links`")))]
 pub async fn update(
     State(state): State<AppState>,
     session: SessionUser,
@@ -162,6 +162,9 @@ pub async fn update(
     // After the status: an explicit `on_roadmap` wins over the status change's acceptance.
     if let Some(on_roadmap) = changes.on_roadmap {
         entry = feedback::set_on_roadmap(&mut tx, entry.project_id, entry.id, on_roadmap).await?;
+    }
+    if let Some(links) = &changes.links {
+        entry = feedback::github::set_links(&mut tx, entry.project_id, entry.id, links).await?;
     }
     tx.commit().await?;
     state.deliver(&deliveries).await;

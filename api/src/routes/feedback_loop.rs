@@ -130,6 +130,7 @@ fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -
         moderation,
         merged_into: None,
         on_roadmap: false,
+        links: None,
         created_at: now,
         updated_at: now,
     }

@@ -11,6 +11,7 @@ pub mod changelog;
 pub mod email;
 pub mod feedback;
 pub mod feedback_loop;
+pub mod github;
 pub mod goals;
 pub mod identity;
 pub mod imports;
@@ -75,6 +76,7 @@ pub fn api() -> Router<AppState> {
         .merge(api_keys::router())
         .merge(feedback::router())
         .merge(feedback_loop::router())
+        .merge(github::router())
         .merge(identity::router())
         .merge(testimonials::router())
         .merge(changelog::router())
@@ -124,6 +126,7 @@ pub async fn method_not_allowed() -> ApiError {
         feedback::upvote, feedback::downvote, feedback::withdraw,
         feedback_loop::submit, feedback_loop::roadmap, feedback_loop::similar, feedback_loop::add_comment, feedback_loop::list_comments,
         feedback_loop::remove_comment, feedback_loop::merge_into,
+        github::connect, github::show, github::disconnect, github::receive,
         identity::rotate_secret, identity::identify,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,

@@ -1,7 +1,7 @@
 //! `shipmate feedback ...`
 
 use shipmate_types::common::List;
-use shipmate_types::feedback::{Comment, Feedback, FeedbackChanges, MergeRequest};
+use shipmate_types::feedback::{Comment, Feedback, FeedbackChanges, GitHubHook, MergeRequest};
 
 use super::{pages, project_id, seg};
 use crate::cli::FeedbackCommand;
@@ -112,11 +112,45 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                 Ok(())
             })
         }
+        FeedbackCommand::Link { id, urls } => {
+            let changes = FeedbackChanges {
+                links: Some(urls),
+                ..FeedbackChanges::default()
+            };
+            change(ctx, &id, &changes, |e| {
+                let links = e.links.clone().unwrap_or_default();
+                if links.is_empty() {
+                    "linked to no issue".into()
+                } else {
+                    format!("linked to {}", links.join(", "))
+                }
+            })
+            .await
+        }
+        FeedbackCommand::GithubConnect { project } => {
+            let path = github_path(ctx, &project).await?;
+            let hook = ctx.client.post_empty(&path, Auth::Session).await?;
+            ctx.show(&hook, |hook: GitHubHook| {
+                eprintln!("In the repository's Settings > Webhooks: this payload URL, content type application/json, this secret, the \"Issues\" event.");
+                println!("url: {}\nsecret: {}", hook.url, hook.secret);
+                Ok(())
+            })
+        }
+        FeedbackCommand::GithubDisconnect { project } => {
+            let path = github_path(ctx, &project).await?;
+            let deleted = ctx.client.delete(&path, Auth::Session).await?;
+            ctx.done(&deleted, "GitHub is disconnected.")
+        }
         FeedbackCommand::Delete { id } => {
             let deleted = ctx.client.delete(&entry_path(&id), Auth::Session).await?;
             ctx.done(&deleted, &format!("Deleted feedback {id}"))
         }
     }
+}
+
+async fn github_path(ctx: &Ctx, project: &crate::cli::ProjectArg) -> anyhow::Result<String> {
+    let pid = project_id(&ctx.client, &project.project).await?;
+    Ok(format!("/v1/projects/{pid}/integrations/github"))
 }
 
 fn entry_path(id: &str) -> String {

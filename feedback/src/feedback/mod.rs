@@ -2,6 +2,7 @@
 //! roadmap in their own modules.
 
 pub mod comments;
+pub mod github;
 pub mod merge;
 pub mod roadmap;
 pub mod similar;
@@ -17,7 +18,7 @@ pub use shipmate_types::{FeedbackModeration, FeedbackSort, FeedbackStatus, Feedb
 
 pub(crate) const COLUMNS: &str =
     "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
-    upvotes - downvotes as score, moderation, merged_into, on_roadmap, created_at, updated_at";
+    upvotes - downvotes as score, moderation, merged_into, on_roadmap, links, created_at, updated_at";
 
 /// What the public sees: approved entries that were not merged into another.
 pub(crate) const PUBLIC: &str = "moderation = 'approved' and merged_into is null";

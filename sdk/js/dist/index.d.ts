@@ -37,6 +37,7 @@ export type FeedbackModeration = Schemas['FeedbackModeration'];
 export type FeedbackSort = Schemas['FeedbackSort'];
 export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
+export type GitHubHook = Schemas['GitHubHook'];
 export type Comment = Schemas['Comment'];
 export type Roadmap = Schemas['Roadmap'];
 /** The query of `board.list`: a page, filtered and sorted (`top` by default: score, then newest). */
@@ -296,6 +297,17 @@ export declare class Shipmate {
          * votes moving over once per person; it then leaves every list. The entry merged into.
          */
         merge: (id: string, into: string) => Promise<FeedbackEntry>;
+        /**
+         * `PATCH /v1/feedback/:id` (session, members): links the entry to GitHub issues
+         * (`https://github.com/<owner>/<repo>/issues/<n>`, up to 20), replacing its links; `[]` removes
+         * them. Closing or reopening a linked issue moves the entry once GitHub is connected.
+         */
+        link: (id: string, links: string[]) => Promise<FeedbackEntry>;
+        /**
+         * `POST /v1/projects/:projectId/integrations/github` (session, admins): the payload URL and a
+         * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
+         */
+        connectGitHub: (projectId: string) => Promise<GitHubHook>;
     };
     /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
     readonly board: {

@@ -101,6 +101,17 @@ export class Shipmate {
              * votes moving over once per person; it then leaves every list. The entry merged into.
              */
             merge: (id, into) => this.request('POST', `/v1/feedback/${seg(id)}/merge`, { into }, undefined, 'session'),
+            /**
+             * `PATCH /v1/feedback/:id` (session, members): links the entry to GitHub issues
+             * (`https://github.com/<owner>/<repo>/issues/<n>`, up to 20), replacing its links; `[]` removes
+             * them. Closing or reopening a linked issue moves the entry once GitHub is connected.
+             */
+            link: (id, links) => this.request('PATCH', `/v1/feedback/${seg(id)}`, { links }, undefined, 'session'),
+            /**
+             * `POST /v1/projects/:projectId/integrations/github` (session, admins): the payload URL and a
+             * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
+             */
+            connectGitHub: (projectId) => this.request('POST', `/v1/projects/${seg(projectId)}/integrations/github`, undefined, undefined, 'session'),
         };
         /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
         this.board = {

@@ -50,6 +50,7 @@ export type FeedbackModeration = Schemas['FeedbackModeration'];
 export type FeedbackSort = Schemas['FeedbackSort'];
 export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
+export type GitHubHook = Schemas['GitHubHook'];
 export type Comment = Schemas['Comment'];
 export type Roadmap = Schemas['Roadmap'];
 
@@ -422,6 +423,19 @@ export class Shipmate {
      */
     merge: (id: string, into: string): Promise<FeedbackEntry> =>
       this.request('POST', `/v1/feedback/${seg(id)}/merge`, { into }, undefined, 'session'),
+    /**
+     * `PATCH /v1/feedback/:id` (session, members): links the entry to GitHub issues
+     * (`https://github.com/<owner>/<repo>/issues/<n>`, up to 20), replacing its links; `[]` removes
+     * them. Closing or reopening a linked issue moves the entry once GitHub is connected.
+     */
+    link: (id: string, links: string[]): Promise<FeedbackEntry> =>
+      this.request('PATCH', `/v1/feedback/${seg(id)}`, { links }, undefined, 'session'),
+    /**
+     * `POST /v1/projects/:projectId/integrations/github` (session, admins): the payload URL and a
+     * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
+     */
+    connectGitHub: (projectId: string): Promise<GitHubHook> =>
+      this.request('POST', `/v1/projects/${seg(projectId)}/integrations/github`, undefined, undefined, 'session'),
   };
 
   /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */

@@ -22,6 +22,7 @@ mod clickhouse;
 mod delivery;
 mod email;
 mod fakes;
+mod github;
 mod health;
 mod job_spans;
 mod kb_api;

@@ -1,0 +1,79 @@
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+use crate::helpers::*;
+use crate::support::*;
+
+/// GitHub from the terminal: an entry linked to issues (a wrong URL refused with the server's
+/// reason), GitHub connected (URL and secret printed) and disconnected; a Slack-format webhook.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_links_and_chat_webhooks_from_the_terminal() {
+    let (app, cli) = signed_in().await;
+    let project = create_project(&cli, "gh-cli").await;
+    let (status, entry) = app
+        .call(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(key(&project)),
+            Some(json!({"title": "Dark mode", "type": "feature"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let eid = id(&entry).to_owned();
+
+    let out = cli
+        .ok(&[
+            "feedback",
+            "link",
+            &eid,
+            "https://github.com/Acme/app/issues/9",
+        ])
+        .await;
+    assert!(
+        out.contains("linked to https://github.com/acme/app/issues/9"),
+        "{out}"
+    );
+    let err = cli
+        .run(&[
+            "feedback",
+            "link",
+            &eid,
+            "https://gitlab.com/acme/app/-/issues/9",
+        ])
+        .await
+        .fails(1);
+    assert!(
+        err.contains("links") && err.contains("GitHub issue URLs"),
+        "{err}"
+    );
+    let out = cli.ok(&["feedback", "link", &eid]).await;
+    assert!(out.contains("linked to no issue"), "{out}");
+
+    let out = cli
+        .ok(&["feedback", "github-connect", "--project", "gh-cli"])
+        .await;
+    let pid = id(&project);
+    assert!(
+        out.contains(&format!("/v1/integrations/github/{pid}")) && out.contains("secret: "),
+        "{out}"
+    );
+    let out = cli
+        .ok(&["feedback", "github-disconnect", "--project", "gh-cli"])
+        .await;
+    assert!(out.contains("GitHub is disconnected"), "{out}");
+
+    let run = cli
+        .run(&[
+            "webhooks",
+            "create",
+            "https://93.184.216.34/slack",
+            "--format",
+            "slack",
+            "--project",
+            "gh-cli",
+        ])
+        .await;
+    run.ok();
+    let table = cli.ok(&["webhooks", "list", "--project", "gh-cli"]).await;
+    assert!(table.contains("slack"), "{table}");
+}
