@@ -278,6 +278,9 @@ pub enum FeedbackCommand {
         /// Only entries with this status.
         #[arg(long, value_parser = one_of::<FeedbackStatus>())]
         status: Option<FeedbackStatus>,
+        /// Only entries with this tag (its id; `shipmate feedback tags` lists them).
+        #[arg(long)]
+        tag: Option<uuid::Uuid>,
     },
     /// Move an entry to another status.
     ///
@@ -327,6 +330,18 @@ pub enum FeedbackCommand {
         /// `https://github.com/<owner>/<repo>/issues/<n>`, up to 20.
         urls: Vec<String>,
     },
+    /// Set an entry's tags (replacing them; none removes them).
+    Tag {
+        /// Feedback entry id.
+        id: String,
+        /// Tag ids of the entry's project, up to 20.
+        tags: Vec<uuid::Uuid>,
+    },
+    /// The project's tags: list, create (`--name`, `--color '#rrggbb'`) or delete.
+    Tags {
+        #[command(subcommand)]
+        command: TagsCommand,
+    },
     /// Connect GitHub (or make a new secret): prints the payload URL and secret for the
     /// repository's webhook settings (content type application/json, the "Issues" event).
     GithubConnect {
@@ -335,6 +350,33 @@ pub enum FeedbackCommand {
     },
     /// Disconnect GitHub: its deliveries are refused from now on; links stay.
     GithubDisconnect {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TagsCommand {
+    /// The project's tags, by name.
+    List {
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Add a tag; prints its id.
+    Create {
+        /// 1 to 40 characters, unique in the project.
+        #[arg(long)]
+        name: String,
+        /// `#rrggbb` (grey when left out).
+        #[arg(long)]
+        color: Option<String>,
+        #[command(flatten)]
+        project: ProjectArg,
+    },
+    /// Delete a tag (entries keep their other tags).
+    Delete {
+        /// Tag id.
+        tag: String,
         #[command(flatten)]
         project: ProjectArg,
     },

@@ -4,10 +4,10 @@ use serde_json::json;
 use crate::helpers::*;
 use crate::support::*;
 
-/// GitHub from the terminal: an entry linked to issues (a wrong URL refused with the server's
+/// Tags and GitHub from the terminal: an entry linked to issues (a wrong URL refused with the server's
 /// reason), GitHub connected (URL and secret printed) and disconnected; a Slack-format webhook.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn github_links_and_chat_webhooks_from_the_terminal() {
+async fn tags_github_links_and_chat_webhooks_from_the_terminal() {
     let (app, cli) = signed_in().await;
     let project = create_project(&cli, "gh-cli").await;
     let (status, entry) = app
@@ -48,6 +48,48 @@ async fn github_links_and_chat_webhooks_from_the_terminal() {
     );
     let out = cli.ok(&["feedback", "link", &eid]).await;
     assert!(out.contains("linked to no issue"), "{out}");
+
+    // Tags: made, set on the entry, shown and filtered by in the list.
+    let tag = cli
+        .ok(&[
+            "feedback",
+            "tags",
+            "create",
+            "--name",
+            "Mobile",
+            "--color",
+            "#ff8800",
+            "--project",
+            "gh-cli",
+        ])
+        .await;
+    let tag = tag.trim();
+    let out = cli.ok(&["feedback", "tag", &eid, tag]).await;
+    assert!(out.contains("tagged Mobile"), "{out}");
+    let table = cli
+        .ok(&["feedback", "list", "--project", "gh-cli", "--tag", tag])
+        .await;
+    assert!(
+        table.contains("Dark mode") && table.contains("Mobile"),
+        "{table}"
+    );
+    let tags = cli
+        .ok(&["feedback", "tags", "list", "--project", "gh-cli"])
+        .await;
+    assert!(tags.contains("#ff8800"), "{tags}");
+    let err = cli
+        .run(&[
+            "feedback",
+            "tags",
+            "create",
+            "--name",
+            "mobile",
+            "--project",
+            "gh-cli",
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("tag of this name"), "{err}");
 
     let out = cli
         .ok(&["feedback", "github-connect", "--project", "gh-cli"])

@@ -27,6 +27,19 @@ pub fn query_enum<E: StringEnum>(
     }
 }
 
+/// An optional id query parameter (absent or empty: `None`; not a UUID: 422).
+pub fn query_id(
+    q: &std::collections::HashMap<String, String>,
+    field: &str,
+) -> Result<Option<uuid::Uuid>, AppError> {
+    match q.get(field).map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(v) => uuid::Uuid::parse_str(v)
+            .map(Some)
+            .map_err(|_| AppError::invalid("validation_failed", field, "must be an id")),
+    }
+}
+
 /// An optional integer query parameter in `min..=max` (absent or empty: `default`; else 422).
 pub fn query_int(
     q: &std::collections::HashMap<String, String>,

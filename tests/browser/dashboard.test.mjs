@@ -607,3 +607,40 @@ test('a changelog entry links the requests it answers and ships them when publis
     await ctx.close();
   }
 });
+
+test('an owner makes tags, tags entries and filters the list by tag', { timeout: 90_000 }, async () => {
+  const { token, project, key, ctx, page, problems } = await ownerPage('tags', 'feedback');
+  try {
+    const dark = await api('POST', '/v1/feedback', { key, body: { title: 'Dark mode please', type: 'feature' }, expect: 201 });
+    await api('POST', '/v1/feedback', { key, body: { title: 'Invoices as PDF', type: 'feature' }, expect: 201 });
+    await page.reload();
+    await heading(page, 'Feedback');
+    await page.click('#tag-manager summary');
+    await page.fill('#tag-name', 'Mobile');
+    await page.fill('#tag-color', '#ff8800');
+    await page.click('#tag-form button[type="submit"]');
+    await page.locator('#tag-list [data-tag]', { hasText: 'Mobile' }).waitFor();
+    // A second tag of the same name (whatever the case) is refused, beside the form.
+    await page.fill('#tag-name', 'mobile');
+    await page.click('#tag-form button[type="submit"]');
+    await page.locator('#tag-form .form-err', { hasText: /tag of this name/ }).waitFor();
+    const [tag] = (await api('GET', `/v1/projects/${project.id}/tags`, { token, expect: 200 })).data;
+    assert.equal(tag.color, '#ff8800');
+
+    const item = page.locator(`li[data-feedback="${dark.id}"]`);
+    await item.locator('[data-action="tags"]').click();
+    await item.locator(`#fb-tags-${dark.id} input[value="${tag.id}"]`).check();
+    await item.locator('button:text("Save tags")').click();
+    await item.locator('[data-entry-tags] [data-tag]', { hasText: 'Mobile' }).waitFor();
+    assert.equal(await item.locator('[data-entry-tags] [data-tag]').evaluate((el) => getComputedStyle(el).getPropertyValue('--tag').trim()), '#ff8800');
+
+    await page.selectOption('#fb-filter-tag', tag.id);
+    await page.waitForFunction(() => document.querySelectorAll('#feedback-list [data-feedback]').length === 1);
+    assert.match(await page.locator('#feedback-count').textContent(), /^1 entry/);
+    await shot(page, 'feedback-tags');
+    // The refused duplicate is the one failed request Chromium reports.
+    assert.deepEqual(problems.filter((p) => !/status of 409/.test(p)), [], 'no console errors');
+  } finally {
+    await ctx.close();
+  }
+});

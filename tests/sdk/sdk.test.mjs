@@ -357,7 +357,7 @@ test('members moderate and merge with a session token', needsApi, async () => {
   assert.equal(self.status, 422);
 });
 
-test('members link entries to GitHub issues and connect GitHub', needsApi, async () => {
+test('members tag entries, link them to GitHub issues and connect GitHub', needsApi, async () => {
   const { sm, token, project } = await setup('gh');
   const member = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
   const entry = await sm.feedback.submit({ title: 'Dark mode', type: 'feature' });
@@ -366,6 +366,13 @@ test('members link entries to GitHub issues and connect GitHub', needsApi, async
   const bad = await rejects(member.feedback.link(entry.id, ['https://example.com/issues/3']));
   assert.equal(bad.status, 422);
   assert.equal(bad.errors[0].field, 'links');
+  const tag = await member.tags.create(project.id, { name: 'Mobile', color: '#FF8800' });
+  assert.equal(tag.color, '#ff8800');
+  assert.deepEqual((await member.feedback.tag(entry.id, [tag.id])).tags, [tag]);
+  assert.deepEqual((await member.tags.list(project.id)).data, [tag]);
+  const { slug } = await api('GET', `/v1/projects/${project.id}`, { token, expect: 200 });
+  assert.deepEqual((await sm.board.list(slug, { tag: tag.id })).data.map((e) => e.id), [entry.id]);
+  assert.deepEqual(await member.tags.delete(project.id, tag.id), { id: tag.id, deleted: true });
   const hook = await member.feedback.connectGitHub(project.id);
   assert.ok(hook.url.endsWith(`/v1/integrations/github/${project.id}`), hook.url);
   assert.match(hook.secret, /^[0-9a-f]{64}$/);

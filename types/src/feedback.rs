@@ -67,6 +67,28 @@ fn github_links(input: &mut Input, field: &str) -> Option<Vec<String>> {
     })
 }
 
+/// Up to 20 tag ids (whether they are the project's is the handler's check).
+fn tag_ids(input: &mut Input, field: &str) -> Option<Vec<Uuid>> {
+    input.present(field, |i| {
+        let ids = i.string_list(
+            field,
+            false,
+            |s| Uuid::parse_str(s).is_ok(),
+            "must list tag ids",
+        );
+        if ids.len() > 20 {
+            i.error(field, "may list at most 20 tags");
+        }
+        let mut out: Vec<Uuid> = Vec::with_capacity(ids.len());
+        for id in ids.iter().filter_map(|s| Uuid::parse_str(s).ok()) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+        Some(out)
+    })
+}
+
 /// A change names at least one of its fields; an unknown status is `invalid_status`, as the
 /// contract has it, rather than `validation_failed`.
 fn some_change(input: &mut Input) -> Option<()> {
@@ -77,13 +99,13 @@ fn some_change(input: &mut Input) -> Option<()> {
     if unknown_status {
         input.set_code("invalid_status");
     }
-    if !["status", "moderation", "on_roadmap", "links"]
+    if !["status", "moderation", "on_roadmap", "links", "tags"]
         .iter()
         .any(|f| input.has(f))
     {
         input.error(
             "status",
-            "is required (or `moderation`, `on_roadmap` or `links`)",
+            "is required (or `moderation`, `on_roadmap`, `links` or `tags`)",
         );
         return None;
     }
@@ -115,6 +137,9 @@ pub struct Feedback {
     /// a member start on it; public submissions wait until a member puts them on it (or changes
     /// their status).
     pub on_roadmap: bool,
+    /// The project's tags on the entry, by name.
+    #[cfg_attr(feature = "sqlx", sqlx(json))]
+    pub tags: Vec<crate::tags::Tag>,
     /// Linked GitHub issues (closing or reopening one moves the entry); only in the owner's views.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<String>>,
@@ -167,6 +192,10 @@ pub struct FeedbackChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[input(with = github_links)]
     pub links: Option<Vec<String>>,
+    /// Tag ids of the entry's project (up to 20): replaces the entry's tags; `[]` removes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = tag_ids)]
+    pub tags: Option<Vec<Uuid>>,
 }
 
 /// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).

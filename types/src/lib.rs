@@ -21,6 +21,7 @@ pub mod input;
 pub mod kb;
 pub mod projects;
 pub mod revenue;
+pub mod tags;
 pub mod teams;
 pub mod testimonials;
 pub mod webhooks;

@@ -6,6 +6,7 @@ import { api, q } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, showError, showFormError } from './ui.js';
 import { feedbackPicker, projectEntries } from './feedback-picker.js';
 import { issueLinks } from './feedback-github.js';
+import { entryTags } from './feedback-tags.js';
 
 export const FEEDBACK_TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
 const STATUSES_FOR = {
@@ -21,8 +22,9 @@ const path = (e, tail = '') => `/v1/feedback/${encodeURIComponent(e.id)}${tail}`
 /**
  * The entry's card. `onGone(message)` runs once it left the list (deleted, merged), and
  * `onModerated(entry)` after its moderation changed: the list decides whether it still belongs.
+ * `tags()` gives the project's tags, for the entry's tag picker.
  */
-export function entryItem(e, { project, onGone, onModerated }) {
+export function entryItem(e, { project, onGone, onModerated, tags }) {
   const statusBadge = badge('status', e.status, statusLabel(e.status));
   statusBadge.setAttribute('data-status-badge', '');
   const modBadge = h('span', { 'data-moderation-badge': '' });
@@ -30,6 +32,7 @@ export function entryItem(e, { project, onGone, onModerated }) {
   const thread = commentThread(e);
   const merge = mergePanel(e, project, onGone);
   const links = issueLinks(e);
+  const tagBox = entryTags(e, tags);
 
   const modButtons = MODERATION_ACTIONS.map(([value, label]) => {
     const b = h('button', { type: 'button', 'data-action': 'moderate', 'data-moderation': value, 'aria-label': `${label}: \u201c${e.title}\u201d` }, label);
@@ -81,6 +84,7 @@ export function entryItem(e, { project, onGone, onModerated }) {
         badge('type', e.type, FEEDBACK_TYPES[e.type] || e.type),
         statusBadge,
         modBadge,
+        tagBox.list,
         h('span', { class: 'votes', 'aria-label': `${plural(e.upvotes, 'upvote', 'upvotes')}, ${plural(e.downvotes, 'downvote', 'downvotes')}, score ${e.score}` },
           h('span', { 'aria-hidden': 'true' }, h('b', { 'data-upvotes': '' }, fmtNum(e.upvotes)), ' up'),
           h('span', { 'aria-hidden': 'true' }, h('b', { 'data-downvotes': '' }, fmtNum(e.downvotes)), ' down'),
@@ -88,12 +92,12 @@ export function entryItem(e, { project, onGone, onModerated }) {
       h('p', { class: 'meta' },
         e.submitter_email ? h('span', null, 'From ', h('a', { href: `mailto:${e.submitter_email}`, 'data-email': '' }, e.submitter_email)) : h('span', null, 'No email given'),
         timeEl(e.created_at), links.list),
-      links.panel, thread.el, merge.el),
+      tagBox.panel, links.panel, thread.el, merge.el),
     h('div', { class: 'record-side' },
       statusField(e, statusBadge, roadmap.sync),
       roadmap.el,
       h('div', { class: 'segmented small', role: 'group', 'aria-label': 'Moderation' }, modButtons),
-      h('div', { class: 'button-row' }, thread.toggle, merge.toggle, links.toggle, del)));
+      h('div', { class: 'button-row' }, thread.toggle, merge.toggle, tagBox.toggle, links.toggle, del)));
 }
 
 /**

@@ -7,6 +7,7 @@ import { announce, pageHead, pager, setMain, setTitle, showError } from './ui.js
 import { projectPath } from './router.js';
 import { myRole } from './roles.js';
 import { FEEDBACK_TYPES, MODERATION, entryItem } from './feedback-entry.js';
+import { loadTags, tagManager } from './feedback-tags.js';
 
 const ALL_FEEDBACK_STATUSES = ['new', 'planned', 'in_progress', 'done', 'shipped', 'dismissed', 'cancelled'];
 const PER_PAGE = 50;
@@ -14,7 +15,7 @@ const PER_PAGE = 50;
 const VIEWS = [['all', 'All entries'], ['pending', 'Pending review'], ['spam', 'Spam']];
 
 // The filters stay as they were when the owner comes back to the list.
-const filter = { type: '', status: '', sort: 'new', view: 'all' };
+const filter = { type: '', status: '', sort: 'new', view: 'all', tag: '' };
 
 export async function screenFeedback(ctx) {
   const { project, alive } = ctx;
@@ -29,13 +30,20 @@ export async function screenFeedback(ctx) {
   const statusSel = h('select', { name: 'status', value: f.status },
     options([['', 'All statuses'], ...ALL_FEEDBACK_STATUSES.map((s) => [s, statusLabel(s)])], f.status));
   const sortSel = h('select', { name: 'sort', value: f.sort }, options([['new', 'Newest first'], ['top', 'Top voted']], f.sort));
+  let tags = await loadTags(project).catch(() => []);
+  if (!alive()) return;
+  if (!tags.some((t) => t.id === f.tag)) f.tag = '';
+  const tagSel = h('select', { name: 'tag' });
+  const drawTagOptions = () => tagSel.replaceChildren(...options([['', 'All tags'], ...tags.map((t) => [t.id, t.name])], f.tag));
+  drawTagOptions();
   const filters = h('form', { class: 'card filters', role: 'search', 'aria-label': 'Filter feedback' },
     field({ id: 'fb-filter-type', label: 'Type', control: typeSel }),
     field({ id: 'fb-filter-status', label: 'Status', control: statusSel }),
+    field({ id: 'fb-filter-tag', label: 'Tag', control: tagSel }),
     field({ id: 'fb-filter-sort', label: 'Sort', control: sortSel }));
   filters.addEventListener('submit', (ev) => ev.preventDefault());
   filters.addEventListener('change', () => {
-    f.type = typeSel.value; f.status = statusSel.value; f.sort = sortSel.value;
+    f.type = typeSel.value; f.status = statusSel.value; f.sort = sortSel.value; f.tag = tagSel.value;
     page = 1;
     load();
   });
@@ -62,14 +70,21 @@ export async function screenFeedback(ctx) {
         'Feature requests from the public join the ',
         h('a', { href: `/f/${project.slug}/roadmap`, target: '_blank', rel: 'noopener' }, 'public roadmap'),
         ' once you switch on \u201cOn roadmap\u201d or change their status; yours are on it from the start.')),
-    filters, count, listBox, pagerBox);
+    filters,
+    myRole(project) === 'viewer' ? null : tagManager(project, tags, (now) => {
+      tags = now;
+      if (!tags.some((t) => t.id === f.tag)) f.tag = '';
+      drawTagOptions();
+      load();
+    }),
+    count, listBox, pagerBox);
 
-  const filtered = () => f.type || f.status;
+  const filtered = () => f.type || f.status || f.tag;
 
   /** A page of the list; the review queue and the spam view are one moderation state each. */
   function fetchPage() {
     const moderation = f.view === 'all' ? undefined : f.view;
-    const params = { project_id: project.id, type: f.type, status: f.status, sort: f.sort, moderation };
+    const params = { project_id: project.id, type: f.type, status: f.status, tag: f.tag, sort: f.sort, moderation };
     return api('GET', `/v1/feedback?${q({ ...params, page, per_page: PER_PAGE })}`);
   }
 
@@ -100,7 +115,7 @@ export async function screenFeedback(ctx) {
       listBox.replaceChildren(h('div', { class: 'card empty' }, h('p', null, emptyText())));
       return;
     }
-    listBox.replaceChildren(h('ul', { class: 'records', id: 'feedback-list' }, entries.map((e) => entryItem(e, { project, onGone, onModerated }))));
+    listBox.replaceChildren(h('ul', { class: 'records', id: 'feedback-list' }, entries.map((e) => entryItem(e, { project, onGone, onModerated, tags: () => tags }))));
   }
 
   function emptyText() {

@@ -41,6 +41,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "feedback-entry.js",
     "feedback-picker.js",
     "feedback-github.js",
+    "feedback-tags.js",
     "testimonials.js",
     "changelog.js",
     "knowledge.js",

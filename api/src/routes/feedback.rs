@@ -8,7 +8,7 @@ use axum::routing::{delete as delete_route, get, patch, post};
 use axum::{Json, Router};
 use shipmate_accounts::projects;
 use shipmate_accounts::teams::Role;
-use shipmate_core::params::{parse_id, query_enum, Paging};
+use shipmate_core::params::{parse_id, query_enum, query_id, Paging};
 use shipmate_core::AppError;
 use shipmate_feedback::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
@@ -73,6 +73,7 @@ pub async fn create(
 /// The project's board: entries with vote counts, never submitters' addresses.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
     params(("slug" = String, Path), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query, description = "`top` (default) or `new`"),
+        ("tag" = Option<String>, Query, description = "entries with this tag (its id)"),
         ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 404, description = "unknown slug")))]
 pub async fn list_public(
@@ -99,6 +100,7 @@ pub async fn list_public(
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
     params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query),
         ("moderation" = Option<FeedbackModeration>, Query, description = "one moderation state (the review queue)"),
+        ("tag" = Option<String>, Query, description = "entries with this tag (its id)"),
         ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed")))]
 pub async fn list_owner(
@@ -119,6 +121,7 @@ pub fn parse_filter(q: &HashMap<String, String>) -> ApiResult<ListFilter> {
         newest_first: query_enum(q, "sort")? == Some(FeedbackSort::New),
         public: false,
         moderation: query_enum(q, "moderation")?,
+        tag: query_id(q, "tag")?,
     })
 }
 
@@ -165,6 +168,9 @@ pub async fn update(
     }
     if let Some(links) = &changes.links {
         entry = feedback::github::set_links(&mut tx, entry.project_id, entry.id, links).await?;
+    }
+    if let Some(tags) = &changes.tags {
+        entry = feedback::tags::set_tags(&mut tx, entry.project_id, entry.id, tags).await?;
     }
     tx.commit().await?;
     state.deliver(&deliveries).await;

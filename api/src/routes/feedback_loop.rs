@@ -11,7 +11,7 @@ use axum::{Json, Router};
 use shipmate_accounts::projects;
 use shipmate_accounts::teams::Role;
 use shipmate_core::error::Refusal;
-use shipmate_core::params::parse_id;
+use shipmate_core::params::{parse_id, query_id};
 use shipmate_core::AppError;
 use shipmate_feedback::feedback::comments::{self, Author, Comment, NewComment};
 use shipmate_feedback::feedback::merge::{self, MergeRequest};
@@ -130,6 +130,7 @@ fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -
         moderation,
         merged_into: None,
         on_roadmap: false,
+        tags: Vec::new(),
         links: None,
         created_at: now,
         updated_at: now,
@@ -139,14 +140,16 @@ fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -
 /// Approved feature requests on the roadmap (`on_roadmap`: accepted by the team) by stage:
 /// planned, in progress, shipped in the last 90 days.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/roadmap", tag = "feedback",
-    params(("slug" = String, Path)),
+    params(("slug" = String, Path), ("tag" = Option<String>, Query, description = "entries with this tag (its id)")),
     responses((status = 200, body = Roadmap), (status = 404, description = "unknown slug")))]
 pub async fn roadmap(
     State(state): State<AppState>,
     Path(slug): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Roadmap>> {
     let project = projects::by_slug(&state.db, &slug).await?;
-    Ok(Json(roadmap::roadmap(&state.db, project.id).await?))
+    let tag = query_id(&q, "tag")?;
+    Ok(Json(roadmap::roadmap(&state.db, project.id, tag).await?))
 }
 
 /// Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the

@@ -26,6 +26,7 @@ pub mod projects;
 pub mod schemas;
 pub mod segments;
 pub mod shares;
+pub mod tags;
 pub mod testimonials;
 pub mod webhooks;
 
@@ -77,6 +78,7 @@ pub fn api() -> Router<AppState> {
         .merge(feedback::router())
         .merge(feedback_loop::router())
         .merge(github::router())
+        .merge(tags::router())
         .merge(identity::router())
         .merge(testimonials::router())
         .merge(changelog::router())
@@ -127,6 +129,7 @@ pub async fn method_not_allowed() -> ApiError {
         feedback_loop::submit, feedback_loop::roadmap, feedback_loop::similar, feedback_loop::add_comment, feedback_loop::list_comments,
         feedback_loop::remove_comment, feedback_loop::merge_into,
         github::connect, github::show, github::disconnect, github::receive,
+        tags::create_tag, tags::list_tags, tags::delete_tag,
         identity::rotate_secret, identity::identify,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,

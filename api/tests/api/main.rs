@@ -31,6 +31,7 @@ mod projects;
 mod refusals;
 mod replicas;
 mod roadmap;
+mod tags;
 mod teams;
 mod testimonials;
 mod webhooks;

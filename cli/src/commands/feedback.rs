@@ -16,6 +16,7 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             pages,
             kind,
             status,
+            tag,
         } => {
             let pid = project_id(&ctx.client, &project.project).await?;
             let mut query = vec![("project_id", pid.as_str())];
@@ -24,6 +25,10 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             }
             if let Some(s) = status {
                 query.push(("status", s.as_str()));
+            }
+            let tag = tag.map(|t| t.to_string());
+            if let Some(t) = &tag {
+                query.push(("tag", t.as_str()));
             }
             let list = pages::fetch(ctx, "/v1/feedback", Auth::Session, &query, pages).await?;
             let footer = pages::footer(&list, pages);
@@ -35,6 +40,7 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                     "MODERATION",
                     "SCORE",
                     "TITLE",
+                    "TAGS",
                     "FROM",
                     "CREATED",
                 ]);
@@ -46,6 +52,7 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                         f.moderation.to_string(),
                         f.score.to_string(),
                         one_line(&f.title, 60),
+                        one_line(&super::tags::names(&f.tags), 40),
                         or_dash(f.submitter_email),
                         when(f.created_at),
                     ]);
@@ -127,6 +134,17 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             })
             .await
         }
+        FeedbackCommand::Tag { id, tags } => {
+            let changes = FeedbackChanges {
+                tags: Some(tags),
+                ..FeedbackChanges::default()
+            };
+            change(ctx, &id, &changes, |e| {
+                format!("tagged {}", super::tags::names(&e.tags))
+            })
+            .await
+        }
+        FeedbackCommand::Tags { command } => super::tags::run(ctx, command).await,
         FeedbackCommand::GithubConnect { project } => {
             let path = github_path(ctx, &project).await?;
             let hook = ctx.client.post_empty(&path, Auth::Session).await?;

@@ -10,6 +10,7 @@ pub mod members;
 pub mod pages;
 pub mod projects;
 pub mod segments;
+pub mod tags;
 pub mod testimonials;
 pub mod webhooks;
 

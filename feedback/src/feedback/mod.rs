@@ -6,6 +6,7 @@ pub mod github;
 pub mod merge;
 pub mod roadmap;
 pub mod similar;
+pub mod tags;
 
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -18,7 +19,9 @@ pub use shipmate_types::{FeedbackModeration, FeedbackSort, FeedbackStatus, Feedb
 
 pub(crate) const COLUMNS: &str =
     "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
-    upvotes - downvotes as score, moderation, merged_into, on_roadmap, links, created_at, updated_at";
+    upvotes - downvotes as score, moderation, merged_into, on_roadmap, links, created_at, updated_at,
+    (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color)
+        order by lower(t.name)), '[]') from feedback_tags t where t.id = any(feedback.tag_ids)) as tags";
 
 /// What the public sees: approved entries that were not merged into another.
 pub(crate) const PUBLIC: &str = "moderation = 'approved' and merged_into is null";
@@ -66,6 +69,8 @@ pub struct ListFilter {
     pub public: bool,
     /// Members' review queue: one moderation state.
     pub moderation: Option<FeedbackModeration>,
+    /// Entries with this tag.
+    pub tag: Option<Uuid>,
 }
 
 /// A page of the project's entries (merged duplicates never), in a total order: `top` is score,
@@ -89,18 +94,20 @@ pub async fn list(
     let filter = format!(
         "project_id = $1 and {visible}
          and ($2::text is null or type = $2) and ($3::text is null or status = $3)
-         and ($4::text is null or moderation = $4)"
+         and ($4::text is null or moderation = $4)
+         and ($5::uuid is null or tag_ids @> array[$5::uuid])"
     );
     let kind = f.kind.map(FeedbackType::as_str);
     let status = f.status.map(FeedbackStatus::as_str);
     let moderation = f.moderation.map(FeedbackModeration::as_str);
     let data = sqlx::query_as::<_, Feedback>(&format!(
-        "select {COLUMNS} from feedback where {filter} order by {order} limit $5 offset $6"
+        "select {COLUMNS} from feedback where {filter} order by {order} limit $6 offset $7"
     ))
     .bind(project_id)
     .bind(kind)
     .bind(status)
     .bind(moderation)
+    .bind(f.tag)
     .bind(paging.per_page)
     .bind(paging.offset())
     .fetch_all(db)
@@ -110,6 +117,7 @@ pub async fn list(
         .bind(kind)
         .bind(status)
         .bind(moderation)
+        .bind(f.tag)
         .fetch_one(db)
         .await?;
     Ok((data, total))

@@ -9,15 +9,18 @@ use shipmate_core::AppResult;
 
 pub use shipmate_types::feedback::Roadmap;
 
-pub async fn roadmap(db: &PgPool, project_id: Uuid) -> AppResult<Roadmap> {
+/// The roadmap, or its entries with tag `tag`.
+pub async fn roadmap(db: &PgPool, project_id: Uuid, tag: Option<Uuid>) -> AppResult<Roadmap> {
     let entries = sqlx::query_as::<_, Feedback>(&format!(
         "select {COLUMNS} from feedback
          where project_id = $1 and {PUBLIC} and on_roadmap and type = 'feature'
            and (status in ('planned', 'in_progress')
                 or (status = 'shipped' and status_changed_at > now() - interval '90 days'))
+           and ($2::uuid is null or tag_ids @> array[$2::uuid])
          order by upvotes - downvotes desc, created_at desc, id desc"
     ))
     .bind(project_id)
+    .bind(tag)
     .fetch_all(db)
     .await?;
     let column = |status| {

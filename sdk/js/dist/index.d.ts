@@ -38,6 +38,8 @@ export type FeedbackSort = Schemas['FeedbackSort'];
 export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
 export type GitHubHook = Schemas['GitHubHook'];
+export type Tag = Schemas['Tag'];
+export type NewTag = Schemas['NewTag'];
 export type Comment = Schemas['Comment'];
 export type Roadmap = Schemas['Roadmap'];
 /** The query of `board.list`: a page, filtered and sorted (`top` by default: score, then newest). */
@@ -45,6 +47,8 @@ export interface BoardQuery extends PageQuery {
     type?: FeedbackType;
     status?: FeedbackStatus;
     sort?: FeedbackSort;
+    /** Entries with this tag (its id). */
+    tag?: string;
 }
 /** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
 export type SimilarEntry = Schemas['SimilarEntry'];
@@ -308,6 +312,17 @@ export declare class Shipmate {
          * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
          */
         connectGitHub: (projectId: string) => Promise<GitHubHook>;
+        /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
+        tag: (id: string, tags: string[]) => Promise<FeedbackEntry>;
+    };
+    /** A project's tags for feedback (session: members make and delete them, viewers read them). */
+    readonly tags: {
+        /** `GET /v1/projects/:projectId/tags`: by name. */
+        list: (projectId: string) => Promise<List<Tag>>;
+        /** `POST /v1/projects/:projectId/tags`: `color` is `#rrggbb` (grey when left out). */
+        create: (projectId: string, input: NewTag) => Promise<Tag>;
+        /** `DELETE /v1/projects/:projectId/tags/:tagId`: entries keep their other tags. */
+        delete: (projectId: string, tagId: string) => Promise<Deleted>;
     };
     /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
     readonly board: {
@@ -318,8 +333,8 @@ export declare class Shipmate {
         submitFeedback: (slug: string, input: FeedbackInput) => Promise<FeedbackEntry>;
         /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
         list: (slug: string, query?: BoardQuery) => Promise<Page<FeedbackEntry>>;
-        /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately. */
-        roadmap: (slug: string) => Promise<Roadmap>;
+        /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it). */
+        roadmap: (slug: string, tag?: string) => Promise<Roadmap>;
         /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
         similar: (slug: string, q: string) => Promise<List<SimilarEntry>>;
     };

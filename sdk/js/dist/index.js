@@ -112,6 +112,17 @@ export class Shipmate {
              * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
              */
             connectGitHub: (projectId) => this.request('POST', `/v1/projects/${seg(projectId)}/integrations/github`, undefined, undefined, 'session'),
+            /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
+            tag: (id, tags) => this.request('PATCH', `/v1/feedback/${seg(id)}`, { tags }, undefined, 'session'),
+        };
+        /** A project's tags for feedback (session: members make and delete them, viewers read them). */
+        this.tags = {
+            /** `GET /v1/projects/:projectId/tags`: by name. */
+            list: (projectId) => this.request('GET', `/v1/projects/${seg(projectId)}/tags`, undefined, undefined, 'session'),
+            /** `POST /v1/projects/:projectId/tags`: `color` is `#rrggbb` (grey when left out). */
+            create: (projectId, input) => this.request('POST', `/v1/projects/${seg(projectId)}/tags`, input, undefined, 'session'),
+            /** `DELETE /v1/projects/:projectId/tags/:tagId`: entries keep their other tags. */
+            delete: (projectId, tagId) => this.request('DELETE', `/v1/projects/${seg(projectId)}/tags/${seg(tagId)}`, undefined, undefined, 'session'),
         };
         /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
         this.board = {
@@ -121,9 +132,9 @@ export class Shipmate {
              */
             submitFeedback: (slug, input) => this.request('POST', `/v1/feedback/by-project/${seg(slug)}`, input, undefined, 'public'),
             /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
-            list: (slug, query = {}) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined, { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort }, 'public'),
-            /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately. */
-            roadmap: (slug) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, undefined, 'public'),
+            list: (slug, query = {}) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined, { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag }, 'public'),
+            /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it). */
+            roadmap: (slug, tag) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, { tag }, 'public'),
             /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
             similar: (slug, q) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q }, 'public'),
         };

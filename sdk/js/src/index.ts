@@ -51,6 +51,8 @@ export type FeedbackSort = Schemas['FeedbackSort'];
 export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
 export type GitHubHook = Schemas['GitHubHook'];
+export type Tag = Schemas['Tag'];
+export type NewTag = Schemas['NewTag'];
 export type Comment = Schemas['Comment'];
 export type Roadmap = Schemas['Roadmap'];
 
@@ -59,6 +61,8 @@ export interface BoardQuery extends PageQuery {
   type?: FeedbackType;
   status?: FeedbackStatus;
   sort?: FeedbackSort;
+  /** Entries with this tag (its id). */
+  tag?: string;
 }
 
 /** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
@@ -436,6 +440,22 @@ export class Shipmate {
      */
     connectGitHub: (projectId: string): Promise<GitHubHook> =>
       this.request('POST', `/v1/projects/${seg(projectId)}/integrations/github`, undefined, undefined, 'session'),
+    /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
+    tag: (id: string, tags: string[]): Promise<FeedbackEntry> =>
+      this.request('PATCH', `/v1/feedback/${seg(id)}`, { tags }, undefined, 'session'),
+  };
+
+  /** A project's tags for feedback (session: members make and delete them, viewers read them). */
+  readonly tags = {
+    /** `GET /v1/projects/:projectId/tags`: by name. */
+    list: (projectId: string): Promise<List<Tag>> =>
+      this.request('GET', `/v1/projects/${seg(projectId)}/tags`, undefined, undefined, 'session'),
+    /** `POST /v1/projects/:projectId/tags`: `color` is `#rrggbb` (grey when left out). */
+    create: (projectId: string, input: NewTag): Promise<Tag> =>
+      this.request('POST', `/v1/projects/${seg(projectId)}/tags`, input, undefined, 'session'),
+    /** `DELETE /v1/projects/:projectId/tags/:tagId`: entries keep their other tags. */
+    delete: (projectId: string, tagId: string): Promise<Deleted> =>
+      this.request('DELETE', `/v1/projects/${seg(projectId)}/tags/${seg(tagId)}`, undefined, undefined, 'session'),
   };
 
   /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
@@ -449,10 +469,10 @@ export class Shipmate {
     /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
     list: (slug: string, query: BoardQuery = {}): Promise<Page<FeedbackEntry>> =>
       this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined,
-        { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort }, 'public'),
-    /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately. */
-    roadmap: (slug: string): Promise<Roadmap> =>
-      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, undefined, 'public'),
+        { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag }, 'public'),
+    /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it). */
+    roadmap: (slug: string, tag?: string): Promise<Roadmap> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, { tag }, 'public'),
     /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
     similar: (slug: string, q: string): Promise<List<SimilarEntry>> =>
       this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q }, 'public'),

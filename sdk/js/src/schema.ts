@@ -1761,6 +1761,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's tags, by name. */
+        get: operations["feedback_list_tags"];
+        put?: never;
+        /** Adds a tag (`#rrggbb` colour, grey by default); names are unique in the project whatever the case. */
+        post: operations["feedback_create_tag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/tags/{tag_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Deletes a tag; entries that had it keep their other tags. */
+        delete: operations["feedback_delete_tag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_id}/webhooks": {
         parameters: {
             query?: never;
@@ -2466,6 +2501,8 @@ export interface components {
             status: components["schemas"]["FeedbackStatus"];
             /** @description Only in the owner's views. */
             submitter_email?: string | null;
+            /** @description The project's tags on the entry, by name. */
+            tags: components["schemas"]["Tag"][];
             title: string;
             type: components["schemas"]["FeedbackType"];
             /** Format: date-time */
@@ -2486,6 +2523,8 @@ export interface components {
             moderation?: null | components["schemas"]["FeedbackModeration"];
             on_roadmap?: boolean | null;
             status?: null | components["schemas"]["FeedbackStatus"];
+            /** @description Tag ids of the entry's project (up to 20): replaces the entry's tags; `[]` removes them. */
+            tags?: string[] | null;
         };
         /**
          * @description Where a feedback entry stands in moderation: only `approved` entries are public.
@@ -3024,6 +3063,16 @@ export interface components {
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
+        List_Tag: {
+            data: {
+                /** @description `#rrggbb`. */
+                color: string;
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
         List_Webhook: {
             data: {
                 /** Format: date-time */
@@ -3225,6 +3274,13 @@ export interface components {
             /** Format: uuid */
             segment_id?: string | null;
         };
+        /** @description `POST /v1/projects/:id/tags`. */
+        NewTag: {
+            /** @description `#rrggbb`; grey (`#6b7280`) when left out. */
+            color?: string | null;
+            /** @description 1 to 40 characters, unique in the project (whatever the case). */
+            name: string;
+        };
         /** @description `POST /v1/testimonials` and the public form's `POST /v1/testimonials/by-project/:slug`. */
         NewTestimonial: {
             /** Format: email */
@@ -3419,6 +3475,8 @@ export interface components {
                 status: components["schemas"]["FeedbackStatus"];
                 /** @description Only in the owner's views. */
                 submitter_email?: string | null;
+                /** @description The project's tags on the entry, by name. */
+                tags: components["schemas"]["Tag"][];
                 title: string;
                 type: components["schemas"]["FeedbackType"];
                 /** Format: date-time */
@@ -3798,6 +3856,14 @@ export interface components {
         SuppressionLifted: {
             deleted: boolean;
             id: string;
+        };
+        /** @description A tag as entries carry it, and as the project's list shows it. */
+        Tag: {
+            /** @description `#rrggbb`. */
+            color: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
         };
         TestQueued: {
             /** Format: uuid */
@@ -11923,6 +11989,8 @@ export interface operations {
                 sort?: components["schemas"]["FeedbackSort"];
                 /** @description one moderation state (the review queue) */
                 moderation?: components["schemas"]["FeedbackModeration"];
+                /** @description entries with this tag (its id) */
+                tag?: string;
                 page?: number;
                 /** @description 1 to 100, default 50 */
                 per_page?: number;
@@ -12171,6 +12239,8 @@ export interface operations {
                 status?: components["schemas"]["FeedbackStatus"];
                 /** @description `top` (default) or `new` */
                 sort?: components["schemas"]["FeedbackSort"];
+                /** @description entries with this tag (its id) */
+                tag?: string;
                 page?: number;
                 /** @description 1 to 100, default 50 */
                 per_page?: number;
@@ -12418,7 +12488,10 @@ export interface operations {
     };
     feedback_roadmap: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description entries with this tag (its id) */
+                tag?: string;
+            };
             header?: never;
             path: {
                 slug: string;
@@ -19432,6 +19505,371 @@ export interface operations {
                 };
             };
             /** @description no such project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_list_tags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Tag"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_create_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewTag"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tag"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tag_exists` (the name is taken) or `too_many_tags` (100) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_delete_tag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                tag_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such tag */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -19,7 +19,7 @@ use sqlx::PgPool;
 
 async fn load(db: &PgPool, slug: &str) -> AppResult<(Project, Roadmap, Vec<ShippedIn>)> {
     let project = projects::by_slug(db, slug).await?;
-    let road = roadmap::roadmap(db, project.id).await?;
+    let road = roadmap::roadmap(db, project.id, None).await?;
     let shipped: Vec<Uuid> = road.shipped.iter().map(|e| e.id).collect();
     let links = changelog::shipped_in(db, project.id, &shipped).await?;
     Ok((project, road, links))
