@@ -94,7 +94,29 @@ string_enum! {
         Top = "top",
         /// Newest first.
         New = "new",
+        /// Members' list only: the most summed MRR of the upvoters' companies first.
+        Mrr = "mrr",
+        /// Members' list only: the most "must have" votes first.
+        MustHave = "must_have",
     }
+}
+
+impl Default for FeedbackSort {
+    fn default() -> Self {
+        FeedbackSort::Top
+    }
+}
+
+impl FeedbackSort {
+    /// The orders that read the customer value behind entries: members only.
+    pub fn by_value(self) -> bool {
+        matches!(self, FeedbackSort::Mrr | FeedbackSort::MustHave)
+    }
+}
+
+string_enum! {
+    /// How much a vote matters to the voter.
+    Importance { NiceToHave = "nice_to_have", Important = "important", MustHave = "must_have" }
 }
 
 string_enum! {

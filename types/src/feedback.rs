@@ -140,6 +140,17 @@ pub struct Feedback {
     /// The project's tags on the entry, by name.
     #[cfg_attr(feature = "sqlx", sqlx(json))]
     pub tags: Vec<crate::tags::Tag>,
+    /// Members' views: the distinct companies of the upvoters, by MRR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    pub companies: Option<Vec<crate::customers::Company>>,
+    /// Members' views: the summed MRR of those companies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mrr: Option<f64>,
+    /// Members' views: upvotes per importance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "sqlx", sqlx(json))]
+    pub importance: Option<crate::customers::ImportanceCounts>,
     /// Linked GitHub issues (closing or reopening one moves the entry); only in the owner's views.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<String>>,
@@ -152,6 +163,9 @@ impl Feedback {
     pub fn public(mut self) -> Self {
         self.submitter_email = None;
         self.links = None;
+        self.companies = None;
+        self.mrr = None;
+        self.importance = None;
         self
     }
 }

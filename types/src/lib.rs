@@ -14,6 +14,7 @@ pub mod alerts;
 pub mod analytics;
 pub mod changelog;
 pub mod common;
+pub mod customers;
 pub mod email;
 pub mod feedback;
 pub mod imports;

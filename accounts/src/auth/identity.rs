@@ -37,6 +37,85 @@ struct Claims {
     #[serde(default)]
     name: Option<String>,
     exp: i64,
+    #[serde(default)]
+    company: Option<CompanyClaim>,
+    #[serde(default)]
+    attributes: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `company` in the token: `id` (a string or a number) and `name`, `mrr` and `plan` if known.
+#[derive(Deserialize)]
+struct CompanyClaim {
+    id: serde_json::Value,
+    name: String,
+    #[serde(default)]
+    mrr: Option<f64>,
+    #[serde(default)]
+    plan: Option<String>,
+}
+
+/// Attributes segment boards match on: flat strings and numbers (anything else is left out),
+/// at most 50, each string at most 200 characters.
+fn flat_attributes(attrs: serde_json::Map<String, serde_json::Value>) -> serde_json::Value {
+    use serde_json::Value;
+    let kept = attrs
+        .into_iter()
+        .filter(|(k, _)| !k.is_empty() && k.chars().count() <= 100)
+        .filter_map(|(k, v)| match v {
+            Value::String(s) => Some((k, Value::String(s.chars().take(200).collect()))),
+            Value::Number(_) => Some((k, v)),
+            _ => None,
+        })
+        .take(50);
+    Value::Object(kept.collect())
+}
+
+/// The company's row for the project, made or updated from the claim; answers its id and whether
+/// its MRR changed (the value behind its votes then changes too).
+async fn upsert_company(
+    db: &PgPool,
+    project_id: Uuid,
+    claim: CompanyClaim,
+) -> AppResult<(Uuid, bool)> {
+    let external = match claim.id {
+        serde_json::Value::String(s) => s.trim().to_owned(),
+        serde_json::Value::Number(n) => n.to_string(),
+        _ => String::new(),
+    };
+    let name = claim.name.trim().chars().take(200).collect::<String>();
+    if external.is_empty() || external.chars().count() > 256 || name.is_empty() {
+        return Err(invalid(
+            "the identify token's company needs an id (1 to 256 characters) and a name",
+        ));
+    }
+    if claim.mrr.is_some_and(|m| !m.is_finite() || m < 0.0) {
+        return Err(invalid(
+            "the identify token's company mrr must be a number of 0 or more",
+        ));
+    }
+    let plan = claim
+        .plan
+        .map(|p| p.trim().chars().take(100).collect::<String>())
+        .filter(|p| !p.is_empty());
+    // `old` is the row before this statement: its MRR tells whether the value changed.
+    let row = sqlx::query!(
+        r#"with old as (select mrr from companies where project_id = $2 and external_id = $3)
+           insert into companies (id, project_id, external_id, name, mrr, plan)
+           values ($1, $2, $3, $4, $5, $6)
+           on conflict (project_id, external_id) do update
+              set name = excluded.name, mrr = coalesce(excluded.mrr, companies.mrr),
+                  plan = coalesce(excluded.plan, companies.plan), updated_at = now()
+           returning id, mrr, (select mrr from old) as old_mrr, exists (select 1 from old) as "existed!""#,
+        Uuid::now_v7(),
+        project_id,
+        external,
+        name,
+        claim.mrr,
+        plan
+    )
+    .fetch_one(db)
+    .await?;
+    Ok((row.id, row.existed && row.mrr != row.old_mrr))
 }
 
 fn invalid(detail: &str) -> AppError {
@@ -71,8 +150,14 @@ pub async fn rotate_secret(db: &PgPool, project_id: Uuid) -> AppResult<String> {
 }
 
 /// Verifies the JWT against the project's secret and opens an end-user session: the same `sub`
-/// is the same end user each time (their name and email follow the latest token that has them).
-pub async fn identify(db: &PgPool, project_id: Uuid, jwt: &str) -> AppResult<(String, EndUser)> {
+/// is the same end user each time (their name, email, company and attributes follow the latest
+/// token that has them). The flag says whether the value behind the user's votes changed (another
+/// company, or their company's MRR): the caller then refreshes the entries they voted on.
+pub async fn identify(
+    db: &PgPool,
+    project_id: Uuid,
+    jwt: &str,
+) -> AppResult<(String, EndUser, Option<ValueChange>)> {
     let secret = sqlx::query_scalar!(
         "select identify_secret from projects where id = $1",
         project_id
@@ -111,22 +196,37 @@ pub async fn identify(db: &PgPool, project_id: Uuid, jwt: &str) -> AppResult<(St
         .name
         .map(|n| n.trim().chars().take(200).collect::<String>())
         .filter(|n| !n.is_empty());
-    // A token that leaves out the name or the address keeps what an earlier one said.
+    let company = match claims.company {
+        Some(c) => Some(upsert_company(db, project_id, c).await?),
+        None => None,
+    };
+    let attributes = claims.attributes.map(flat_attributes);
+    // A token that leaves out the name, the address, the company or the attributes keeps what an
+    // earlier one said.
     let user = sqlx::query!(
-        "insert into end_users (id, project_id, sub, email, name)
-         values ($1, $2, $3, $4, coalesce($5, 'Anonymous'))
-         on conflict (project_id, sub) do update
-            set email = coalesce($4, end_users.email), name = coalesce($5, end_users.name),
-                updated_at = now()
-         returning id, name, email",
+        r#"with old as (select company_id from end_users where project_id = $2 and sub = $3)
+           insert into end_users (id, project_id, sub, email, name, company_id, attributes)
+           values ($1, $2, $3, $4, coalesce($5, 'Anonymous'), $6, coalesce($7::jsonb, '{}'::jsonb))
+           on conflict (project_id, sub) do update
+              set email = coalesce($4, end_users.email), name = coalesce($5, end_users.name),
+                  company_id = coalesce($6, end_users.company_id),
+                  attributes = coalesce($7, end_users.attributes), updated_at = now()
+           returning id, name, email, company_id,
+               (select company_id from old) is distinct from company_id as "moved!""#,
         Uuid::now_v7(),
         project_id,
         sub,
         email,
-        name
+        name,
+        company.map(|c| c.0),
+        attributes
     )
     .fetch_one(db)
     .await?;
+    let change = (user.moved || company.is_some_and(|c| c.1)).then_some(ValueChange {
+        end_user_id: user.id,
+        company_id: user.company_id,
+    });
     let token = random_token(SESSION_PREFIX, 40);
     sqlx::query!(
         "insert into end_user_sessions (token_hash, end_user_id, expires_at) values ($1, $2, $3)",
@@ -144,7 +244,15 @@ pub async fn identify(db: &PgPool, project_id: Uuid, jwt: &str) -> AppResult<(St
             name: user.name,
             email: user.email,
         },
+        change,
     ))
+}
+
+/// Who to refresh the customer value of after an identify (see `identify`).
+#[derive(Debug, Clone, Copy)]
+pub struct ValueChange {
+    pub end_user_id: Uuid,
+    pub company_id: Option<Uuid>,
 }
 
 /// The end user of a live `eu_` session, if any.

@@ -10,16 +10,21 @@ use shipmate_accounts::projects;
 use shipmate_accounts::teams::Role;
 use shipmate_core::params::{parse_id, query_enum, query_id, Paging};
 use shipmate_core::AppError;
+use shipmate_feedback::feedback::value;
 use shipmate_feedback::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
     FeedbackType, ListFilter, NewFeedback, Start, VoteState,
 };
 use shipmate_outbound::notify;
-use shipmate_types::common::Page;
+use shipmate_types::common::{List, Page};
+use shipmate_types::customers::{VoteRequest, Voter};
+use shipmate_types::Importance;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
-use crate::extract::{require, Actor, Body, ProjectAccess, ProjectKey, SessionUser, Viewer};
+use crate::extract::{
+    require, Actor, Body, OptionalBody, ProjectAccess, ProjectKey, SessionUser, Viewer,
+};
 use crate::problem::{ApiError, ApiResult};
 use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
@@ -32,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .route("/v1/feedback/{id}/upvote", post(upvote))
         .route("/v1/feedback/{id}/downvote", post(downvote))
         .route("/v1/feedback/{id}/vote", delete_route(withdraw))
+        .route("/v1/feedback/{id}/voters", get(voters))
 }
 
 /// Submits a bug, feature request or general feedback. With the publishable key (or another
@@ -88,6 +94,14 @@ pub async fn list_public(
         moderation: None,
         ..parse_filter(&q)?
     };
+    if filter.sort.by_value() {
+        return Err(AppError::invalid(
+            "validation_failed",
+            "sort",
+            "must be top or new on the public board (mrr and must_have are for members)",
+        )
+        .into());
+    }
     let paging = Paging::parse(&q)?;
     let (data, total) = reads
         .run(|db| feedback::list(db, project.id, &filter, paging))
@@ -96,7 +110,9 @@ pub async fn list_public(
     Ok(Json(paging.wrap(data, total)))
 }
 
-/// Every entry of a project, with submitters' addresses (members and up).
+/// Every entry of a project, with submitters' addresses and the customer value behind each
+/// (`companies`, `mrr`, `importance`), for the team (viewers and up). `sort` also takes `mrr` and
+/// `must_have` here.
 #[utoipa::path(get, path = "/v1/feedback", tag = "feedback", security(("session" = [])),
     params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query),
         ("moderation" = Option<FeedbackModeration>, Query, description = "one moderation state (the review queue)"),
@@ -110,7 +126,8 @@ pub async fn list_owner(
 ) -> ApiResult<Json<Page<Feedback>>> {
     let filter = parse_filter(&q)?;
     let paging = Paging::parse(&q)?;
-    let (data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
+    let (mut data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
+    value::fill_companies(&state.db, &mut data).await?;
     Ok(Json(paging.wrap(data, total)))
 }
 
@@ -118,7 +135,7 @@ pub fn parse_filter(q: &HashMap<String, String>) -> ApiResult<ListFilter> {
     Ok(ListFilter {
         kind: query_enum(q, "type")?,
         status: query_enum(q, "status")?,
-        newest_first: query_enum(q, "sort")? == Some(FeedbackSort::New),
+        sort: query_enum(q, "sort")?.unwrap_or_default(),
         public: false,
         moderation: query_enum(q, "moderation")?,
         tag: query_id(q, "tag")?,
@@ -174,6 +191,7 @@ pub async fn update(
     }
     tx.commit().await?;
     state.deliver(&deliveries).await;
+    value::fill_companies(&state.db, std::slice::from_mut(&mut entry)).await?;
     Ok(Json(entry))
 }
 
@@ -198,15 +216,19 @@ async fn entry_owned(state: &AppState, session: &SessionUser, id: &str) -> ApiRe
     Ok(entry)
 }
 
-/// Upvotes a feature request; repeating it changes nothing, and it replaces a downvote.
+/// Upvotes a feature request, saying how much it matters (`importance`); repeating it updates the
+/// importance, and it replaces a downvote.
 #[utoipa::path(post, path = "/v1/feedback/{id}/upvote", tag = "feedback", security(("session" = [])),
+    request_body(content = VoteRequest, description = "optional: how much it matters (default `nice_to_have`)"),
     responses((status = 200, body = VoteState), (status = 404, description = "no such entry"), (status = 422, description = "`voting_not_allowed`")))]
 pub async fn upvote(
     state: State<AppState>,
     actor: Actor,
     id: Path<String>,
+    OptionalBody(vote): OptionalBody<VoteRequest>,
 ) -> ApiResult<Json<VoteState>> {
-    cast(state, actor, id, 1).await
+    let importance = vote.importance.unwrap_or(Importance::NiceToHave);
+    cast(state, actor, id, 1, importance).await
 }
 
 /// Downvotes a feature request; repeating it changes nothing, and it replaces an upvote.
@@ -217,7 +239,7 @@ pub async fn downvote(
     actor: Actor,
     id: Path<String>,
 ) -> ApiResult<Json<VoteState>> {
-    cast(state, actor, id, -1).await
+    cast(state, actor, id, -1, Importance::NiceToHave).await
 }
 
 /// Withdraws the caller's vote.
@@ -228,7 +250,20 @@ pub async fn withdraw(
     actor: Actor,
     id: Path<String>,
 ) -> ApiResult<Json<VoteState>> {
-    cast(state, actor, id, 0).await
+    cast(state, actor, id, 0, Importance::NiceToHave).await
+}
+
+/// The entry's upvoters, newest first (up to 1,000): name, email, company and importance
+/// (members and up).
+#[utoipa::path(get, path = "/v1/feedback/{id}/voters", tag = "feedback", security(("session" = [])),
+    responses((status = 200, body = List<Voter>), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry")))]
+pub async fn voters(
+    State(state): State<AppState>,
+    session: SessionUser,
+    Path(id): Path<String>,
+) -> ApiResult<Json<List<Voter>>> {
+    let entry = entry_owned(&state, &session, &id).await?;
+    Ok(Json(value::voters(&state.db, entry.id).await?.into()))
 }
 
 /// Dashboard sessions and end-user sessions (`eu_`, in their own project) vote alike.
@@ -237,6 +272,7 @@ async fn cast(
     actor: Actor,
     Path(id): Path<String>,
     value: i16,
+    importance: Importance,
 ) -> ApiResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
     let (user, end_user) = actor.who.ids();
@@ -244,5 +280,7 @@ async fn cast(
         .limits
         .vote(user.or(end_user).unwrap_or_default())
         .await?;
-    Ok(Json(feedback::vote(&state.db, id, actor.who, value).await?))
+    Ok(Json(
+        feedback::vote(&state.db, id, actor.who, value, importance).await?,
+    ))
 }

@@ -37,7 +37,7 @@ pub async fn rotate_secret(
 }
 
 /// Exchanges a JWT signed with the project's identify secret (claims `sub`, `name`, `email`,
-/// `exp` at most 24 hours ahead) for an `eu_` session valid 30 days, which votes, comments and
+/// `exp` at most 24 hours ahead; `company` `{id, name, mrr?, plan?}` and flat `attributes`) for an `eu_` session valid 30 days, which votes, comments and
 /// submits feedback in this project only. Any key of the project may call it.
 #[utoipa::path(post, path = "/v1/auth/identify", tag = "identity", security(("api_key" = [])),
     request_body = IdentifyRequest,
@@ -47,7 +47,15 @@ pub async fn identify(
     ProjectKey { project, .. }: ProjectKey,
     Body(IdentifyRequest { token }): Body<IdentifyRequest>,
 ) -> ApiResult<Json<Identified>> {
-    let (token, user) = identity::identify(&state.db, project.id, &token).await?;
+    let (token, user, change) = identity::identify(&state.db, project.id, &token).await?;
+    if let Some(c) = change {
+        shipmate_feedback::feedback::value::refresh_for_customer(
+            &state.db,
+            c.end_user_id,
+            c.company_id,
+        )
+        .await?;
+    }
     Ok(Json(Identified {
         token,
         user: EndUserInfo {

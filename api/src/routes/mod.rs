@@ -125,7 +125,7 @@ pub async fn method_not_allowed() -> ApiError {
         projects::rotate_publishable, projects::of_key,
         api_keys::create, api_keys::list, api_keys::revoke,
         feedback::create, feedback::list_public, feedback::list_owner, feedback::update, feedback::remove,
-        feedback::upvote, feedback::downvote, feedback::withdraw,
+        feedback::upvote, feedback::downvote, feedback::withdraw, feedback::voters,
         feedback_loop::submit, feedback_loop::roadmap, feedback_loop::similar, feedback_loop::add_comment, feedback_loop::list_comments,
         feedback_loop::remove_comment, feedback_loop::merge_into,
         github::connect, github::show, github::disconnect, github::receive,

@@ -15,8 +15,14 @@ use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/v1/projects/{project_id}/tags", post(create_tag).get(list_tags))
-        .route("/v1/projects/{project_id}/tags/{tag_id}", delete(delete_tag))
+        .route(
+            "/v1/projects/{project_id}/tags",
+            post(create_tag).get(list_tags),
+        )
+        .route(
+            "/v1/projects/{project_id}/tags/{tag_id}",
+            delete(delete_tag),
+        )
 }
 
 /// Adds a tag (`#rrggbb` colour, grey by default); names are unique in the project whatever the case.

@@ -33,7 +33,7 @@ pub(crate) async fn rotate(app: &TestApp, owner: &str, project: &Value) -> Strin
     body["identify_secret"].as_str().unwrap().to_owned()
 }
 
-async fn identify(app: &TestApp, project: &Value, token: &str) -> (StatusCode, Value) {
+pub(crate) async fn identify(app: &TestApp, project: &Value, token: &str) -> (StatusCode, Value) {
     // The publishable key is enough: the secret that signs never reaches a browser.
     let pk = project["publishable_key"].as_str().unwrap();
     app.call(

@@ -9,6 +9,7 @@ mod authz;
 mod authz_callers;
 mod changelog;
 mod copy_to_clickhouse;
+mod customer_value;
 mod deletions;
 mod errors;
 mod fake_idp;

@@ -7,6 +7,7 @@ pub mod merge;
 pub mod roadmap;
 pub mod similar;
 pub mod tags;
+pub mod value;
 
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -15,11 +16,15 @@ use shipmate_core::params::Paging;
 use shipmate_core::{AppError, AppResult};
 
 pub use shipmate_types::feedback::{Feedback, FeedbackChanges, NewFeedback, VoteState};
-pub use shipmate_types::{FeedbackModeration, FeedbackSort, FeedbackStatus, FeedbackType};
+pub use shipmate_types::{
+    FeedbackModeration, FeedbackSort, FeedbackStatus, FeedbackType, Importance,
+};
 
 pub(crate) const COLUMNS: &str =
     "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
     upvotes - downvotes as score, moderation, merged_into, on_roadmap, links, created_at, updated_at,
+    mrr, json_build_object('nice_to_have', nice_to_have, 'important', important,
+        'must_have', must_have) as importance,
     (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name, 'color', t.color)
         order by lower(t.name)), '[]') from feedback_tags t where t.id = any(feedback.tag_ids)) as tags";
 
@@ -63,8 +68,8 @@ pub async fn create(
 pub struct ListFilter {
     pub kind: Option<FeedbackType>,
     pub status: Option<FeedbackStatus>,
-    /// `top` (score, then newest) or `new`.
-    pub newest_first: bool,
+    /// `top` (score, then newest), `new`, or members' `mrr` and `must_have` (then newest).
+    pub sort: FeedbackSort,
     /// Approved entries only (the board); members see every moderation state.
     pub public: bool,
     /// Members' review queue: one moderation state.
@@ -81,10 +86,11 @@ pub async fn list(
     f: &ListFilter,
     paging: Paging,
 ) -> AppResult<(Vec<Feedback>, i64)> {
-    let order = if f.newest_first {
-        "created_at desc, id desc"
-    } else {
-        "upvotes - downvotes desc, created_at desc, id desc"
+    let order = match f.sort {
+        FeedbackSort::Top => "upvotes - downvotes desc, created_at desc, id desc",
+        FeedbackSort::New => "created_at desc, id desc",
+        FeedbackSort::Mrr => "mrr desc, created_at desc, id desc",
+        FeedbackSort::MustHave => "must_have desc, created_at desc, id desc",
     };
     let visible = if f.public {
         PUBLIC
@@ -210,7 +216,13 @@ impl Participant {
 
 /// Sets (1, -1) or withdraws (0) the voter's vote. The entry's row is locked while its counts are
 /// recounted from the votes, so concurrent voters never lose an update.
-pub async fn vote(db: &PgPool, id: Uuid, voter: Participant, value: i16) -> AppResult<VoteState> {
+pub async fn vote(
+    db: &PgPool,
+    id: Uuid,
+    voter: Participant,
+    value: i16,
+    importance: Importance,
+) -> AppResult<VoteState> {
     let mut tx = db.begin().await?;
     let entry = sqlx::query!(
         r#"select project_id, type as "kind: FeedbackType", status as "status: FeedbackStatus"
@@ -251,12 +263,13 @@ pub async fn vote(db: &PgPool, id: Uuid, voter: Participant, value: i16) -> AppR
     .await?;
     if value != 0 {
         sqlx::query!(
-            "insert into feedback_votes (feedback_id, user_id, end_user_id, value)
-             values ($1, $2, $3, $4)",
+            "insert into feedback_votes (feedback_id, user_id, end_user_id, value, importance)
+             values ($1, $2, $3, $4, $5)",
             id,
             user_id,
             end_user_id,
-            value
+            value,
+            importance.as_str()
         )
         .execute(&mut *tx)
         .await?;
@@ -273,18 +286,25 @@ pub async fn vote(db: &PgPool, id: Uuid, voter: Participant, value: i16) -> AppR
     Ok(state)
 }
 
-/// Recounts an entry's votes from its vote rows (the caller holds the entry's row lock); answers
-/// the upvotes and downvotes.
+/// Recounts an entry's votes from its vote rows (the caller holds the entry's row lock), with the
+/// customer value behind them; answers the upvotes and downvotes.
 pub(crate) async fn recount(db: &mut PgConnection, id: Uuid) -> AppResult<(i32, i32)> {
     let r = sqlx::query!(
         "update feedback f set
-            upvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = 1),
-            downvotes = (select count(*) from feedback_votes v where v.feedback_id = f.id and v.value = -1)
+            upvotes = c.up, downvotes = c.down, nice_to_have = c.nice, important = c.important,
+            must_have = c.must
+         from (select count(*) filter (where value = 1) as up,
+                      count(*) filter (where value = -1) as down,
+                      count(*) filter (where value = 1 and importance = 'nice_to_have') as nice,
+                      count(*) filter (where value = 1 and importance = 'important') as important,
+                      count(*) filter (where value = 1 and importance = 'must_have') as must
+               from feedback_votes where feedback_id = $1) c
          where f.id = $1 returning f.upvotes, f.downvotes",
         id
     )
-    .fetch_one(db)
+    .fetch_one(&mut *db)
     .await?;
+    value::refresh_mrr(db, &[id]).await?;
     Ok((r.upvotes, r.downvotes))
 }
 

@@ -16,7 +16,7 @@ use shipmate_accounts::projects::{self, Project};
 use shipmate_core::params::Paging;
 use shipmate_core::AppResult;
 use shipmate_feedback::changelog::{self, ShippedIn};
-use shipmate_feedback::feedback::{self, comments, Feedback, ListFilter};
+use shipmate_feedback::feedback::{self, comments, Feedback, FeedbackSort, ListFilter};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -78,10 +78,14 @@ pub async fn board(
         Err(e) => return error_page(e),
     };
     // A hand-edited query should not cost the visitor the page: show everything instead.
-    let filter = ListFilter {
+    let mut filter = ListFilter {
         public: true,
         ..parse_filter(&q).unwrap_or_default()
     };
+    // The customer value behind entries is the team's: the board orders by votes or age only.
+    if filter.sort.by_value() {
+        filter.sort = FeedbackSort::Top;
+    }
     let paging = Paging {
         page: Paging::parse(&q).map(|p| p.page).unwrap_or(1),
         per_page: PER_PAGE,
@@ -95,7 +99,11 @@ pub async fn board(
         Err(e) => return error_page(e),
     };
     let filtered = filter.kind.is_some() || filter.status.is_some();
-    let sort = if filter.newest_first { "new" } else { "top" };
+    let sort = if filter.sort == FeedbackSort::New {
+        "new"
+    } else {
+        "top"
+    };
     let noun = if loaded.total == 1 {
         "entry"
     } else {
@@ -197,7 +205,7 @@ fn page_href(base: &str, filter: &ListFilter, page: i64) -> String {
     if let Some(status) = filter.status {
         q.append_pair("status", status.as_str());
     }
-    if filter.newest_first {
+    if filter.sort == FeedbackSort::New {
         q.append_pair("sort", "new");
     }
     if page > 1 {
