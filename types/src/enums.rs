@@ -89,8 +89,10 @@ impl FeedbackType {
 
 string_enum! {
     /// Where a feedback list is ordered from.
+    #[derive(Default)]
     FeedbackSort {
         /// Highest score first (the default).
+        #[default]
         Top = "top",
         /// Newest first.
         New = "new",
@@ -98,12 +100,6 @@ string_enum! {
         Mrr = "mrr",
         /// Members' list only: the most "must have" votes first.
         MustHave = "must_have",
-    }
-}
-
-impl Default for FeedbackSort {
-    fn default() -> Self {
-        FeedbackSort::Top
     }
 }
 
