@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shipmate_types::{
-    ChangelogType, EventType, FeedbackModeration, FeedbackStatus, FeedbackType, Role, StringEnum,
-    WebhookFormat,
+    ChangelogType, EventType, FeedbackModeration, FeedbackSort, FeedbackStatus, FeedbackType, Role,
+    StringEnum, WebhookFormat,
 };
 
 pub use analytics::*;
@@ -281,6 +281,14 @@ pub enum FeedbackCommand {
         /// Only entries with this tag (its id; `shipmate feedback tags` lists them).
         #[arg(long)]
         tag: Option<uuid::Uuid>,
+        /// `top`, `new`, or by the customer value behind entries: `mrr`, `must_have`.
+        #[arg(long, value_parser = one_of::<FeedbackSort>())]
+        sort: Option<FeedbackSort>,
+    },
+    /// An entry's upvoters: name, email, company (with MRR) and how much it matters to them.
+    Voters {
+        /// Feedback entry id.
+        id: String,
     },
     /// Move an entry to another status.
     ///

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 import { API, SHOTS, PHONE, useBrowser, api, login } from './support.mjs';
 
@@ -640,6 +640,40 @@ test('an owner makes tags, tags entries and filters the list by tag', { timeout:
     await shot(page, 'feedback-tags');
     // The refused duplicate is the one failed request Chromium reports.
     assert.deepEqual(problems.filter((p) => !/status of 409/.test(p)), [], 'no console errors');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('the team sees the customer value behind requests, sorts by MRR and lists the voters', { timeout: 90_000 }, async () => {
+  const { token, project, key, ctx, page, problems } = await ownerPage('value', 'feedback');
+  try {
+    const { identify_secret: secret } = await api('POST', `/v1/projects/${project.id}/identify-secret/rotate`, { token, expect: 200 });
+    const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const customer = async (sub, company) => {
+      const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub, name: sub, email: `${sub}@example.com`, exp: Math.floor(Date.now() / 1000) + 600, company })}`;
+      const jwt = `${head}.${createHmac('sha256', secret).update(head).digest('base64url')}`;
+      return (await api('POST', '/v1/auth/identify', { key: project.publishable_key, body: { token: jwt }, expect: 200 })).token;
+    };
+    const sso = await api('POST', '/v1/feedback', { key, body: { title: 'Single sign-on', type: 'feature' }, expect: 201 });
+    const dark = await api('POST', '/v1/feedback', { key, body: { title: 'Dark mode', type: 'feature' }, expect: 201 });
+    const ann = await customer('ann', { id: 'acme', name: 'Acme', mrr: 4800, plan: 'enterprise' });
+    const bob = await customer('bob', { id: 'init', name: 'Initech', mrr: 300, plan: 'starter' });
+    await api('POST', `/v1/feedback/${sso.id}/upvote`, { token: ann, body: { importance: 'must_have' }, expect: 200 });
+    await api('POST', `/v1/feedback/${dark.id}/upvote`, { token: bob, body: { importance: 'important' }, expect: 200 });
+    await api('POST', `/v1/feedback/${dark.id}/upvote`, { token: ann, expect: 200 });
+    await page.reload();
+    await heading(page, 'Feedback');
+    await page.selectOption('#fb-filter-sort', 'mrr');
+    await page.waitForFunction(() => document.querySelector('#feedback-list [data-feedback] .record-title')?.textContent === 'Dark mode');
+    const first = page.locator(`li[data-feedback="${dark.id}"]`);
+    assert.match(await first.locator('[data-mrr]').textContent(), /5,100 MRR/);
+    assert.match(await first.locator('[data-companies]').textContent(), /Acme, Initech/);
+    await first.locator('[data-action="voters"]').click();
+    await first.locator('[data-voter]').nth(1).waitFor();
+    assert.match(await first.locator('.voters-panel').textContent(), /bob@example\.com.*Initech.*starter.*300.*Important/s);
+    await shot(page, 'feedback-value');
+    assert.deepEqual(problems, [], 'no console errors');
   } finally {
     await ctx.close();
   }

@@ -295,6 +295,27 @@ test('identify, vote and comment as an end user of the project', needsApi, async
   assert.equal((await sm.board.list(slug)).data.find((e) => e.id === entry.id).score, 1);
 });
 
+test('a customer\'s company and importance reach the members\' view', needsApi, async () => {
+  const { token, project, sm } = await setup('value');
+  const { identify_secret: secret } = await api('POST', `/v1/projects/${project.id}/identify-secret/rotate`, { token, expect: 200 });
+  const entry = await sm.feedback.submit({ title: 'SSO', type: 'feature' });
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'u-9', name: 'Bea', exp: Math.floor(Date.now() / 1000) + 600, company: { id: 'acme', name: 'Acme', mrr: 1200, plan: 'scale' } })}`;
+  const jwt = `${head}.${createHmac('sha256', Buffer.from(secret, 'utf8')).update(head).digest('base64url')}`;
+  const customer = new Shipmate({ apiKey: project.publishable_key, baseUrl: API });
+  await customer.identify(jwt);
+  assert.equal((await customer.vote(entry.id, 'up', 'must_have')).upvotes, 1);
+  const member = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  const { data: [row] } = await member.feedback.list(project.id, { sort: 'mrr' });
+  assert.equal(row.mrr, 1200);
+  assert.deepEqual(row.companies, [{ id: 'acme', name: 'Acme', mrr: 1200, plan: 'scale' }]);
+  assert.deepEqual(row.importance, { nice_to_have: 0, important: 0, must_have: 1 });
+  const { data: voters } = await member.feedback.voters(entry.id);
+  assert.equal(voters.length, 1);
+  assert.equal(voters[0].company.name, 'Acme');
+  assert.equal(voters[0].importance, 'must_have');
+});
+
 test('board.similar asks by slug and text, without the key', async () => {
   const seen = [];
   const srv = await localServer((req, res) => {

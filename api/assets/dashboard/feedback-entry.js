@@ -7,6 +7,7 @@ import { announce, busy, clearFormErrors, confirmDialog, showError, showFormErro
 import { feedbackPicker, projectEntries } from './feedback-picker.js';
 import { issueLinks } from './feedback-github.js';
 import { entryTags } from './feedback-tags.js';
+import { valueLine, votersPanel } from './feedback-value.js';
 
 export const FEEDBACK_TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
 const STATUSES_FOR = {
@@ -33,6 +34,7 @@ export function entryItem(e, { project, onGone, onModerated, tags }) {
   const merge = mergePanel(e, project, onGone);
   const links = issueLinks(e);
   const tagBox = entryTags(e, tags);
+  const voters = votersPanel(e);
 
   const modButtons = MODERATION_ACTIONS.map(([value, label]) => {
     const b = h('button', { type: 'button', 'data-action': 'moderate', 'data-moderation': value, 'aria-label': `${label}: \u201c${e.title}\u201d` }, label);
@@ -92,12 +94,13 @@ export function entryItem(e, { project, onGone, onModerated, tags }) {
       h('p', { class: 'meta' },
         e.submitter_email ? h('span', null, 'From ', h('a', { href: `mailto:${e.submitter_email}`, 'data-email': '' }, e.submitter_email)) : h('span', null, 'No email given'),
         timeEl(e.created_at), links.list),
-      tagBox.panel, links.panel, thread.el, merge.el),
+      valueLine(e),
+      tagBox.panel, links.panel, voters.panel, thread.el, merge.el),
     h('div', { class: 'record-side' },
       statusField(e, statusBadge, roadmap.sync),
       roadmap.el,
       h('div', { class: 'segmented small', role: 'group', 'aria-label': 'Moderation' }, modButtons),
-      h('div', { class: 'button-row' }, thread.toggle, merge.toggle, tagBox.toggle, links.toggle, del)));
+      h('div', { class: 'button-row' }, thread.toggle, merge.toggle, tagBox.toggle, links.toggle, voters.toggle, del)));
 }
 
 /**

@@ -29,7 +29,7 @@ export async function screenFeedback(ctx) {
     options([['', 'All types'], ...Object.entries(FEEDBACK_TYPES)], f.type));
   const statusSel = h('select', { name: 'status', value: f.status },
     options([['', 'All statuses'], ...ALL_FEEDBACK_STATUSES.map((s) => [s, statusLabel(s)])], f.status));
-  const sortSel = h('select', { name: 'sort', value: f.sort }, options([['new', 'Newest first'], ['top', 'Top voted']], f.sort));
+  const sortSel = h('select', { name: 'sort', value: f.sort }, options([['new', 'Newest first'], ['top', 'Top voted'], ['mrr', 'Highest MRR'], ['must_have', 'Most must-haves']], f.sort));
   let tags = await loadTags(project).catch(() => []);
   if (!alive()) return;
   if (!tags.some((t) => t.id === f.tag)) f.tag = '';

@@ -1,6 +1,7 @@
 //! `shipmate feedback ...`
 
 use shipmate_types::common::List;
+use shipmate_types::customers::Voter;
 use shipmate_types::feedback::{Comment, Feedback, FeedbackChanges, GitHubHook, MergeRequest};
 
 use super::{pages, project_id, seg};
@@ -17,6 +18,7 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             kind,
             status,
             tag,
+            sort,
         } => {
             let pid = project_id(&ctx.client, &project.project).await?;
             let mut query = vec![("project_id", pid.as_str())];
@@ -30,6 +32,9 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             if let Some(t) = &tag {
                 query.push(("tag", t.as_str()));
             }
+            if let Some(s) = sort {
+                query.push(("sort", s.as_str()));
+            }
             let list = pages::fetch(ctx, "/v1/feedback", Auth::Session, &query, pages).await?;
             let footer = pages::footer(&list, pages);
             ctx.show(&list, |list: List<Feedback>| {
@@ -39,6 +44,8 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                     "STATUS",
                     "MODERATION",
                     "SCORE",
+                    "MRR",
+                    "MUST",
                     "TITLE",
                     "TAGS",
                     "FROM",
@@ -51,13 +58,15 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                         f.status.to_string(),
                         f.moderation.to_string(),
                         f.score.to_string(),
+                        format!("{:.0}", f.mrr.unwrap_or(0.0)),
+                        f.importance.map_or(0, |i| i.must_have).to_string(),
                         one_line(&f.title, 60),
                         one_line(&super::tags::names(&f.tags), 40),
                         or_dash(f.submitter_email),
                         when(f.created_at),
                     ]);
                 }
-                align_right(&mut t, &[4]);
+                align_right(&mut t, &[4, 5, 6]);
                 print_table(&t, "No feedback matches.");
                 if let Some(footer) = footer {
                     println!("{footer}");
@@ -133,6 +142,31 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
                 }
             })
             .await
+        }
+        FeedbackCommand::Voters { id } => {
+            let list = ctx
+                .client
+                .get(&format!("{}/voters", entry_path(&id)), Auth::Session, &[])
+                .await?;
+            ctx.show(&list, |list: List<Voter>| {
+                let mut t = table(&["NAME", "EMAIL", "COMPANY", "MRR", "IMPORTANCE", "VOTED"]);
+                for v in list.data {
+                    let (company, mrr) = v.company.map_or(("-".into(), "-".into()), |c| {
+                        (c.name, c.mrr.map_or("-".into(), |m| format!("{m:.0}")))
+                    });
+                    t.add_row(vec![
+                        one_line(&v.name, 30),
+                        or_dash(v.email),
+                        one_line(&company, 30),
+                        mrr,
+                        v.importance.to_string(),
+                        when(v.voted_at),
+                    ]);
+                }
+                align_right(&mut t, &[3]);
+                print_table(&t, "No upvotes yet.");
+                Ok(())
+            })
         }
         FeedbackCommand::Tag { id, tags } => {
             let changes = FeedbackChanges {

@@ -58,6 +58,10 @@ export type Identified = Schemas['Identified'];
 export type VoteState = Schemas['VoteState'];
 /** `vote`'s direction: `up`, `down`, or `none` to withdraw the caller's vote. */
 export type VoteDirection = 'up' | 'down' | 'none';
+/** How much an upvote matters to the voter. */
+export type Importance = Schemas['Importance'];
+/** An upvoter as `feedback.voters` lists them. */
+export type Voter = Schemas['Voter'];
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
 export type Testimonial = Schemas['Testimonial'];
@@ -282,9 +286,10 @@ export declare class Shipmate {
     identify(jwt: string): Promise<Identified>;
     /**
      * Votes on a feature request as the session's person (`identify` first, or `sessionToken`):
-     * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. The entry's votes.
+     * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. An upvote may say
+     * how much it matters (`importance`, default `nice_to_have`). The entry's votes.
      */
-    vote(feedbackId: string, direction?: VoteDirection): Promise<VoteState>;
+    vote(feedbackId: string, direction?: VoteDirection, importance?: Importance): Promise<VoteState>;
     /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
     comment(feedbackId: string, body: string): Promise<Comment>;
     /** Feedback: bugs, feature requests and general feedback. */
@@ -312,6 +317,15 @@ export declare class Shipmate {
          * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
          */
         connectGitHub: (projectId: string) => Promise<GitHubHook>;
+        /**
+         * `GET /v1/feedback` (session, the team): a page of the project's entries with the customer value
+         * behind each (`companies`, `mrr`, `importance`); `sort` also takes `mrr` and `must_have`.
+         */
+        list: (projectId: string, query?: BoardQuery & {
+            moderation?: FeedbackModeration;
+        }) => Promise<Page<FeedbackEntry>>;
+        /** `GET /v1/feedback/:id/voters` (session, members): upvoters with company and importance, newest first. */
+        voters: (id: string) => Promise<List<Voter>>;
         /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
         tag: (id: string, tags: string[]) => Promise<FeedbackEntry>;
     };

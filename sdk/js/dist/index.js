@@ -112,6 +112,13 @@ export class Shipmate {
              * new secret for the repository's webhook settings (content type JSON, the "Issues" event).
              */
             connectGitHub: (projectId) => this.request('POST', `/v1/projects/${seg(projectId)}/integrations/github`, undefined, undefined, 'session'),
+            /**
+             * `GET /v1/feedback` (session, the team): a page of the project's entries with the customer value
+             * behind each (`companies`, `mrr`, `importance`); `sort` also takes `mrr` and `must_have`.
+             */
+            list: (projectId, query = {}) => this.request('GET', '/v1/feedback', undefined, { project_id: projectId, ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, moderation: query.moderation }, 'session'),
+            /** `GET /v1/feedback/:id/voters` (session, members): upvoters with company and importance, newest first. */
+            voters: (id) => this.request('GET', `/v1/feedback/${seg(id)}/voters`, undefined, undefined, 'session'),
             /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
             tag: (id, tags) => this.request('PATCH', `/v1/feedback/${seg(id)}`, { tags }, undefined, 'session'),
         };
@@ -356,13 +363,16 @@ export class Shipmate {
     }
     /**
      * Votes on a feature request as the session's person (`identify` first, or `sessionToken`):
-     * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. The entry's votes.
+     * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. An upvote may say
+     * how much it matters (`importance`, default `nice_to_have`). The entry's votes.
      */
-    vote(feedbackId, direction = 'up') {
+    vote(feedbackId, direction = 'up', importance) {
         const path = `/v1/feedback/${seg(feedbackId)}`;
         if (direction === 'none')
             return this.request('DELETE', `${path}/vote`, undefined, undefined, 'session');
-        return this.request('POST', `${path}/${direction === 'down' ? 'downvote' : 'upvote'}`, undefined, undefined, 'session');
+        if (direction === 'down')
+            return this.request('POST', `${path}/downvote`, undefined, undefined, 'session');
+        return this.request('POST', `${path}/upvote`, importance ? { importance } : undefined, undefined, 'session');
     }
     /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
     comment(feedbackId, body) {

@@ -73,6 +73,10 @@ export type Identified = Schemas['Identified'];
 export type VoteState = Schemas['VoteState'];
 /** `vote`'s direction: `up`, `down`, or `none` to withdraw the caller's vote. */
 export type VoteDirection = 'up' | 'down' | 'none';
+/** How much an upvote matters to the voter. */
+export type Importance = Schemas['Importance'];
+/** An upvoter as `feedback.voters` lists them. */
+export type Voter = Schemas['Voter'];
 
 export type TestimonialStatus = Schemas['TestimonialStatus'];
 export type TestimonialInput = Schemas['NewTestimonial'];
@@ -398,12 +402,14 @@ export class Shipmate {
 
   /**
    * Votes on a feature request as the session's person (`identify` first, or `sessionToken`):
-   * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. The entry's votes.
+   * `up` (the default) or `down` replace any earlier vote, `none` withdraws it. An upvote may say
+   * how much it matters (`importance`, default `nice_to_have`). The entry's votes.
    */
-  vote(feedbackId: string, direction: VoteDirection = 'up'): Promise<VoteState> {
+  vote(feedbackId: string, direction: VoteDirection = 'up', importance?: Importance): Promise<VoteState> {
     const path = `/v1/feedback/${seg(feedbackId)}`;
     if (direction === 'none') return this.request('DELETE', `${path}/vote`, undefined, undefined, 'session');
-    return this.request('POST', `${path}/${direction === 'down' ? 'downvote' : 'upvote'}`, undefined, undefined, 'session');
+    if (direction === 'down') return this.request('POST', `${path}/downvote`, undefined, undefined, 'session');
+    return this.request('POST', `${path}/upvote`, importance ? { importance } : undefined, undefined, 'session');
   }
 
   /** Comments on a public entry as the session's person (`comments.add`). The created comment. */
@@ -440,6 +446,16 @@ export class Shipmate {
      */
     connectGitHub: (projectId: string): Promise<GitHubHook> =>
       this.request('POST', `/v1/projects/${seg(projectId)}/integrations/github`, undefined, undefined, 'session'),
+    /**
+     * `GET /v1/feedback` (session, the team): a page of the project's entries with the customer value
+     * behind each (`companies`, `mrr`, `importance`); `sort` also takes `mrr` and `must_have`.
+     */
+    list: (projectId: string, query: BoardQuery & { moderation?: FeedbackModeration } = {}): Promise<Page<FeedbackEntry>> =>
+      this.request('GET', '/v1/feedback', undefined,
+        { project_id: projectId, ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, moderation: query.moderation }, 'session'),
+    /** `GET /v1/feedback/:id/voters` (session, members): upvoters with company and importance, newest first. */
+    voters: (id: string): Promise<List<Voter>> =>
+      this.request('GET', `/v1/feedback/${seg(id)}/voters`, undefined, undefined, 'session'),
     /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
     tag: (id: string, tags: string[]): Promise<FeedbackEntry> =>
       this.request('PATCH', `/v1/feedback/${seg(id)}`, { tags }, undefined, 'session'),

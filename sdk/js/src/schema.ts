@@ -556,7 +556,7 @@ export interface paths {
         put?: never;
         /**
          * Exchanges a JWT signed with the project's identify secret (claims `sub`, `name`, `email`,
-         *     `exp` at most 24 hours ahead) for an `eu_` session valid 30 days, which votes, comments and
+         *     `exp` at most 24 hours ahead; `company` `{id, name, mrr?, plan?}` and flat `attributes`) for an `eu_` session valid 30 days, which votes, comments and
          *     submits feedback in this project only. Any key of the project may call it.
          */
         post: operations["identity_identify"];
@@ -953,7 +953,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every entry of a project, with submitters' addresses (members and up). */
+        /**
+         * Every entry of a project, with submitters' addresses and the customer value behind each
+         *     (`companies`, `mrr`, `importance`), for the team (viewers and up). `sort` also takes `mrr` and
+         *     `must_have` here.
+         */
         get: operations["feedback_list_owner"];
         put?: never;
         /**
@@ -1134,7 +1138,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upvotes a feature request; repeating it changes nothing, and it replaces a downvote. */
+        /**
+         * Upvotes a feature request, saying how much it matters (`importance`); repeating it updates the
+         *     importance, and it replaces a downvote.
+         */
         post: operations["feedback_upvote"];
         delete?: never;
         options?: never;
@@ -1154,6 +1161,26 @@ export interface paths {
         post?: never;
         /** Withdraws the caller's vote. */
         delete: operations["feedback_withdraw"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/{id}/voters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entry's upvoters, newest first (up to 1,000): name, email, company and importance
+         *     (members and up).
+         */
+        get: operations["feedback_voters"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2277,6 +2304,18 @@ export interface components {
         CommentAuthor: {
             name: string;
         };
+        /** @description A customer's company, as its identify token describes it. */
+        Company: {
+            /** @description The customer's own id for the company. */
+            id: string;
+            /**
+             * Format: double
+             * @description Monthly recurring revenue, in the customer's currency.
+             */
+            mrr?: number | null;
+            name: string;
+            plan?: string | null;
+        };
         /**
          * @description How a document's content is read: HTML keeps its visible text, headings as Markdown headings.
          * @enum {string}
@@ -2472,6 +2511,8 @@ export interface components {
          */
         EventType: "feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "analytics.alert" | "ping";
         Feedback: {
+            /** @description Members' views: the distinct companies of the upvoters, by MRR. */
+            companies?: components["schemas"]["Company"][] | null;
             /** Format: date-time */
             created_at: string;
             description?: string | null;
@@ -2479,6 +2520,7 @@ export interface components {
             downvotes: number;
             /** Format: uuid */
             id: string;
+            importance?: null | components["schemas"]["ImportanceCounts"];
             /** @description Linked GitHub issues (closing or reopening one moves the entry); only in the owner's views. */
             links?: string[] | null;
             /**
@@ -2488,6 +2530,11 @@ export interface components {
             merged_into?: string | null;
             /** @description Only `approved` entries are public; with moderation on, board submissions start `pending`. */
             moderation: components["schemas"]["FeedbackModeration"];
+            /**
+             * Format: double
+             * @description Members' views: the summed MRR of those companies.
+             */
+            mrr?: number | null;
             /**
              * @description Accepted by the team: only these entries are on the roadmap. Entries from the secret key or
              *     a member start on it; public submissions wait until a member puts them on it (or changes
@@ -2535,7 +2582,7 @@ export interface components {
          * @description Where a feedback list is ordered from.
          * @enum {string}
          */
-        FeedbackSort: "top" | "new";
+        FeedbackSort: "top" | "new" | "mrr" | "must_have";
         /**
          * @description A feedback entry's status. Bugs and general feedback move through `new`, `in_progress`,
          *     `done`, `dismissed`; feature requests through `planned`, `in_progress`, `shipped`, `cancelled`.
@@ -2691,6 +2738,20 @@ export interface components {
         /** @description `GET /v1/analytics/imports`: the project's imports, newest first. */
         ImportList: {
             data: components["schemas"]["AnalyticsImport"][];
+        };
+        /**
+         * @description How much a vote matters to the voter.
+         * @enum {string}
+         */
+        Importance: "nice_to_have" | "important" | "must_have";
+        /** @description Votes per importance. */
+        ImportanceCounts: {
+            /** Format: int32 */
+            important: number;
+            /** Format: int32 */
+            must_have: number;
+            /** Format: int32 */
+            nice_to_have: number;
         };
         Index: {
             /** Format: int64 */
@@ -3073,6 +3134,17 @@ export interface components {
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
+        List_Voter: {
+            data: {
+                company?: null | components["schemas"]["Company"];
+                email?: string | null;
+                importance: components["schemas"]["Importance"];
+                name: string;
+                /** Format: date-time */
+                voted_at: string;
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
         List_Webhook: {
             data: {
                 /** Format: date-time */
@@ -3446,6 +3518,8 @@ export interface components {
         /** @description A page of a longer list. */
         Page_Feedback: {
             data: {
+                /** @description Members' views: the distinct companies of the upvoters, by MRR. */
+                companies?: components["schemas"]["Company"][] | null;
                 /** Format: date-time */
                 created_at: string;
                 description?: string | null;
@@ -3453,6 +3527,7 @@ export interface components {
                 downvotes: number;
                 /** Format: uuid */
                 id: string;
+                importance?: null | components["schemas"]["ImportanceCounts"];
                 /** @description Linked GitHub issues (closing or reopening one moves the entry); only in the owner's views. */
                 links?: string[] | null;
                 /**
@@ -3462,6 +3537,11 @@ export interface components {
                 merged_into?: string | null;
                 /** @description Only `approved` entries are public; with moderation on, board submissions start `pending`. */
                 moderation: components["schemas"]["FeedbackModeration"];
+                /**
+                 * Format: double
+                 * @description Members' views: the summed MRR of those companies.
+                 */
+                mrr?: number | null;
                 /**
                  * @description Accepted by the team: only these entries are on the roadmap. Entries from the secret key or
                  *     a member start on it; public submissions wait until a member puts them on it (or changes
@@ -3991,6 +4071,10 @@ export interface components {
             /** Format: int64 */
             visits: number;
         };
+        /** @description `POST /v1/feedback/:id/upvote` (the body may be left out: `nice_to_have`). */
+        VoteRequest: {
+            importance?: null | components["schemas"]["Importance"];
+        };
         VoteState: {
             /** Format: int32 */
             downvotes: number;
@@ -4005,6 +4089,15 @@ export interface components {
              * @description 1, -1, or 0 when the caller has no vote.
              */
             user_vote: number;
+        };
+        /** @description `GET /v1/feedback/:id/voters`: one upvoter. */
+        Voter: {
+            company?: null | components["schemas"]["Company"];
+            email?: string | null;
+            importance: components["schemas"]["Importance"];
+            name: string;
+            /** Format: date-time */
+            voted_at: string;
         };
         Webhook: {
             /** Format: date-time */
@@ -13593,7 +13686,12 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description optional: how much it matters (default `nice_to_have`) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoteRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
@@ -13742,6 +13840,126 @@ export interface operations {
                 };
             };
             /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such entry */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_voters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Voter"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed */
             403: {
                 headers: {
                     [name: string]: unknown;
