@@ -23,6 +23,9 @@ alter table feedback_votes
         constraint feedback_votes_importance_check check (importance in ('nice_to_have', 'important', 'must_have')),
     add column created_at timestamptz not null default now();
 create index feedback_votes_end_user_idx on feedback_votes (end_user_id) where end_user_id is not null;
+-- An entry's votes whoever cast them (recounts, voters, companies): the unique keys are partial,
+-- one per kind of voter, so without this every recount read the whole table.
+create index feedback_votes_feedback_idx on feedback_votes (feedback_id);
 
 alter table feedback
     add column mrr double precision not null default 0,

@@ -76,7 +76,10 @@ async fn tags_github_links_and_chat_webhooks_from_the_terminal() {
     let by_value = cli
         .ok(&["feedback", "list", "--project", "gh-cli", "--sort", "mrr"])
         .await;
-    assert!(by_value.contains("MRR") && by_value.contains("MUST"), "{by_value}");
+    assert!(
+        by_value.contains("MRR") && by_value.contains("MUST"),
+        "{by_value}"
+    );
     let voters = cli.ok(&["feedback", "voters", &eid]).await;
     assert!(voters.contains("No upvotes yet"), "{voters}");
     let tags = cli

@@ -120,6 +120,19 @@ export function options(pairs, current) {
   return pairs.map(([value, label]) => h('option', { value, selected: value === current }, label));
 }
 
+/** A button that shows and hides `panel`, calling `open` each time it is shown. */
+export function disclosure(label, panel, open, attrs = {}) {
+  panel.classList.add('hidden');
+  const button = h('button', { type: 'button', class: 'button-secondary button-small', 'aria-expanded': 'false', 'aria-controls': panel.id, ...attrs }, label);
+  button.addEventListener('click', () => {
+    const show = panel.classList.contains('hidden');
+    panel.classList.toggle('hidden', !show);
+    button.setAttribute('aria-expanded', String(show));
+    if (show) open();
+  });
+  return button;
+}
+
 export function formErr() {
   return h('p', { class: 'form-err', role: 'alert' });
 }

@@ -1,7 +1,7 @@
 // Shipmate dashboard: one entry of the members' feedback list: its status, whether it is on the
 // public roadmap, its moderation, its comment thread, merging it into another entry, and deleting it.
 
-import { badge, cls, field, fmtNum, formErr, h, options, plural, statusLabel, timeEl } from './dom.js';
+import { badge, cls, disclosure, field, fmtNum, formErr, h, options, plural, statusLabel, timeEl } from './dom.js';
 import { api, q } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, showError, showFormError } from './ui.js';
 import { feedbackPicker, projectEntries } from './feedback-picker.js';
@@ -155,18 +155,6 @@ function statusField(e, statusBadge, changed) {
     sel);
 }
 
-/** A button that shows and hides `panel`, calling `open` each time it is shown. */
-function disclosure(label, panel, open, attrs = {}) {
-  panel.classList.add('hidden');
-  const button = h('button', { type: 'button', class: 'button-secondary button-small', 'aria-expanded': 'false', 'aria-controls': panel.id, ...attrs }, label);
-  button.addEventListener('click', () => {
-    const show = panel.classList.contains('hidden');
-    panel.classList.toggle('hidden', !show);
-    button.setAttribute('aria-expanded', String(show));
-    if (show) open();
-  });
-  return button;
-}
 
 /** The entry's comments, oldest first, with a reply form; a member's comment is official. */
 function commentThread(e) {

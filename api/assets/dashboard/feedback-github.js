@@ -2,7 +2,7 @@
 // per line), and the project's GitHub connection (payload URL and secret for the repository's
 // webhook settings) on the Webhooks page.
 
-import { field, formErr, h } from './dom.js';
+import { disclosure, field, formErr, h } from './dom.js';
 import { api } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, copyText, showError, showFormError } from './ui.js';
 
@@ -25,17 +25,11 @@ export function issueLinks(e) {
   const id = `fb-links-${e.id}`;
   const text = h('textarea', { rows: '3', spellcheck: 'false', placeholder: 'https://github.com/acme/app/issues/42' });
   const save = h('button', { type: 'submit', class: 'button-small' }, 'Save links');
-  const panel = h('form', { class: 'links-panel hidden', id: `${id}-form`, novalidate: '' },
+  const panel = h('form', { class: 'links-panel', id: `${id}-form`, novalidate: '' },
     field({ id, label: 'GitHub issues, one URL per line', control: text, name: 'links', hint: 'Closing an issue as completed ships the entry; as not planned cancels it; reopening puts it in progress.' }),
     formErr(),
     h('div', { class: 'button-row' }, save));
-  const toggle = h('button', { type: 'button', class: 'button-secondary button-small', 'aria-expanded': 'false', 'aria-controls': panel.id, 'data-action': 'links' }, 'GitHub');
-  toggle.addEventListener('click', () => {
-    const show = panel.classList.contains('hidden');
-    panel.classList.toggle('hidden', !show);
-    toggle.setAttribute('aria-expanded', String(show));
-    if (show) { text.value = (e.links || []).join('\n'); text.focus(); }
-  });
+  const toggle = disclosure('GitHub', panel, () => { text.value = (e.links || []).join('\n'); text.focus(); }, { 'data-action': 'links' });
   panel.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     clearFormErrors(panel);
@@ -48,8 +42,7 @@ export function issueLinks(e) {
         return;
       }
       draw();
-      panel.classList.add('hidden');
-      toggle.setAttribute('aria-expanded', 'false');
+      toggle.click(); // closes the panel
       announce(e.links.length ? `\u201c${e.title}\u201d is linked to ${e.links.map(short).join(', ')}.` : `\u201c${e.title}\u201d is linked to no issue.`);
     });
   });

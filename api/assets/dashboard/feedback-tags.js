@@ -1,7 +1,7 @@
 // Shipmate dashboard: tags on feedback. The project's tags (made and deleted by members), each
 // entry's chips and its tag picker, and the list's tag filter.
 
-import { field, formErr, h } from './dom.js';
+import { disclosure, field, formErr, h } from './dom.js';
 import { api } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, showError, showFormError } from './ui.js';
 
@@ -26,14 +26,8 @@ export function entryTags(e, tags) {
   const list = h('span', { class: 'tag-chips', 'data-entry-tags': '' });
   const draw = () => list.replaceChildren(...(e.tags || []).map(chip));
   draw();
-  const panel = h('form', { class: 'tags-panel hidden', id: `fb-tags-${e.id}`, novalidate: '' });
-  const toggle = h('button', { type: 'button', class: 'button-secondary button-small', 'aria-expanded': 'false', 'aria-controls': panel.id, 'data-action': 'tags' }, 'Tags');
-  toggle.addEventListener('click', () => {
-    const show = panel.classList.contains('hidden');
-    panel.classList.toggle('hidden', !show);
-    toggle.setAttribute('aria-expanded', String(show));
-    if (show) fill();
-  });
+  const panel = h('form', { class: 'tags-panel', id: `fb-tags-${e.id}`, novalidate: '' });
+  const toggle = disclosure('Tags', panel, () => fill(), { 'data-action': 'tags' });
   function fill() {
     const have = new Set((e.tags || []).map((t) => t.id));
     const all = tags();
@@ -58,8 +52,7 @@ export function entryTags(e, tags) {
         return;
       }
       draw();
-      panel.classList.add('hidden');
-      toggle.setAttribute('aria-expanded', 'false');
+      toggle.click(); // closes the panel
       announce(`\u201c${e.title}\u201d is tagged ${e.tags.length ? e.tags.map((t) => t.name).join(', ') : 'with nothing'}.`);
     });
   });

@@ -1,7 +1,7 @@
 // Shipmate dashboard: the customer value behind an entry (its upvoters' companies, their summed
 // MRR, votes per importance) and its voters, from the identify token's `company`.
 
-import { fmtNum, h, timeEl } from './dom.js';
+import { disclosure, fmtNum, h, timeEl } from './dom.js';
 import { api } from './api.js';
 import { showError } from './ui.js';
 
@@ -22,13 +22,9 @@ export function valueLine(e) {
 
 /** A "Voters" button and the panel it opens: the upvoters with company and importance. */
 export function votersPanel(e) {
-  const panel = h('section', { class: 'voters-panel hidden', id: `voters-${e.id}`, 'aria-label': `Voters of \u201c${e.title}\u201d` });
-  const toggle = h('button', { type: 'button', class: 'button-secondary button-small', 'aria-expanded': 'false', 'aria-controls': panel.id, 'data-action': 'voters' }, 'Voters');
-  toggle.addEventListener('click', async () => {
-    const show = panel.classList.contains('hidden');
-    panel.classList.toggle('hidden', !show);
-    toggle.setAttribute('aria-expanded', String(show));
-    if (!show) return;
+  const panel = h('section', { class: 'voters-panel', id: `voters-${e.id}`, 'aria-label': `Voters of \u201c${e.title}\u201d` });
+  const toggle = disclosure('Voters', panel, load, { 'data-action': 'voters' });
+  async function load() {
     panel.replaceChildren(h('p', { class: 'loading' }, 'Loading voters\u2026'));
     let voters;
     try {
@@ -48,6 +44,6 @@ export function votersPanel(e) {
           h('td', null, IMPORTANCE[v.importance] || v.importance),
           h('td', null, timeEl(v.voted_at)))))))
       : h('p', { class: 'muted' }, 'No upvotes yet.'));
-  });
+  }
   return { panel, toggle };
 }

@@ -106,8 +106,11 @@ pub async fn list(
     let kind = f.kind.map(FeedbackType::as_str);
     let status = f.status.map(FeedbackStatus::as_str);
     let moderation = f.moderation.map(FeedbackModeration::as_str);
+    // The page is cut first: the columns' subqueries (tags) then run for its rows only, not for
+    // every row the sort reads.
     let data = sqlx::query_as::<_, Feedback>(&format!(
-        "select {COLUMNS} from feedback where {filter} order by {order} limit $6 offset $7"
+        "select {COLUMNS} from (select * from feedback where {filter} order by {order}
+            limit $6 offset $7) as feedback order by {order}"
     ))
     .bind(project_id)
     .bind(kind)
