@@ -10,6 +10,8 @@
   section.classList.remove('hidden');
 
   var slug = form.dataset.slug;
+  // On a board's own page (`/f/:slug/b/:board`) entries go to that board and hints come from it.
+  var board = form.dataset.board || '';
   var base = '/v1/feedback/by-project/' + encodeURIComponent(slug);
   var formErr = document.getElementById('fb-err-form');
   var done = document.getElementById('submit-done');
@@ -56,6 +58,7 @@
       v = v.trim();
       if (v || OPTIONAL.indexOf(name) < 0) body[name] = v;
     });
+    if (board) body.board = board;
     return body;
   }
 
@@ -146,7 +149,7 @@
     if (pending) pending.abort();
     var ctrl = new AbortController();
     pending = ctrl;
-    fetch(base + '/similar?q=' + encodeURIComponent(q), {
+    fetch(base + '/similar?q=' + encodeURIComponent(q) + (board ? '&board=' + encodeURIComponent(board) : ''), {
       credentials: 'same-origin',
       headers: { Accept: 'application/json' },
       signal: ctrl.signal

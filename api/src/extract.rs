@@ -302,6 +302,8 @@ pub struct Actor {
     /// How comments sign: the account's name, else its address's local part.
     pub name: String,
     pub email: Option<String>,
+    /// An end user's identify-token attributes (segment boards match them).
+    pub attributes: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl FromRequestParts<AppState> for Actor {
@@ -327,6 +329,7 @@ impl FromRequestParts<AppState> for Actor {
                 },
                 name: user.name,
                 email: user.email,
+                attributes: Some(user.attributes),
             });
         }
         let session = SessionUser::from_request_parts(parts, state).await?;
@@ -339,6 +342,7 @@ impl FromRequestParts<AppState> for Actor {
             who: Participant::User(user.id),
             name,
             email: Some(user.email),
+            attributes: None,
         })
     }
 }

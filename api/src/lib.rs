@@ -1,5 +1,6 @@
 //! `shipmate-api`: the HTTP API, public pages and the browser script.
 
+pub mod audience;
 pub mod csv;
 pub mod extract;
 pub mod key_routes;

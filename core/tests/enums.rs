@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use shipmate_types::{
-    ChangelogType, DocumentStatus, EventType, FeedbackStatus, FeedbackType, Importance, Role,
-    Scope, StringEnum, TestimonialStatus, WebhookFormat,
+    BoardVisibility, ChangelogType, DocumentStatus, EventType, FeedbackStatus, FeedbackType,
+    Importance, Role, Scope, StringEnum, TestimonialStatus, WebhookFormat,
 };
 use sqlx::PgPool;
 
@@ -45,6 +45,10 @@ async fn enum_columns_match_the_rust_enums(db: PgPool) {
             n
         }),
         ("webhooks_format_check", names::<WebhookFormat>()),
+        (
+            "feedback_boards_visibility_check",
+            names::<BoardVisibility>(),
+        ),
         ("feedback_votes_importance_check", names::<Importance>()),
         ("webhooks_events_check", {
             let mut n = names::<EventType>();

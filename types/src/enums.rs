@@ -219,6 +219,12 @@ string_enum! {
 }
 
 string_enum! {
+    /// Who sees a feedback board: everyone, the project's team, or end users whose identify
+    /// token's attributes match the board's segment (and the team).
+    BoardVisibility { Public = "public", Private = "private", Segment = "segment" }
+}
+
+string_enum! {
     /// A webhook event. `ping` is sent only by the test endpoint, to the webhook asked.
     EventType {
         FeedbackCreated = "feedback.created",

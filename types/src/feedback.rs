@@ -99,13 +99,20 @@ fn some_change(input: &mut Input) -> Option<()> {
     if unknown_status {
         input.set_code("invalid_status");
     }
-    if !["status", "moderation", "on_roadmap", "links", "tags"]
-        .iter()
-        .any(|f| input.has(f))
+    if ![
+        "status",
+        "moderation",
+        "on_roadmap",
+        "links",
+        "tags",
+        "board",
+    ]
+    .iter()
+    .any(|f| input.has(f))
     {
         input.error(
             "status",
-            "is required (or `moderation`, `on_roadmap`, `links` or `tags`)",
+            "is required (or `moderation`, `on_roadmap`, `links`, `tags` or `board`)",
         );
         return None;
     }
@@ -117,6 +124,8 @@ fn some_change(input: &mut Input) -> Option<()> {
 pub struct Feedback {
     pub id: Uuid,
     pub project_id: Uuid,
+    /// The board the entry is on (`GET /v1/projects/:id/boards`).
+    pub board_id: Uuid,
     pub title: String,
     pub description: Option<String>,
     #[serde(rename = "type")]
@@ -185,6 +194,11 @@ pub struct NewFeedback {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(format = "email")]
     pub submitter_email: Option<String>,
+    /// The slug of the board to post on (the default board, `feedback`, when left out); a board
+    /// the caller may not see is 404.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 48)]
+    pub board: Option<String>,
 }
 
 // Whether the status fits the entry's type is the handler's check; a status string that is no
@@ -210,6 +224,11 @@ pub struct FeedbackChanges {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[input(with = tag_ids)]
     pub tags: Option<Vec<Uuid>>,
+    /// The slug of a board of the entry's project to move it to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 48)]
+    #[input(present)]
+    pub board: Option<String>,
 }
 
 /// `POST /v1/feedback/:id/merge`: the entry that absorbs this one (same project, not itself).

@@ -12,6 +12,7 @@ mod enums;
 pub mod accounts;
 pub mod alerts;
 pub mod analytics;
+pub mod boards;
 pub mod changelog;
 pub mod common;
 pub mod customers;

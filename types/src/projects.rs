@@ -28,7 +28,7 @@ fn origins(input: &mut Input, field: &str) -> Option<Vec<String>> {
     ))
 }
 
-fn slug(input: &mut Input, field: &str) -> Option<String> {
+pub(crate) fn slug(input: &mut Input, field: &str) -> Option<String> {
     let slug = input.string(field, 1, 48)?;
     if !is_valid_slug(&slug) {
         input.error(

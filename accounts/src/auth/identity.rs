@@ -27,6 +27,8 @@ pub struct EndUser {
     pub project_id: Uuid,
     pub name: String,
     pub email: Option<String>,
+    /// The flat attributes of the latest identify token (segment boards match them).
+    pub attributes: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -211,7 +213,7 @@ pub async fn identify(
               set email = coalesce($4, end_users.email), name = coalesce($5, end_users.name),
                   company_id = coalesce($6, end_users.company_id),
                   attributes = coalesce($7, end_users.attributes), updated_at = now()
-           returning id, name, email, company_id,
+           returning id, name, email, company_id, attributes,
                (select company_id from old) is distinct from company_id as "moved!""#,
         Uuid::now_v7(),
         project_id,
@@ -243,9 +245,17 @@ pub async fn identify(
             project_id,
             name: user.name,
             email: user.email,
+            attributes: object(user.attributes),
         },
         change,
     ))
+}
+
+fn object(v: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    match v {
+        serde_json::Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    }
 }
 
 /// Who to refresh the customer value of after an identify (see `identify`).
@@ -258,7 +268,7 @@ pub struct ValueChange {
 /// The end user of a live `eu_` session, if any.
 pub async fn session(db: &PgPool, token: &str) -> AppResult<Option<EndUser>> {
     let row = sqlx::query!(
-        "select u.id, u.project_id, u.name, u.email from end_user_sessions s
+        "select u.id, u.project_id, u.name, u.email, u.attributes from end_user_sessions s
          join end_users u on u.id = s.end_user_id
          where s.token_hash = $1 and s.expires_at > now()",
         hash_token(token)
@@ -270,5 +280,6 @@ pub async fn session(db: &PgPool, token: &str) -> AppResult<Option<EndUser>> {
         project_id: r.project_id,
         name: r.name,
         email: r.email,
+        attributes: object(r.attributes),
     }))
 }

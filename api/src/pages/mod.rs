@@ -28,6 +28,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(dashboard::router())
         .route("/f/{slug}", get(board::board))
+        .route("/f/{slug}/b/{board}", get(board::board))
         .route("/f/{slug}/roadmap", get(board::roadmap::page))
         .route(
             "/t/{slug}",

@@ -10,6 +10,7 @@ use shipmate_accounts::projects;
 use shipmate_accounts::teams::Role;
 use shipmate_core::params::{parse_id, query_enum, query_id, Paging};
 use shipmate_core::AppError;
+use shipmate_feedback::feedback::boards::{self, Audience};
 use shipmate_feedback::feedback::value;
 use shipmate_feedback::feedback::{
     self, Feedback, FeedbackChanges, FeedbackModeration, FeedbackSort, FeedbackStatus,
@@ -22,8 +23,9 @@ use shipmate_types::Importance;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
+use crate::audience;
 use crate::extract::{
-    require, Actor, Body, OptionalBody, ProjectAccess, ProjectKey, SessionUser, Viewer,
+    require, Actor, Body, MaybeActor, OptionalBody, ProjectAccess, ProjectKey, SessionUser, Viewer,
 };
 use crate::problem::{ApiError, ApiResult};
 use crate::read_your_writes::ReadDb;
@@ -59,7 +61,15 @@ pub async fn create(
     // team accepts; a key the public holds follows the project's moderation and waits for a member
     // to put it on the roadmap, as the public board does.
     let public = public_client.is_some();
+    // A key the public holds posts where the public may; the secret key anywhere.
+    let audience = if public {
+        Audience::Public
+    } else {
+        Audience::Team
+    };
+    let visible = boards::visible(&state.db, project.id, &audience).await?;
     let start = Start {
+        board_id: visible.target(new.board.as_deref())?.id,
         moderation: if public && project.feedback_moderation {
             FeedbackModeration::Pending
         } else {
@@ -76,22 +86,28 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(entry.public())))
 }
 
-/// The project's board: entries with vote counts, never submitters' addresses.
+/// The project's boards: entries with vote counts, never submitters' addresses. Public boards,
+/// segment boards to end users whose identify token matches, private boards to the team.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}", tag = "feedback",
     params(("slug" = String, Path), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query, description = "`top` (default) or `new`"),
         ("tag" = Option<String>, Query, description = "entries with this tag (its id)"),
+        ("board" = Option<String>, Query, description = "one board's entries (its slug; 404 unless the caller may see it)"),
         ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
     responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 404, description = "unknown slug")))]
 pub async fn list_public(
+    State(state): State<AppState>,
     ReadDb(reads): ReadDb,
+    MaybeActor(actor): MaybeActor,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Page<Feedback>>> {
     let project = reads.run(|db| projects::by_slug(db, &slug)).await?;
+    let visible = audience::visible(&state, actor.as_ref(), project.id).await?;
     // The board shows approved entries only, whatever `moderation` asks for.
     let filter = ListFilter {
         public: true,
         moderation: None,
+        boards: visible.listing(q.get("board").map(String::as_str))?,
         ..parse_filter(&q)?
     };
     if filter.sort.by_value() {
@@ -117,14 +133,19 @@ pub async fn list_public(
     params(("project_id" = String, Query), ("type" = Option<FeedbackType>, Query), ("status" = Option<FeedbackStatus>, Query), ("sort" = Option<FeedbackSort>, Query),
         ("moderation" = Option<FeedbackModeration>, Query, description = "one moderation state (the review queue)"),
         ("tag" = Option<String>, Query, description = "entries with this tag (its id)"),
+        ("board" = Option<String>, Query, description = "one board's entries (its slug)"),
         ("page" = Option<i64>, Query), ("per_page" = Option<i64>, Query, description = "1 to 100, default 50")),
-    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed")))]
+    responses((status = 200, body = shipmate_types::common::Page<shipmate_types::feedback::Feedback>), (status = 403, description = "without the role needed"), (status = 404, description = "no such board")))]
 pub async fn list_owner(
     State(state): State<AppState>,
     ProjectAccess { project, .. }: ProjectAccess<Viewer>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Page<Feedback>>> {
-    let filter = parse_filter(&q)?;
+    let mut filter = parse_filter(&q)?;
+    if let Some(slug) = q.get("board") {
+        let team = boards::visible(&state.db, project.id, &Audience::Team).await?;
+        filter.boards = team.listing(Some(slug))?;
+    }
     let paging = Paging::parse(&q)?;
     let (mut data, total) = feedback::list(&state.db, project.id, &filter, paging).await?;
     value::fill_companies(&state.db, &mut data).await?;
@@ -139,14 +160,16 @@ pub fn parse_filter(q: &HashMap<String, String>) -> ApiResult<ListFilter> {
         public: false,
         moderation: query_enum(q, "moderation")?,
         tag: query_id(q, "tag")?,
+        boards: None,
     })
 }
 
 /// Moves an entry to another status of its type's set (which puts it on the roadmap), moderates
-/// it, puts it on the roadmap or takes it off, and/or links it to GitHub issues (members and up).
+/// it, puts it on the roadmap or takes it off, tags it, moves it to another board, and/or links it
+/// to GitHub issues (members and up).
 #[utoipa::path(patch, path = "/v1/feedback/{id}", tag = "feedback", security(("session" = [])),
     request_body = FeedbackChanges,
-    responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry"), (status = 422, description = "`invalid_status`, or `validation_failed` naming `links`")))]
+    responses((status = 200, body = Feedback), (status = 403, description = "without the role needed"), (status = 404, description = "no such entry, or no such `board` in its project"), (status = 422, description = "`invalid_status`, or `validation_failed` naming `links`")))]
 pub async fn update(
     State(state): State<AppState>,
     session: SessionUser,
@@ -188,6 +211,11 @@ pub async fn update(
     }
     if let Some(tags) = &changes.tags {
         entry = feedback::tags::set_tags(&mut tx, entry.project_id, entry.id, tags).await?;
+    }
+    if let Some(slug) = &changes.board {
+        let team = boards::visible(&state.db, entry.project_id, &Audience::Team).await?;
+        let board = team.by_slug(slug)?.id;
+        entry = feedback::set_board(&mut tx, entry.project_id, entry.id, board).await?;
     }
     tx.commit().await?;
     state.deliver(&deliveries).await;
@@ -275,6 +303,7 @@ async fn cast(
     importance: Importance,
 ) -> ApiResult<Json<VoteState>> {
     let id: Uuid = parse_id(&id, "feedback entry")?;
+    audience::check_entry(&state, Some(&actor), id).await?;
     let (user, end_user) = actor.who.ids();
     state
         .limits

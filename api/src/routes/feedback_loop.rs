@@ -25,6 +25,7 @@ use shipmate_types::common::List;
 use uuid::Uuid;
 
 use super::schemas::Deleted;
+use crate::audience;
 use crate::extract::{require, Actor, Body, Client, JsonBody, MaybeActor, SessionUser};
 use crate::limits::honeypot_tripped;
 use crate::problem::{ApiError, ApiResult};
@@ -65,6 +66,8 @@ pub async fn submit(
     }
     let bot = honeypot_tripped(&input);
     let mut new: NewFeedback = input.parse()?;
+    let visible = audience::visible(&state, actor.as_ref(), project.id).await?;
+    let board_id = visible.target(new.board.as_deref())?.id;
     let client = crate::limits::bucket(state.client_ip(peer, &headers));
     state.limits.write(client, project.id).await?;
     let moderation = if project.feedback_moderation {
@@ -77,10 +80,11 @@ pub async fn submit(
         tracing::info!(project_id = %project.id, "feedback honeypot tripped; dropped");
         return Ok((
             StatusCode::CREATED,
-            Json(unsaved(project.id, new, moderation)),
+            Json(unsaved(project.id, board_id, new, moderation)),
         ));
     }
     let start = Start {
+        board_id,
         moderation,
         on_roadmap: from_the_team(&state, actor.as_ref(), project.id).await?,
     };
@@ -114,11 +118,17 @@ async fn from_the_team(
 }
 
 /// What a stored submission would look like, for the honeypot's answer.
-fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -> Feedback {
+fn unsaved(
+    project_id: Uuid,
+    board_id: Uuid,
+    new: NewFeedback,
+    moderation: FeedbackModeration,
+) -> Feedback {
     let now = chrono::Utc::now();
     Feedback {
         id: Uuid::now_v7(),
         project_id,
+        board_id,
         title: new.title,
         description: new.description,
         kind: new.kind,
@@ -141,28 +151,36 @@ fn unsaved(project_id: Uuid, new: NewFeedback, moderation: FeedbackModeration) -
 }
 
 /// Approved feature requests on the roadmap (`on_roadmap`: accepted by the team) by stage:
-/// planned, in progress, shipped in the last 90 days.
+/// planned, in progress, shipped in the last 90 days; from the boards the caller may see.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/roadmap", tag = "feedback",
-    params(("slug" = String, Path), ("tag" = Option<String>, Query, description = "entries with this tag (its id)")),
-    responses((status = 200, body = Roadmap), (status = 404, description = "unknown slug")))]
+    params(("slug" = String, Path), ("tag" = Option<String>, Query, description = "entries with this tag (its id)"),
+        ("board" = Option<String>, Query, description = "one board's entries (its slug; 404 unless the caller may see it)")),
+    responses((status = 200, body = Roadmap), (status = 404, description = "unknown slug or board")))]
 pub async fn roadmap(
     State(state): State<AppState>,
+    MaybeActor(actor): MaybeActor,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<Roadmap>> {
     let project = projects::by_slug(&state.db, &slug).await?;
     let tag = query_id(&q, "tag")?;
-    Ok(Json(roadmap::roadmap(&state.db, project.id, tag).await?))
+    let visible = audience::visible(&state, actor.as_ref(), project.id).await?;
+    let boards = visible.listing(q.get("board").map(String::as_str))?;
+    Ok(Json(
+        roadmap::roadmap(&state.db, project.id, tag, boards.as_deref()).await?,
+    ))
 }
 
-/// Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the
-/// board's and the widget's "is this already asked?" hint.
+/// Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first, from
+/// the boards the caller may see: the board's and the widget's "is this already asked?" hint.
 #[utoipa::path(get, path = "/v1/feedback/by-project/{slug}/similar", tag = "feedback",
-    params(("slug" = String, Path), ("q" = String, Query, description = "the draft's text, 1 to 500 characters")),
+    params(("slug" = String, Path), ("q" = String, Query, description = "the draft's text, 1 to 500 characters"),
+        ("board" = Option<String>, Query, description = "one board's entries (its slug; 404 unless the caller may see it)")),
     responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::SimilarEntry>), (status = 404, description = "unknown slug"), (status = 422, description = "`q` missing or too long"), (status = 429, description = "the per-client write limit")))]
 pub async fn similar(
     State(state): State<AppState>,
     Client(client): Client,
+    MaybeActor(actor): MaybeActor,
     Path(slug): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Json<List<SimilarEntry>>> {
@@ -177,9 +195,11 @@ pub async fn similar(
             "must be 1 to 500 characters",
         )));
     }
+    let visible = audience::visible(&state, actor.as_ref(), project.id).await?;
+    let boards = visible.listing(q.get("board").map(String::as_str))?;
     let vector = state.embed_query(project.id, similar::MODEL, text).await?;
     Ok(Json(
-        similar::similar(&state.db, project.id, &vector)
+        similar::similar(&state.db, project.id, boards.as_deref(), &vector)
             .await?
             .into(),
     ))
@@ -198,6 +218,7 @@ pub async fn add_comment(
     Body(NewComment { body }): Body<NewComment>,
 ) -> ApiResult<(StatusCode, Json<Comment>)> {
     let id = parse_id(&id, "feedback entry")?;
+    audience::check_entry(&state, Some(&actor), id).await?;
     let author = Author {
         who: actor.who,
         name: actor.name,
@@ -221,9 +242,11 @@ pub async fn add_comment(
     responses((status = 200, body = shipmate_types::common::List<shipmate_types::feedback::Comment>), (status = 404, description = "no such public entry")))]
 pub async fn list_comments(
     State(state): State<AppState>,
+    MaybeActor(actor): MaybeActor,
     Path(id): Path<String>,
 ) -> ApiResult<Json<List<Comment>>> {
     let id = parse_id(&id, "feedback entry")?;
+    audience::check_entry(&state, actor.as_ref(), id).await?;
     Ok(Json(comments::list(&state.db, id).await?.into()))
 }
 

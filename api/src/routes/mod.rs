@@ -7,6 +7,7 @@ pub mod alerts;
 pub mod analytics;
 pub mod api_keys;
 pub mod auth;
+pub mod boards;
 pub mod changelog;
 pub mod email;
 pub mod feedback;
@@ -79,6 +80,7 @@ pub fn api() -> Router<AppState> {
         .merge(feedback_loop::router())
         .merge(github::router())
         .merge(tags::router())
+        .merge(boards::router())
         .merge(identity::router())
         .merge(testimonials::router())
         .merge(changelog::router())
@@ -130,6 +132,8 @@ pub async fn method_not_allowed() -> ApiError {
         feedback_loop::remove_comment, feedback_loop::merge_into,
         github::connect, github::show, github::disconnect, github::receive,
         tags::create_tag, tags::list_tags, tags::delete_tag,
+        boards::create_board, boards::list_boards, boards::update_board, boards::delete_board,
+        boards::visible_boards,
         identity::rotate_secret, identity::identify,
         testimonials::create, testimonials::create_public, testimonials::list_approved, testimonials::list_all,
         testimonials::moderate, testimonials::remove,

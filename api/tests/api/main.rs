@@ -7,6 +7,7 @@ mod accounts;
 mod auth;
 mod authz;
 mod authz_callers;
+mod boards;
 mod changelog;
 mod copy_to_clickhouse;
 mod customer_value;

@@ -1,6 +1,7 @@
 //! Feedback entries, their per-type status sets, moderation, and votes; comments, merges and the
 //! roadmap in their own modules.
 
+pub mod boards;
 pub mod comments;
 pub mod github;
 pub mod merge;
@@ -9,7 +10,7 @@ pub mod similar;
 pub mod tags;
 pub mod value;
 
-use sqlx::{PgConnection, PgPool};
+use sqlx::{PgConnection, PgPool, Postgres, QueryBuilder};
 use uuid::Uuid;
 
 use shipmate_core::params::Paging;
@@ -21,7 +22,7 @@ pub use shipmate_types::{
 };
 
 pub(crate) const COLUMNS: &str =
-    "id, project_id, title, description, type, status, submitter_email, upvotes, downvotes,
+    "id, project_id, board_id, title, description, type, status, submitter_email, upvotes, downvotes,
     upvotes - downvotes as score, moderation, merged_into, on_roadmap, links, created_at, updated_at,
     mrr, json_build_object('nice_to_have', nice_to_have, 'important', important,
         'must_have', must_have) as importance,
@@ -31,10 +32,11 @@ pub(crate) const COLUMNS: &str =
 /// What the public sees: approved entries that were not merged into another.
 pub(crate) const PUBLIC: &str = "moderation = 'approved' and merged_into is null";
 
-/// How a new entry starts: its moderation, and whether the team accepted it onto the roadmap
-/// (entries from the secret key or a member; public submissions wait for a member).
+/// How a new entry starts: its board, its moderation, and whether the team accepted it onto the
+/// roadmap (entries from the secret key or a member; public submissions wait for a member).
 #[derive(Debug, Clone, Copy)]
 pub struct Start {
+    pub board_id: Uuid,
     pub moderation: FeedbackModeration,
     pub on_roadmap: bool,
 }
@@ -48,8 +50,9 @@ pub async fn create(
     let status = new.kind.statuses()[0];
     Ok(sqlx::query_as::<_, Feedback>(&format!(
         "insert into feedback
-            (id, project_id, title, description, type, status, submitter_email, moderation, on_roadmap)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning {COLUMNS}"
+            (id, project_id, title, description, type, status, submitter_email, moderation,
+             on_roadmap, board_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning {COLUMNS}"
     ))
     .bind(Uuid::now_v7())
     .bind(project_id)
@@ -60,6 +63,7 @@ pub async fn create(
     .bind(&new.submitter_email)
     .bind(start.moderation.as_str())
     .bind(start.on_roadmap)
+    .bind(start.board_id)
     .fetch_one(&mut *db)
     .await?)
 }
@@ -76,6 +80,8 @@ pub struct ListFilter {
     pub moderation: Option<FeedbackModeration>,
     /// Entries with this tag.
     pub tag: Option<Uuid>,
+    /// Entries on these boards (`None`: every board, no filter to pay for).
+    pub boards: Option<Vec<Uuid>>,
 }
 
 /// A page of the project's entries (merged duplicates never), in a total order: `top` is score,
@@ -92,44 +98,50 @@ pub async fn list(
         FeedbackSort::Mrr => "mrr desc, created_at desc, id desc",
         FeedbackSort::MustHave => "must_have desc, created_at desc, id desc",
     };
-    let visible = if f.public {
-        PUBLIC
-    } else {
-        "merged_into is null"
-    };
-    let filter = format!(
-        "project_id = $1 and {visible}
-         and ($2::text is null or type = $2) and ($3::text is null or status = $3)
-         and ($4::text is null or moderation = $4)
-         and ($5::uuid is null or tag_ids @> array[$5::uuid])"
-    );
-    let kind = f.kind.map(FeedbackType::as_str);
-    let status = f.status.map(FeedbackStatus::as_str);
-    let moderation = f.moderation.map(FeedbackModeration::as_str);
     // The page is cut first: the columns' subqueries (tags) then run for its rows only, not for
     // every row the sort reads.
-    let data = sqlx::query_as::<_, Feedback>(&format!(
-        "select {COLUMNS} from (select * from feedback where {filter} order by {order}
-            limit $6 offset $7) as feedback order by {order}"
-    ))
-    .bind(project_id)
-    .bind(kind)
-    .bind(status)
-    .bind(moderation)
-    .bind(f.tag)
-    .bind(paging.per_page)
-    .bind(paging.offset())
-    .fetch_all(db)
-    .await?;
-    let total: i64 = sqlx::query_scalar(&format!("select count(*) from feedback where {filter}"))
-        .bind(project_id)
-        .bind(kind)
-        .bind(status)
-        .bind(moderation)
-        .bind(f.tag)
-        .fetch_one(db)
-        .await?;
+    let mut page = QueryBuilder::new(format!("select {COLUMNS} from (select * from feedback "));
+    push_filter(&mut page, project_id, f);
+    page.push(format!(" order by {order} limit "))
+        .push_bind(paging.per_page)
+        .push(" offset ")
+        .push_bind(paging.offset())
+        .push(format!(") as feedback order by {order}"));
+    let data = page.build_query_as::<Feedback>().fetch_all(db).await?;
+    let mut count = QueryBuilder::new("select count(*) from feedback ");
+    push_filter(&mut count, project_id, f);
+    let total: i64 = count.build_query_scalar().fetch_one(db).await?;
     Ok((data, total))
+}
+
+/// The listing's `where`, with only the conditions asked for: a statement per combination lets
+/// the planner count an unfiltered listing from an index alone.
+fn push_filter(q: &mut QueryBuilder<'_, Postgres>, project_id: Uuid, f: &ListFilter) {
+    q.push("where project_id = ").push_bind(project_id);
+    q.push(if f.public {
+        format!(" and {PUBLIC}")
+    } else {
+        " and merged_into is null".to_owned()
+    });
+    if let Some(kind) = f.kind {
+        q.push(" and type = ").push_bind(kind.as_str());
+    }
+    if let Some(status) = f.status {
+        q.push(" and status = ").push_bind(status.as_str());
+    }
+    if let Some(moderation) = f.moderation {
+        q.push(" and moderation = ").push_bind(moderation.as_str());
+    }
+    if let Some(tag) = f.tag {
+        q.push(" and tag_ids @> array[")
+            .push_bind(tag)
+            .push("::uuid]");
+    }
+    if let Some(boards) = &f.boards {
+        q.push(" and board_id = any(")
+            .push_bind(boards.clone())
+            .push(")");
+    }
 }
 
 pub async fn get(db: &PgPool, id: Uuid) -> AppResult<Feedback> {
@@ -329,6 +341,16 @@ pub async fn set_on_roadmap(
     on_roadmap: bool,
 ) -> AppResult<Feedback> {
     set_one(db, project_id, id, "on_roadmap", on_roadmap).await
+}
+
+/// Moves the entry to another board of its project (the caller resolved the board).
+pub async fn set_board(
+    db: &mut PgConnection,
+    project_id: Uuid,
+    id: Uuid,
+    board_id: Uuid,
+) -> AppResult<Feedback> {
+    set_one(db, project_id, id, "board_id", board_id).await
 }
 
 /// Sets one column of an entry (`column` is one of ours, never input) and answers the entry.

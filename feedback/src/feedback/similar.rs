@@ -28,13 +28,22 @@ pub fn text(title: &str, description: Option<&str>) -> String {
     }
 }
 
-/// The public entries of the project closest to `query`, most similar first.
-pub async fn similar(db: &PgPool, project_id: Uuid, query: &[f32]) -> AppResult<Vec<SimilarEntry>> {
+/// The public entries of the project on the boards `boards` (`None`: every board) closest to
+/// `query`, most similar first.
+pub async fn similar(
+    db: &PgPool,
+    project_id: Uuid,
+    boards: Option<&[Uuid]>,
+    query: &[f32],
+) -> AppResult<Vec<SimilarEntry>> {
     let vector = pgvector::Vector::from(query.to_vec());
+    let on_boards = "($4::uuid[] is null or board_id = any($4))";
     let embedded: i64 = sqlx::query_scalar(&format!(
-        "select count(*) from feedback where project_id = $1 and {PUBLIC} and embedding is not null"
+        "select count(*) from feedback where project_id = $1 and {PUBLIC} and embedding is not null
+           and ($2::uuid[] is null or board_id = any($2))"
     ))
     .bind(project_id)
+    .bind(boards)
     .fetch_one(db)
     .await?;
     // `+ 0` keeps the planner off the graph index: a small board is sorted exactly.
@@ -53,11 +62,13 @@ pub async fn similar(db: &PgPool, project_id: Uuid, query: &[f32]) -> AppResult<
         "select id, title, type, status, upvotes - downvotes as score,
                 (1 - (embedding <=> $2))::float8 as similarity
          from feedback where project_id = $1 and {PUBLIC} and embedding is not null
+           and {on_boards}
          order by {distance} limit $3"
     ))
     .bind(project_id)
     .bind(&vector)
     .bind(LIMIT)
+    .bind(boards)
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;

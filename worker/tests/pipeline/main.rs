@@ -17,6 +17,7 @@ mod analytics_revenue;
 mod analytics_segments;
 mod analytics_sharing;
 mod analytics_tenants;
+mod boards_access;
 mod chat_webhooks;
 mod clickhouse;
 mod delivery;

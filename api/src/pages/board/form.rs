@@ -29,12 +29,13 @@ fn field(id: &str, name: &str, label: &str, hint: Option<&str>, control: Markup)
     }
 }
 
-/// `signed_in`: the account's address gets the updates, so the form asks for none.
-pub(super) fn submit_form(project: &Project, signed_in: bool) -> Markup {
+/// `signed_in`: the account's address gets the updates, so the form asks for none. `board`: the
+/// slug of the board whose page this is (entries go there), or none for the default board.
+pub(super) fn submit_form(project: &Project, board: Option<&str>, signed_in: bool) -> Markup {
     html! {
         section id="submit" class="card submit hidden" aria-labelledby="submit-head" {
             h2 id="submit-head" { "Share an idea or report a bug" }
-            form id="feedback-form" class="form" data-slug=(project.slug) novalidate {
+            form id="feedback-form" class="form" data-slug=(project.slug) data-board=[board] novalidate {
                 (field("fb-title", "title", "Title", None, html! {
                     input id="fb-title" name="title" type="text" maxlength="200" required
                         autocomplete="off" aria-describedby="fb-err-title similar";

@@ -1,4 +1,5 @@
-//! `/f/{slug}`: the public feedback board, 50 entries a page. Filters are a plain GET form and
+//! `/f/{slug}`: the public feedback board, 50 entries a page, from every board the visitor may see
+//! (`/f/{slug}/b/{board}`: one board's). Filters are a plain GET form and
 //! pages plain links, so reading works without JavaScript; `/assets/board.js` adds votes and
 //! comments, `/assets/board-form.js` the submission form.
 
@@ -16,11 +17,13 @@ use shipmate_accounts::projects::{self, Project};
 use shipmate_core::params::Paging;
 use shipmate_core::AppResult;
 use shipmate_feedback::changelog::{self, ShippedIn};
+use shipmate_feedback::feedback::boards::{self, Audience, Board, Visible};
 use shipmate_feedback::feedback::{self, comments, Feedback, FeedbackSort, ListFilter};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{error_page, html_page, layout};
+use crate::audience;
 use crate::extract::MaybeUser;
 use crate::read_your_writes::ReadDb;
 use crate::routes::feedback::parse_filter;
@@ -66,9 +69,28 @@ async fn load(
     })
 }
 
+/// `/f/{slug}` and `/f/{slug}/b/{board}`.
+#[derive(serde::Deserialize)]
+pub struct BoardPath {
+    slug: String,
+    board: Option<String>,
+}
+
+/// The boards a visitor sees: a signed-in member of the team sees them all; the page knows no
+/// end-user sessions (those reach segment boards through the widgets and the API).
+async fn visible_to(state: &AppState, user: Option<Uuid>, project_id: Uuid) -> AppResult<Visible> {
+    let audience = match user {
+        Some(u) => audience::team_or_public(state, u, project_id)
+            .await
+            .map_err(|e| e.0)?,
+        None => Audience::Public,
+    };
+    boards::visible(&state.db, project_id, &audience).await
+}
+
 pub async fn board(
     State(state): State<AppState>,
-    Path(slug): Path<String>,
+    Path(BoardPath { slug, board }): Path<BoardPath>,
     Query(q): Query<HashMap<String, String>>,
     MaybeUser(user): MaybeUser,
     ReadDb(reads): ReadDb,
@@ -77,9 +99,22 @@ pub async fn board(
         Ok(p) => p,
         Err(e) => return error_page(e),
     };
+    let user_id = user.as_ref().map(|u| u.id);
+    let visible = match visible_to(&state, user_id, project.id).await {
+        Ok(v) => v,
+        Err(e) => return error_page(e),
+    };
+    let current = match board.as_deref().map(|b| visible.by_slug(b)).transpose() {
+        Ok(b) => b.cloned(),
+        Err(e) => return error_page(e),
+    };
     // A hand-edited query should not cost the visitor the page: show everything instead.
     let mut filter = ListFilter {
         public: true,
+        boards: match &current {
+            Some(b) => Some(vec![b.id]),
+            None => visible.filter(),
+        },
         ..parse_filter(&q).unwrap_or_default()
     };
     // The customer value behind entries is the team's: the board orders by votes or age only.
@@ -90,7 +125,6 @@ pub async fn board(
         page: Paging::parse(&q).map(|p| p.page).unwrap_or(1),
         per_page: PER_PAGE,
     };
-    let user_id = user.as_ref().map(|u| u.id);
     let loaded = match reads
         .run(|db| load(db, &project, &filter, paging, user_id))
         .await
@@ -114,8 +148,11 @@ pub async fn board(
     } else {
         ""
     };
-    let board_href = format!("/f/{}", project.slug);
-    let sign_in_href = format!("/login?next=/f/{}", project.slug);
+    let board_href = match &current {
+        Some(b) => format!("/f/{}/b/{}", project.slug, b.slug),
+        None => format!("/f/{}", project.slug),
+    };
+    let sign_in_href = format!("/login?next={board_href}");
     let ctx = Context {
         slug: &project.slug,
         signed_in: user.is_some(),
@@ -125,10 +162,13 @@ pub async fn board(
     let body = html! {
         header class="page-head" {
             p class="eyebrow" { "Feedback board" }
-            h1 { (project.name) }
+            h1 {
+                (project.name)
+                @if let Some(b) = &current { " · " (b.name) }
+            }
             p class="muted" {
                 span id="entry-count" { (loaded.total) } " " (noun) (matching)
-                " · " a href={ (board_href) "/roadmap" } { "Roadmap" }
+                " · " a href={ "/f/" (project.slug) "/roadmap" } { "Roadmap" }
             }
             p class="who" {
                 @match &user {
@@ -142,7 +182,8 @@ pub async fn board(
                 }
             }
         }
-        (form::submit_form(&project, user.is_some()))
+        (switcher(&project.slug, &visible.boards, current.as_ref()))
+        (form::submit_form(&project, current.as_ref().map(|b| b.slug.as_str()), user.is_some()))
         form class="card filters" method="get" action=(board_href) role="search" aria-label="Filter feedback" {
             label { "Type " select name="type" { (options(filter.kind.map(|k| k.as_str()), Some("All types"), TYPES)) } }
             label { "Status " select name="status" { (options(filter.status.map(|k| k.as_str()), Some("All statuses"), STATUSES)) } }
@@ -183,6 +224,21 @@ pub async fn board(
         StatusCode::OK,
         layout(&title, body, &["/assets/board.js", "/assets/board-form.js"]),
     )
+}
+
+/// Links to each board the visitor sees (none when there is only one).
+fn switcher(slug: &str, boards: &[Board], current: Option<&Board>) -> Markup {
+    html! {
+        @if boards.len() > 1 {
+            nav class="boards" aria-label="Boards" {
+                a href={ "/f/" (slug) } aria-current=[current.is_none().then_some("page")] { "All boards" }
+                @for b in boards {
+                    a href={ "/f/" (slug) "/b/" (b.slug) }
+                        aria-current=[current.is_some_and(|c| c.id == b.id).then_some("page")] { (b.name) }
+                }
+            }
+        }
+    }
 }
 
 fn options(current: Option<&str>, all: Option<&str>, values: &[(&str, &str)]) -> Markup {

@@ -1,7 +1,7 @@
 //! `/f/{slug}/roadmap`: approved feature requests in three columns (planned, in progress, shipped
 //! in the last 90 days), each in the board's `top` order. Plain HTML, no script.
 
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
@@ -12,21 +12,40 @@ use shipmate_feedback::feedback::Feedback;
 use uuid::Uuid;
 
 use super::entry::shipped_in;
+use crate::extract::MaybeUser;
 use crate::pages::{error_page, html_page, layout};
 use crate::read_your_writes::ReadDb;
+use crate::state::AppState;
 use shipmate_core::AppResult;
 use sqlx::PgPool;
 
-async fn load(db: &PgPool, slug: &str) -> AppResult<(Project, Roadmap, Vec<ShippedIn>)> {
-    let project = projects::by_slug(db, slug).await?;
-    let road = roadmap::roadmap(db, project.id, None).await?;
+async fn load(
+    db: &PgPool,
+    project: &Project,
+    boards: Option<&[Uuid]>,
+) -> AppResult<(Roadmap, Vec<ShippedIn>)> {
+    let road = roadmap::roadmap(db, project.id, None, boards).await?;
     let shipped: Vec<Uuid> = road.shipped.iter().map(|e| e.id).collect();
     let links = changelog::shipped_in(db, project.id, &shipped).await?;
-    Ok((project, road, links))
+    Ok((road, links))
 }
 
-pub async fn page(ReadDb(reads): ReadDb, Path(slug): Path<String>) -> Response {
-    let (project, road, links) = match reads.run(|db| load(db, &slug)).await {
+/// The roadmap of the boards the visitor sees (every board for a signed-in member of the team).
+pub async fn page(
+    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
+    MaybeUser(user): MaybeUser,
+    Path(slug): Path<String>,
+) -> Response {
+    let project = match projects::by_slug(&state.db, &slug).await {
+        Ok(p) => p,
+        Err(e) => return error_page(e),
+    };
+    let boards = match super::visible_to(&state, user.map(|u| u.id), project.id).await {
+        Ok(v) => v.filter(),
+        Err(e) => return error_page(e),
+    };
+    let (road, links) = match reads.run(|db| load(db, &project, boards.as_deref())).await {
         Ok(v) => v,
         Err(e) => return error_page(e),
     };
