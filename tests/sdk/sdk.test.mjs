@@ -316,6 +316,36 @@ test('a customer\'s company and importance reach the members\' view', needsApi, 
   assert.equal(voters[0].importance, 'must_have');
 });
 
+test('boards: admins make a segment board; only a matching end user sees it through the SDK', needsApi, async () => {
+  const { slug, token, project, sm } = await setup('boards');
+  const admin = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+  const ent = await admin.boards.create(project.id, { name: 'Enterprise', slug: 'enterprise', visibility: 'segment', segment: { plan: 'enterprise' } });
+  assert.deepEqual(ent.segment, { plan: 'enterprise' });
+  assert.deepEqual((await admin.boards.list(project.id)).data.map((b) => b.slug), ['feedback', 'enterprise']);
+  const entry = await sm.feedback.submit({ title: 'SAML', type: 'feature', board: 'enterprise' });
+  assert.equal(entry.board_id, ent.id);
+  const { identify_secret: secret } = await api('POST', `/v1/projects/${project.id}/identify-secret/rotate`, { token, expect: 200 });
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const as = async (sub, plan) => {
+    const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub, name: sub, exp: Math.floor(Date.now() / 1000) + 600, attributes: { plan } })}`;
+    const client = new Shipmate({ apiKey: project.publishable_key, baseUrl: API });
+    await client.identify(`${head}.${createHmac('sha256', Buffer.from(secret, 'utf8')).update(head).digest('base64url')}`);
+    return client;
+  };
+  const inside = await as('e-1', 'enterprise');
+  const outside = await as('e-2', 'pro');
+  assert.deepEqual((await inside.board.boards(slug)).data.map((b) => b.slug), ['feedback', 'enterprise']);
+  assert.deepEqual((await inside.board.list(slug, { board: 'enterprise' })).data.map((e) => e.id), [entry.id]);
+  assert.deepEqual((await outside.board.boards(slug)).data.map((b) => b.slug), ['feedback']);
+  assert.deepEqual((await outside.board.list(slug)).data, []);
+  assert.equal((await rejects(outside.board.list(slug, { board: 'enterprise' }))).status, 404);
+  assert.equal((await rejects(outside.comments.list(entry.id))).status, 404);
+  const moved = await admin.feedback.move(entry.id, 'feedback');
+  assert.equal(moved.board_id, (await admin.boards.list(project.id)).data[0].id);
+  assert.deepEqual((await outside.board.list(slug)).data.map((e) => e.id), [entry.id]);
+  assert.deepEqual(await admin.boards.delete(project.id, ent.id), { id: ent.id, deleted: true });
+});
+
 test('board.similar asks by slug and text, without the key', async () => {
   const seen = [];
   const srv = await localServer((req, res) => {

@@ -39,6 +39,10 @@ export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
 export type GitHubHook = Schemas['GitHubHook'];
 export type Tag = Schemas['Tag'];
+/** A feedback board: `public`, `private` (the team) or `segment` (end users whose identify token's attributes match). */
+export type Board = Schemas['Board'];
+export type NewBoard = Schemas['NewBoard'];
+export type BoardChanges = Schemas['BoardChanges'];
 export type NewTag = Schemas['NewTag'];
 export type Comment = Schemas['Comment'];
 export type Roadmap = Schemas['Roadmap'];
@@ -49,6 +53,8 @@ export interface BoardQuery extends PageQuery {
     sort?: FeedbackSort;
     /** Entries with this tag (its id). */
     tag?: string;
+    /** One board's entries (its slug); a board the caller may not see answers 404. */
+    board?: string;
 }
 /** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
 export type SimilarEntry = Schemas['SimilarEntry'];
@@ -328,6 +334,19 @@ export declare class Shipmate {
         voters: (id: string) => Promise<List<Voter>>;
         /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
         tag: (id: string, tags: string[]) => Promise<FeedbackEntry>;
+        /** `PATCH /v1/feedback/:id` (session, members): moves the entry to another board of its project (by slug). */
+        move: (id: string, board: string) => Promise<FeedbackEntry>;
+    };
+    /** A project's feedback boards (session: admins make, change and delete them; the team reads them). */
+    readonly boards: {
+        /** `GET /v1/projects/:projectId/boards`: the default board first. */
+        list: (projectId: string) => Promise<List<Board>>;
+        /** `POST /v1/projects/:projectId/boards`: a `segment` board names its `segment` (`{"plan": "enterprise"}`). */
+        create: (projectId: string, input: NewBoard) => Promise<Board>;
+        /** `PATCH /v1/projects/:projectId/boards/:boardId`: name, slug, visibility, segment. */
+        update: (projectId: string, boardId: string, changes: BoardChanges) => Promise<Board>;
+        /** `DELETE /v1/projects/:projectId/boards/:boardId`: a board with entries needs `moveTo`, the board that takes them. */
+        delete: (projectId: string, boardId: string, moveTo?: string) => Promise<Deleted>;
     };
     /** A project's tags for feedback (session: members make and delete them, viewers read them). */
     readonly tags: {
@@ -338,7 +357,11 @@ export declare class Shipmate {
         /** `DELETE /v1/projects/:projectId/tags/:tagId`: entries keep their other tags. */
         delete: (projectId: string, tagId: string) => Promise<Deleted>;
     };
-    /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
+    /**
+     * The project's public feedback boards, by its slug (`GET /v1/project` tells a key's slug): public
+     * boards, segment boards once `identify` made this client an end user whose attributes match, and
+     * every board with a member's session.
+     */
     readonly board: {
         /**
          * `POST /v1/feedback/by-project/:slug`: a submission as the board takes it (no key); it waits
@@ -347,10 +370,12 @@ export declare class Shipmate {
         submitFeedback: (slug: string, input: FeedbackInput) => Promise<FeedbackEntry>;
         /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
         list: (slug: string, query?: BoardQuery) => Promise<Page<FeedbackEntry>>;
-        /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it). */
-        roadmap: (slug: string, tag?: string) => Promise<Roadmap>;
-        /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
-        similar: (slug: string, q: string) => Promise<List<SimilarEntry>>;
+        /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it; `board`: one board's). */
+        roadmap: (slug: string, tag?: string, board?: string) => Promise<Roadmap>;
+        /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q` (`board`: one board's). */
+        similar: (slug: string, q: string, board?: string) => Promise<List<SimilarEntry>>;
+        /** `GET /v1/feedback/by-project/:slug/boards`: the boards this client may see (segment boards after `identify`). */
+        boards: (slug: string) => Promise<List<Board>>;
     };
     /** Comments on public feedback entries; a project member's comment is `official`. */
     readonly comments: {

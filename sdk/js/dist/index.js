@@ -116,11 +116,24 @@ export class Shipmate {
              * `GET /v1/feedback` (session, the team): a page of the project's entries with the customer value
              * behind each (`companies`, `mrr`, `importance`); `sort` also takes `mrr` and `must_have`.
              */
-            list: (projectId, query = {}) => this.request('GET', '/v1/feedback', undefined, { project_id: projectId, ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, moderation: query.moderation }, 'session'),
+            list: (projectId, query = {}) => this.request('GET', '/v1/feedback', undefined, { project_id: projectId, ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, board: query.board, moderation: query.moderation }, 'session'),
             /** `GET /v1/feedback/:id/voters` (session, members): upvoters with company and importance, newest first. */
             voters: (id) => this.request('GET', `/v1/feedback/${seg(id)}/voters`, undefined, undefined, 'session'),
             /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
             tag: (id, tags) => this.request('PATCH', `/v1/feedback/${seg(id)}`, { tags }, undefined, 'session'),
+            /** `PATCH /v1/feedback/:id` (session, members): moves the entry to another board of its project (by slug). */
+            move: (id, board) => this.request('PATCH', `/v1/feedback/${seg(id)}`, { board }, undefined, 'session'),
+        };
+        /** A project's feedback boards (session: admins make, change and delete them; the team reads them). */
+        this.boards = {
+            /** `GET /v1/projects/:projectId/boards`: the default board first. */
+            list: (projectId) => this.request('GET', `/v1/projects/${seg(projectId)}/boards`, undefined, undefined, 'session'),
+            /** `POST /v1/projects/:projectId/boards`: a `segment` board names its `segment` (`{"plan": "enterprise"}`). */
+            create: (projectId, input) => this.request('POST', `/v1/projects/${seg(projectId)}/boards`, input, undefined, 'session'),
+            /** `PATCH /v1/projects/:projectId/boards/:boardId`: name, slug, visibility, segment. */
+            update: (projectId, boardId, changes) => this.request('PATCH', `/v1/projects/${seg(projectId)}/boards/${seg(boardId)}`, changes, undefined, 'session'),
+            /** `DELETE /v1/projects/:projectId/boards/:boardId`: a board with entries needs `moveTo`, the board that takes them. */
+            delete: (projectId, boardId, moveTo) => this.request('DELETE', `/v1/projects/${seg(projectId)}/boards/${seg(boardId)}`, undefined, { move_to: moveTo }, 'session'),
         };
         /** A project's tags for feedback (session: members make and delete them, viewers read them). */
         this.tags = {
@@ -131,7 +144,11 @@ export class Shipmate {
             /** `DELETE /v1/projects/:projectId/tags/:tagId`: entries keep their other tags. */
             delete: (projectId, tagId) => this.request('DELETE', `/v1/projects/${seg(projectId)}/tags/${seg(tagId)}`, undefined, undefined, 'session'),
         };
-        /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
+        /**
+         * The project's public feedback boards, by its slug (`GET /v1/project` tells a key's slug): public
+         * boards, segment boards once `identify` made this client an end user whose attributes match, and
+         * every board with a member's session.
+         */
         this.board = {
             /**
              * `POST /v1/feedback/by-project/:slug`: a submission as the board takes it (no key); it waits
@@ -139,11 +156,13 @@ export class Shipmate {
              */
             submitFeedback: (slug, input) => this.request('POST', `/v1/feedback/by-project/${seg(slug)}`, input, undefined, 'public'),
             /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
-            list: (slug, query = {}) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined, { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag }, 'public'),
-            /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it). */
-            roadmap: (slug, tag) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, { tag }, 'public'),
-            /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
-            similar: (slug, q) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q }, 'public'),
+            list: (slug, query = {}) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined, { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, board: query.board }, 'public'),
+            /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it; `board`: one board's). */
+            roadmap: (slug, tag, board) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, { tag, board }, 'public'),
+            /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q` (`board`: one board's). */
+            similar: (slug, q, board) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q, board }, 'public'),
+            /** `GET /v1/feedback/by-project/:slug/boards`: the boards this client may see (segment boards after `identify`). */
+            boards: (slug) => this.request('GET', `/v1/feedback/by-project/${seg(slug)}/boards`, undefined, undefined, 'public'),
         };
         /** Comments on public feedback entries; a project member's comment is `official`. */
         this.comments = {

@@ -979,7 +979,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's board: entries with vote counts, never submitters' addresses. */
+        /**
+         * The project's boards: entries with vote counts, never submitters' addresses. Public boards,
+         *     segment boards to end users whose identify token matches, private boards to the team.
+         */
         get: operations["feedback_list_public"];
         put?: never;
         /**
@@ -995,6 +998,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/feedback/by-project/{slug}/boards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The boards the caller may see: public ones, segment boards whose segment an end user's session
+         *     matches, and every board for the team.
+         */
+        get: operations["feedback_visible_boards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/feedback/by-project/{slug}/roadmap": {
         parameters: {
             query?: never;
@@ -1004,7 +1027,7 @@ export interface paths {
         };
         /**
          * Approved feature requests on the roadmap (`on_roadmap`: accepted by the team) by stage:
-         *     planned, in progress, shipped in the last 90 days.
+         *     planned, in progress, shipped in the last 90 days; from the boards the caller may see.
          */
         get: operations["feedback_roadmap"];
         put?: never;
@@ -1023,8 +1046,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first: the
-         *     board's and the widget's "is this already asked?" hint.
+         * Up to 5 public entries closest in meaning to `q` (a draft's title), most similar first, from
+         *     the boards the caller may see: the board's and the widget's "is this already asked?" hint.
          */
         get: operations["feedback_similar"];
         put?: never;
@@ -1068,7 +1091,8 @@ export interface paths {
         head?: never;
         /**
          * Moves an entry to another status of its type's set (which puts it on the roadmap), moderates
-         *     it, puts it on the roadmap or takes it off, and/or links it to GitHub issues (members and up).
+         *     it, puts it on the roadmap or takes it off, tags it, moves it to another board, and/or links it
+         *     to GitHub issues (members and up).
          */
         patch: operations["feedback_update"];
         trace?: never;
@@ -1620,6 +1644,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/boards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every board of the project, the default board first (the team). */
+        get: operations["feedback_list_boards"];
+        put?: never;
+        /**
+         * Adds a board: `public`, `private` (the team only) or `segment` (end users whose identify
+         *     token's attributes match `segment`, and the team).
+         */
+        post: operations["feedback_create_board"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/boards/{board_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a board. One with entries needs `move_to` (another board of the project, which takes
+         *     them); the default board stays.
+         */
+        delete: operations["feedback_delete_board"];
+        options?: never;
+        head?: never;
+        /** Renames a board, changes its slug, its visibility or its segment. */
+        patch: operations["feedback_update_board"];
+        trace?: never;
+    };
     "/v1/projects/{project_id}/changelog/subscribers": {
         parameters: {
             query?: never;
@@ -2146,6 +2212,42 @@ export interface components {
             project_id: string;
             scopes: components["schemas"]["Scope"][];
         };
+        Board: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description The project's first board (`feedback`): entries submitted without a board land here, and
+             *     it cannot be deleted.
+             */
+            default: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * @description `segment` boards: the attributes (`{"plan": "enterprise"}`) an end user's identify token must
+             *     carry, every pair equal; `null` for the others.
+             */
+            segment?: Record<string, never> | null;
+            /** @description Unique in the project; the board's page is `/f/<project>/b/<slug>`. */
+            slug: string;
+            visibility: components["schemas"]["BoardVisibility"];
+        };
+        /**
+         * @description `PATCH /v1/projects/:id/boards/:board_id`: any of the fields (a board turned `segment` needs a
+         *     segment, sent or kept; one turned `public` or `private` drops it).
+         */
+        BoardChanges: {
+            name?: string | null;
+            segment?: Record<string, never> | null;
+            slug?: string | null;
+            visibility?: null | components["schemas"]["BoardVisibility"];
+        };
+        /**
+         * @description Who sees a feedback board: everyone, the project's team, or end users whose identify
+         *     token's attributes match the board's segment (and the team).
+         * @enum {string}
+         */
+        BoardVisibility: "public" | "private" | "segment";
         /** @description A one-dimension breakdown over a period. */
         Breakdown_CountryRow: {
             data: {
@@ -2510,6 +2612,11 @@ export interface components {
          */
         EventType: "feedback.created" | "feedback.status_changed" | "feedback.merged" | "comment.created" | "testimonial.created" | "testimonial.approved" | "document.ready" | "document.failed" | "changelog.published" | "analytics.alert" | "ping";
         Feedback: {
+            /**
+             * Format: uuid
+             * @description The board the entry is on (`GET /v1/projects/:id/boards`).
+             */
+            board_id: string;
             /** @description Members' views: the distinct companies of the upvoters, by MRR. */
             companies?: components["schemas"]["Company"][] | null;
             /** Format: date-time */
@@ -2561,6 +2668,8 @@ export interface components {
          *     is on the roadmap, or any of them together.
          */
         FeedbackChanges: {
+            /** @description The slug of a board of the entry's project to move it to. */
+            board?: string | null;
             /**
              * @description GitHub issue URLs (`https://github.com/<owner>/<repo>/issues/<n>`, up to 20): replaces the
              *     entry's links; `[]` removes them.
@@ -2898,6 +3007,29 @@ export interface components {
                 /** Format: uuid */
                 project_id: string;
                 scopes: components["schemas"]["Scope"][];
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
+        List_Board: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                /**
+                 * @description The project's first board (`feedback`): entries submitted without a board land here, and
+                 *     it cannot be deleted.
+                 */
+                default: boolean;
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /**
+                 * @description `segment` boards: the attributes (`{"plan": "enterprise"}`) an end user's identify token must
+                 *     carry, every pair equal; `null` for the others.
+                 */
+                segment?: Record<string, never> | null;
+                /** @description Unique in the project; the board's page is `/f/<project>/b/<slug>`. */
+                slug: string;
+                visibility: components["schemas"]["BoardVisibility"];
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
@@ -3250,6 +3382,15 @@ export interface components {
             name: string;
             scopes: components["schemas"]["Scope"][];
         };
+        /** @description `POST /v1/projects/:id/boards`. */
+        NewBoard: {
+            name: string;
+            /** @description Required for `segment` boards: `{"attribute": value}`, 1 to 10 pairs. */
+            segment?: Record<string, never> | null;
+            /** @description 3 to 48 of `a-z 0-9 -`, unique in the project. */
+            slug: string;
+            visibility?: null | components["schemas"]["BoardVisibility"];
+        };
         /** @description `POST /v1/feedback/:id/comments`. */
         NewComment: {
             body: string;
@@ -3283,6 +3424,11 @@ export interface components {
         };
         /** @description `POST /v1/feedback`. */
         NewFeedback: {
+            /**
+             * @description The slug of the board to post on (the default board, `feedback`, when left out); a board
+             *     the caller may not see is 404.
+             */
+            board?: string | null;
             /** @description At most 10,000 characters. */
             description?: string | null;
             /** Format: email */
@@ -3517,6 +3663,11 @@ export interface components {
         /** @description A page of a longer list. */
         Page_Feedback: {
             data: {
+                /**
+                 * Format: uuid
+                 * @description The board the entry is on (`GET /v1/projects/:id/boards`).
+                 */
+                board_id: string;
                 /** @description Members' views: the distinct companies of the upvoters, by MRR. */
                 companies?: components["schemas"]["Company"][] | null;
                 /** Format: date-time */
@@ -12083,6 +12234,8 @@ export interface operations {
                 moderation?: components["schemas"]["FeedbackModeration"];
                 /** @description entries with this tag (its id) */
                 tag?: string;
+                /** @description one board's entries (its slug) */
+                board?: string;
                 page?: number;
                 /** @description 1 to 100, default 50 */
                 per_page?: number;
@@ -12128,7 +12281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such resource */
+            /** @description no such board */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12333,6 +12486,8 @@ export interface operations {
                 sort?: components["schemas"]["FeedbackSort"];
                 /** @description entries with this tag (its id) */
                 tag?: string;
+                /** @description one board's entries (its slug; 404 unless the caller may see it) */
+                board?: string;
                 page?: number;
                 /** @description 1 to 100, default 50 */
                 per_page?: number;
@@ -12578,12 +12733,9 @@ export interface operations {
             };
         };
     };
-    feedback_roadmap: {
+    feedback_visible_boards: {
         parameters: {
-            query?: {
-                /** @description entries with this tag (its id) */
-                tag?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 slug: string;
@@ -12597,7 +12749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Roadmap"];
+                    "application/json": components["schemas"]["List_Board"];
                 };
             };
             /** @description malformed JSON */
@@ -12701,11 +12853,138 @@ export interface operations {
             };
         };
     };
+    feedback_roadmap: {
+        parameters: {
+            query?: {
+                /** @description entries with this tag (its id) */
+                tag?: string;
+                /** @description one board's entries (its slug; 404 unless the caller may see it) */
+                board?: string;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Roadmap"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unknown slug or board */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     feedback_similar: {
         parameters: {
             query: {
                 /** @description the draft's text, 1 to 500 characters */
                 q: string;
+                /** @description one board's entries (its slug; 404 unless the caller may see it) */
+                board?: string;
             };
             header?: never;
             path: {
@@ -13114,7 +13393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description no such entry */
+            /** @description no such entry, or no such `board` in its project */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18067,6 +18346,499 @@ export interface operations {
                 };
             };
             /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_list_boards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_Board"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_create_board: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewBoard"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Board"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed (admins) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `board_exists` (the slug is taken) or `too_many_boards` (50) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields (a `segment` board names its segment) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_delete_board: {
+        parameters: {
+            query?: {
+                /** @description the board that takes this board's entries */
+                move_to?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed (admins) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such board in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `board_not_empty` (entries and no `move_to`) or `default_board` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `move_to` is no other board of the project */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_update_board: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+                board_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BoardChanges"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Board"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description without the role needed (admins) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such board in this project */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `board_exists` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -52,6 +52,10 @@ export type FeedbackInput = Schemas['NewFeedback'];
 export type FeedbackEntry = Schemas['Feedback'];
 export type GitHubHook = Schemas['GitHubHook'];
 export type Tag = Schemas['Tag'];
+/** A feedback board: `public`, `private` (the team) or `segment` (end users whose identify token's attributes match). */
+export type Board = Schemas['Board'];
+export type NewBoard = Schemas['NewBoard'];
+export type BoardChanges = Schemas['BoardChanges'];
 export type NewTag = Schemas['NewTag'];
 export type Comment = Schemas['Comment'];
 export type Roadmap = Schemas['Roadmap'];
@@ -63,6 +67,8 @@ export interface BoardQuery extends PageQuery {
   sort?: FeedbackSort;
   /** Entries with this tag (its id). */
   tag?: string;
+  /** One board's entries (its slug); a board the caller may not see answers 404. */
+  board?: string;
 }
 
 /** An entry close in meaning to a text, as `board.similar` answers (`similarity` 0 to 1). */
@@ -452,13 +458,32 @@ export class Shipmate {
      */
     list: (projectId: string, query: BoardQuery & { moderation?: FeedbackModeration } = {}): Promise<Page<FeedbackEntry>> =>
       this.request('GET', '/v1/feedback', undefined,
-        { project_id: projectId, ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, moderation: query.moderation }, 'session'),
+        { project_id: projectId, ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, board: query.board, moderation: query.moderation }, 'session'),
     /** `GET /v1/feedback/:id/voters` (session, members): upvoters with company and importance, newest first. */
     voters: (id: string): Promise<List<Voter>> =>
       this.request('GET', `/v1/feedback/${seg(id)}/voters`, undefined, undefined, 'session'),
     /** `PATCH /v1/feedback/:id` (session, members): replaces the entry's tags (ids of its project's tags). */
     tag: (id: string, tags: string[]): Promise<FeedbackEntry> =>
       this.request('PATCH', `/v1/feedback/${seg(id)}`, { tags }, undefined, 'session'),
+    /** `PATCH /v1/feedback/:id` (session, members): moves the entry to another board of its project (by slug). */
+    move: (id: string, board: string): Promise<FeedbackEntry> =>
+      this.request('PATCH', `/v1/feedback/${seg(id)}`, { board }, undefined, 'session'),
+  };
+
+  /** A project's feedback boards (session: admins make, change and delete them; the team reads them). */
+  readonly boards = {
+    /** `GET /v1/projects/:projectId/boards`: the default board first. */
+    list: (projectId: string): Promise<List<Board>> =>
+      this.request('GET', `/v1/projects/${seg(projectId)}/boards`, undefined, undefined, 'session'),
+    /** `POST /v1/projects/:projectId/boards`: a `segment` board names its `segment` (`{"plan": "enterprise"}`). */
+    create: (projectId: string, input: NewBoard): Promise<Board> =>
+      this.request('POST', `/v1/projects/${seg(projectId)}/boards`, input, undefined, 'session'),
+    /** `PATCH /v1/projects/:projectId/boards/:boardId`: name, slug, visibility, segment. */
+    update: (projectId: string, boardId: string, changes: BoardChanges): Promise<Board> =>
+      this.request('PATCH', `/v1/projects/${seg(projectId)}/boards/${seg(boardId)}`, changes, undefined, 'session'),
+    /** `DELETE /v1/projects/:projectId/boards/:boardId`: a board with entries needs `moveTo`, the board that takes them. */
+    delete: (projectId: string, boardId: string, moveTo?: string): Promise<Deleted> =>
+      this.request('DELETE', `/v1/projects/${seg(projectId)}/boards/${seg(boardId)}`, undefined, { move_to: moveTo }, 'session'),
   };
 
   /** A project's tags for feedback (session: members make and delete them, viewers read them). */
@@ -474,7 +499,11 @@ export class Shipmate {
       this.request('DELETE', `/v1/projects/${seg(projectId)}/tags/${seg(tagId)}`, undefined, undefined, 'session'),
   };
 
-  /** The project's public feedback board, by its slug (`GET /v1/project` tells a key's slug). */
+  /**
+   * The project's public feedback boards, by its slug (`GET /v1/project` tells a key's slug): public
+   * boards, segment boards once `identify` made this client an end user whose attributes match, and
+   * every board with a member's session.
+   */
   readonly board = {
     /**
      * `POST /v1/feedback/by-project/:slug`: a submission as the board takes it (no key); it waits
@@ -485,13 +514,16 @@ export class Shipmate {
     /** `GET /v1/feedback/by-project/:slug`: a page of the approved entries. */
     list: (slug: string, query: BoardQuery = {}): Promise<Page<FeedbackEntry>> =>
       this.request('GET', `/v1/feedback/by-project/${seg(slug)}`, undefined,
-        { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag }, 'public'),
-    /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it). */
-    roadmap: (slug: string, tag?: string): Promise<Roadmap> =>
-      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, { tag }, 'public'),
-    /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q`. */
-    similar: (slug: string, q: string): Promise<List<SimilarEntry>> =>
-      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q }, 'public'),
+        { ...pageQuery(query), type: query.type, status: query.status, sort: query.sort, tag: query.tag, board: query.board }, 'public'),
+    /** `GET /v1/feedback/by-project/:slug/roadmap`: feature requests planned, in progress, shipped lately (`tag`: only those with it; `board`: one board's). */
+    roadmap: (slug: string, tag?: string, board?: string): Promise<Roadmap> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/roadmap`, undefined, { tag, board }, 'public'),
+    /** `GET /v1/feedback/by-project/:slug/similar?q=`: up to 5 public entries closest in meaning to `q` (`board`: one board's). */
+    similar: (slug: string, q: string, board?: string): Promise<List<SimilarEntry>> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/similar`, undefined, { q, board }, 'public'),
+    /** `GET /v1/feedback/by-project/:slug/boards`: the boards this client may see (segment boards after `identify`). */
+    boards: (slug: string): Promise<List<Board>> =>
+      this.request('GET', `/v1/feedback/by-project/${seg(slug)}/boards`, undefined, undefined, 'public'),
   };
 
   /** Comments on public feedback entries; a project member's comment is `official`. */
