@@ -2,18 +2,17 @@
 //! analytics reads' in modules of their own).
 
 mod analytics;
+mod feedback;
 mod kb;
 
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use shipmate_types::{
-    ChangelogType, EventType, FeedbackModeration, FeedbackSort, FeedbackStatus, FeedbackType, Role,
-    StringEnum, WebhookFormat,
-};
+use shipmate_types::{ChangelogType, EventType, Role, StringEnum, WebhookFormat};
 
 pub use analytics::*;
+pub use feedback::{BoardsCommand, FeedbackCommand, TagsCommand};
 pub use kb::{KbCommand, SearchArgs, UploadArgs};
 
 const ENVIRONMENT: &str = "\
@@ -129,7 +128,7 @@ pub struct PageArgs {
 }
 
 /// How the whole of a long list is printed, shown by the list commands' `--help`.
-const PAGES_HELP: &str = "\
+pub(crate) const PAGES_HELP: &str = "\
 Without --page, every page is fetched and printed as one list; --json then prints it as one page
 holding all of it ({\"data\": [...], \"page\": 1, \"per_page\": <count>, \"total\": <count>}).";
 
@@ -264,133 +263,6 @@ pub enum MembersCommand {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum FeedbackCommand {
-    /// List a project's feedback (every moderation state), with submitters' addresses.
-    #[command(after_help = PAGES_HELP)]
-    List {
-        #[command(flatten)]
-        project: ProjectArg,
-        #[command(flatten)]
-        pages: PageArgs,
-        /// Only entries of this type.
-        #[arg(long = "type", value_name = "TYPE", value_parser = one_of::<FeedbackType>())]
-        kind: Option<FeedbackType>,
-        /// Only entries with this status.
-        #[arg(long, value_parser = one_of::<FeedbackStatus>())]
-        status: Option<FeedbackStatus>,
-        /// Only entries with this tag (its id; `shipmate feedback tags` lists them).
-        #[arg(long)]
-        tag: Option<uuid::Uuid>,
-        /// `top`, `new`, or by the customer value behind entries: `mrr`, `must_have`.
-        #[arg(long, value_parser = one_of::<FeedbackSort>())]
-        sort: Option<FeedbackSort>,
-    },
-    /// An entry's upvoters: name, email, company (with MRR) and how much it matters to them.
-    Voters {
-        /// Feedback entry id.
-        id: String,
-    },
-    /// Move an entry to another status.
-    ///
-    /// Bugs and general feedback: new, in_progress, done, dismissed.
-    /// Feature requests: planned, in_progress, shipped, cancelled.
-    SetStatus {
-        /// Feedback entry id.
-        id: String,
-        /// The new status.
-        #[arg(value_parser = one_of::<FeedbackStatus>())]
-        status: FeedbackStatus,
-    },
-    /// Delete an entry and its votes.
-    Delete {
-        /// Feedback entry id.
-        id: String,
-    },
-    /// Merge a duplicate into another entry of the same project.
-    ///
-    /// Its votes move to the other entry (one per person), its voters are told, and it leaves
-    /// every list. Prints the entry merged into.
-    Merge {
-        /// The duplicate's id.
-        id: String,
-        /// The id of the entry that absorbs it.
-        #[arg(long, value_name = "ID")]
-        into: uuid::Uuid,
-    },
-    /// Approve an entry for the public board, hold it as pending, or mark it as spam.
-    Moderate {
-        /// Feedback entry id.
-        id: String,
-        /// The moderation state.
-        #[arg(value_parser = one_of::<FeedbackModeration>())]
-        moderation: FeedbackModeration,
-    },
-    /// List an approved entry's comments, oldest first (members' comments are official).
-    Comments {
-        /// Feedback entry id.
-        id: String,
-    },
-    /// Link an entry to GitHub issues (replacing its links; none removes them). Closing or
-    /// reopening a linked issue moves the entry once GitHub is connected (`github-connect`).
-    Link {
-        /// Feedback entry id.
-        id: String,
-        /// `https://github.com/<owner>/<repo>/issues/<n>`, up to 20.
-        urls: Vec<String>,
-    },
-    /// Set an entry's tags (replacing them; none removes them).
-    Tag {
-        /// Feedback entry id.
-        id: String,
-        /// Tag ids of the entry's project, up to 20.
-        tags: Vec<uuid::Uuid>,
-    },
-    /// The project's tags: list, create (`--name`, `--color '#rrggbb'`) or delete.
-    Tags {
-        #[command(subcommand)]
-        command: TagsCommand,
-    },
-    /// Connect GitHub (or make a new secret): prints the payload URL and secret for the
-    /// repository's webhook settings (content type application/json, the "Issues" event).
-    GithubConnect {
-        #[command(flatten)]
-        project: ProjectArg,
-    },
-    /// Disconnect GitHub: its deliveries are refused from now on; links stay.
-    GithubDisconnect {
-        #[command(flatten)]
-        project: ProjectArg,
-    },
-}
-
-#[derive(Subcommand, Debug)]
-pub enum TagsCommand {
-    /// The project's tags, by name.
-    List {
-        #[command(flatten)]
-        project: ProjectArg,
-    },
-    /// Add a tag; prints its id.
-    Create {
-        /// 1 to 40 characters, unique in the project.
-        #[arg(long)]
-        name: String,
-        /// `#rrggbb` (grey when left out).
-        #[arg(long)]
-        color: Option<String>,
-        #[command(flatten)]
-        project: ProjectArg,
-    },
-    /// Delete a tag (entries keep their other tags).
-    Delete {
-        /// Tag id.
-        tag: String,
-        #[command(flatten)]
-        project: ProjectArg,
-    },
-}
-
-#[derive(Subcommand, Debug)]
 pub enum TestimonialsCommand {
     /// List every testimonial (pending, approved, rejected) with totals.
     #[command(after_help = PAGES_HELP)]
@@ -510,7 +382,7 @@ pub enum Shell {
 
 /// One of the API's string enums, by its wire name: `--help`, completions and the error for a
 /// wrong value list the names the server accepts, taken from the type the server uses.
-fn one_of<T: StringEnum + Send + Sync>() -> impl TypedValueParser<Value = T> {
+pub(crate) fn one_of<T: StringEnum + Send + Sync>() -> impl TypedValueParser<Value = T> {
     // The possible-values check runs first, so the parse below always finds the value.
     PossibleValuesParser::new(T::NAMES).try_map(|s| T::parse(&s).ok_or("not a known value"))
 }

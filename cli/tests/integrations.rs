@@ -128,3 +128,97 @@ async fn tags_github_links_and_chat_webhooks_from_the_terminal() {
     let table = cli.ok(&["webhooks", "list", "--project", "gh-cli"]).await;
     assert!(table.contains("slack"), "{table}");
 }
+
+/// Boards from the terminal: a segment board made with `--segment`, an entry moved onto it and
+/// listed by board, a board with entries refused deletion until `--move-to` names where they go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boards_from_the_terminal() {
+    let (app, cli) = signed_in().await;
+    let project = create_project(&cli, "boards-cli").await;
+    let (status, entry) = app
+        .call(
+            Method::POST,
+            "/v1/feedback",
+            Auth::Key(key(&project)),
+            Some(json!({"title": "SAML sign-in", "type": "feature"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    let eid = id(&entry).to_owned();
+    let board = cli
+        .ok(&[
+            "feedback",
+            "boards",
+            "create",
+            "--name",
+            "Enterprise",
+            "--slug",
+            "enterprise",
+            "--visibility",
+            "segment",
+            "--segment",
+            "plan=enterprise",
+            "--segment",
+            "seats=50",
+            "--project",
+            "boards-cli",
+        ])
+        .await;
+    let board = board.trim().to_owned();
+    let table = cli
+        .ok(&["feedback", "boards", "list", "--project", "boards-cli"])
+        .await;
+    assert!(
+        table.contains("Feedback (default)")
+            && table.contains(r#"{"plan":"enterprise","seats":50}"#),
+        "{table}"
+    );
+    let out = cli.ok(&["feedback", "move", &eid, "enterprise"]).await;
+    assert!(out.contains("on board enterprise"), "{out}");
+    let listed = cli
+        .ok(&[
+            "feedback",
+            "list",
+            "--project",
+            "boards-cli",
+            "--board",
+            "enterprise",
+        ])
+        .await;
+    assert!(listed.contains("SAML sign-in"), "{listed}");
+    let err = cli
+        .run(&[
+            "feedback",
+            "boards",
+            "delete",
+            &board,
+            "--project",
+            "boards-cli",
+        ])
+        .await
+        .fails(1);
+    assert!(err.contains("move_to"), "{err}");
+    let default = table
+        .lines()
+        .find(|l| l.contains("(default)"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    let out = cli
+        .ok(&[
+            "feedback",
+            "boards",
+            "delete",
+            &board,
+            "--move-to",
+            &default,
+            "--project",
+            "boards-cli",
+        ])
+        .await;
+    assert!(out.contains("Deleted board"), "{out}");
+    let listed = cli
+        .ok(&["feedback", "list", "--project", "boards-cli"])
+        .await;
+    assert!(listed.contains("SAML sign-in"), "{listed}");
+}

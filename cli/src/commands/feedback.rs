@@ -19,6 +19,7 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             status,
             tag,
             sort,
+            board,
         } => {
             let pid = project_id(&ctx.client, &project.project).await?;
             let mut query = vec![("project_id", pid.as_str())];
@@ -34,6 +35,9 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             }
             if let Some(s) = sort {
                 query.push(("sort", s.as_str()));
+            }
+            if let Some(b) = &board {
+                query.push(("board", b.as_str()));
             }
             let list = pages::fetch(ctx, "/v1/feedback", Auth::Session, &query, pages).await?;
             let footer = pages::footer(&list, pages);
@@ -179,6 +183,14 @@ pub async fn run(ctx: &Ctx, command: FeedbackCommand) -> anyhow::Result<()> {
             .await
         }
         FeedbackCommand::Tags { command } => super::tags::run(ctx, command).await,
+        FeedbackCommand::Move { id, board } => {
+            let changes = FeedbackChanges {
+                board: Some(board.clone()),
+                ..FeedbackChanges::default()
+            };
+            change(ctx, &id, &changes, |_| format!("on board {board}")).await
+        }
+        FeedbackCommand::Boards { command } => super::boards::run(ctx, command).await,
         FeedbackCommand::GithubConnect { project } => {
             let path = github_path(ctx, &project).await?;
             let hook = ctx.client.post_empty(&path, Auth::Session).await?;

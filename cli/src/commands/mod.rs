@@ -2,6 +2,7 @@
 
 pub mod alerts;
 pub mod analytics;
+pub mod boards;
 pub mod changelog;
 pub mod feedback;
 pub mod imports;
