@@ -1,5 +1,5 @@
 /*! Shipmate widgets: <script defer data-project="pk_..." data-api="https://api.example" src=".../sdk/widgets.js">
- then <div data-shipmate="feedback|changelog|testimonials"></div> anywhere. Shadow DOM, no framework, no build step.
+ then <div data-shipmate="feedback|changelog|testimonials"></div> anywhere (data-board="<slug>" posts feedback to one board). Shadow DOM, no framework, no build step.
  Only the publishable key and an end user's eu_ session (sessionStorage, from window.shipmate.identify(jwt)) are used.
  Themed by CSS custom properties: --shipmate-accent, --shipmate-accent-text, --shipmate-bg, --shipmate-text,
  --shipmate-muted, --shipmate-border, --shipmate-radius, --shipmate-font. */
@@ -84,7 +84,8 @@
   }
 
   function feedback(host) {
-    var p = popover(host, host.getAttribute('data-label') || 'Feedback', 'Send feedback', function () {}), timer, asked = ''
+    var p = popover(host, host.getAttribute('data-label') || 'Feedback', 'Send feedback', function () {}), timer, asked = '',
+      board = host.getAttribute('data-board'), on = board ? '&board=' + encodeURIComponent(board) : ''
     var title = el('input', { name: 'title', required: '', maxlength: '200', autocomplete: 'off' }),
       type = el('select', { name: 'type' }, [['feature', 'Feature request'], ['bug', 'Bug'], ['feedback', 'Feedback']].map(function (o) { return el('option', { value: o[0], text: o[1] }) })),
       desc = el('textarea', { name: 'description', maxlength: '5000' }), hint = el('div', { class: 'hint', 'aria-live': 'polite' }),
@@ -99,8 +100,8 @@
       var q = title.value.trim().slice(0, 500)
       if (q.length < 3 || q == asked) return
       asked = q
-      proj().then(function (pr) { return fetch(base + '/v1/feedback/by-project/' + encodeURIComponent(pr.slug) + '/similar?q=' + encodeURIComponent(q)) })
-        .then(function (r) { return r.ok ? r.json() : { data: [] } }).then(function (j) {
+      proj().then(function (pr) { return call('GET', '/v1/feedback/by-project/' + encodeURIComponent(pr.slug) + '/similar?q=' + encodeURIComponent(q) + on, null, session() ? 1 : 0) })
+        .then(function (j) {
           if (q != asked) return
           hint.textContent = ''
           if (!j.data.length) return
@@ -122,6 +123,7 @@
       if (!title.value.trim()) { msg.textContent = 'A title, please.'; title.focus(); return }
       var body = { title: title.value.trim(), type: type.value }
       if (desc.value.trim()) body.description = desc.value.trim()
+      if (board) body.board = board
       msg.textContent = 'Sending…'
       proj().then(function (pr) { return call('POST', '/v1/feedback/by-project/' + encodeURIComponent(pr.slug), body, session() ? 1 : 0) })
         .then(function (r) {

@@ -60,3 +60,28 @@ export async function setup(label) {
   const project = await api('POST', '/v1/projects', { token, body: { name: `Acme ${label}`, slug }, expect: 201 });
   return { slug, token, project, key: project.api_key };
 }
+
+export const DESKTOP = { width: 1280, height: 800 };
+
+/** Waits for the page's main heading. */
+export const heading = (page, name) => page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+
+/**
+ * A new owner with a project, signed in (the session cookie) in a new browser context that is open
+ * on one of the project's dashboard sections; `problems` collects page and console errors.
+ */
+export async function openOwnerPage(chromium, label, section) {
+  const slug = `${label}-${randomBytes(4).toString('hex')}`;
+  const email = `owner-${slug}@example.com`;
+  const token = await login(email, 'Olive Owner');
+  const project = await api('POST', '/v1/projects', { token, body: { name: `Loop ${label}`, slug }, expect: 201 });
+  const ctx = await chromium.newContext({ viewport: DESKTOP });
+  ctx.setDefaultTimeout(15_000);
+  await ctx.addCookies([{ name: 'shipmate_session', value: token, url: API, httpOnly: true, sameSite: 'Lax' }]);
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(`${API}/dashboard/p/${project.id}/${section}`);
+  return { slug, token, project, key: project.api_key, ctx, page, problems };
+}

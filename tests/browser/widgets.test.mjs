@@ -240,3 +240,43 @@ test('three widgets in a page of another origin: feedback with the hint, identif
     await site.close();
   }
 });
+
+test('a feedback widget with data-board posts to that board, and a segment board serves its segment only', { timeout: 120_000 }, async () => {
+  const { token, project, key: secretKey, slug } = await setup('widget-board');
+  const { identify_secret: identifySecret } = await api('POST', `/v1/projects/${project.id}/identify-secret/rotate`, { token, expect: 200 });
+  const board = await api('POST', `/v1/projects/${project.id}/boards`, { token, body: { name: 'Enterprise', slug: 'enterprise', visibility: 'segment', segment: { plan: 'enterprise' } }, expect: 201 });
+  const existing = await api('POST', '/v1/feedback', { key: secretKey, body: { title: 'Audit log export', type: 'feature', board: 'enterprise' }, expect: 201 });
+  await waitFor(async () => (await api('GET', `/v1/feedback/by-project/${slug}/similar?q=audit`, { token, expect: 200 }))
+    .data.some((e) => e.id === existing.id), 'the entry embedded (is shipmate-worker running?)');
+
+  const html = hostPage(project.publishable_key).replace('<div data-shipmate="feedback"></div>', '<div data-shipmate="feedback" data-board="enterprise"></div>');
+  const site = await startSite(html);
+  const ctx = await browser().newContext({ viewport: { width: 1000, height: 800 } });
+  ctx.setDefaultTimeout(15_000);
+  const page = await ctx.newPage();
+  try {
+    await page.goto(`${site.origin}/`);
+    const fb = page.locator('[data-shipmate="feedback"]');
+    await fb.locator('button').first().click();
+    // Anonymous: the segment board is not theirs; nothing is stored.
+    await fb.locator('input[name="title"]').fill('Anonymous wish');
+    await fb.locator('button[type="submit"]').click();
+    await waitFor(async () => /not found|Could not/i.test(await fb.locator('.msg').textContent()), 'the refusal', 10_000);
+
+    // An end user of the segment: the hint finds the board's entry, the submission lands on the board.
+    const jwt = signJwt(identifySecret, { sub: 'ent-1', name: 'Ada', exp: Math.floor(Date.now() / 1000) + 3600, attributes: { plan: 'enterprise' } });
+    await page.evaluate((t) => window.shipmate.identify(t), jwt);
+    await fb.locator('input[name="title"]').fill('Audit logs for admins');
+    await fb.locator(`.hint li[data-id="${existing.id}"]`).waitFor();
+    await fb.locator('button[type="submit"]').click();
+    await waitFor(async () => /^Thanks/.test(await fb.locator('.msg').textContent()), 'the thank-you', 10_000);
+    const { data } = await api('GET', `/v1/feedback?project_id=${project.id}&board=enterprise`, { token, expect: 200 });
+    assert.deepEqual(data.map((e) => e.title).sort(), ['Audit log export', 'Audit logs for admins']);
+    assert.ok(data.every((e) => e.board_id === board.id));
+    const { data: all } = await api('GET', `/v1/feedback?project_id=${project.id}`, { token, expect: 200 });
+    assert.ok(!all.some((e) => e.title === 'Anonymous wish'), 'the refused submission is not stored');
+  } finally {
+    await ctx.close();
+    await site.close();
+  }
+});

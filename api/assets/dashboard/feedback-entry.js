@@ -7,6 +7,8 @@ import { announce, busy, clearFormErrors, confirmDialog, showError, showFormErro
 import { feedbackPicker, projectEntries } from './feedback-picker.js';
 import { issueLinks } from './feedback-github.js';
 import { entryTags } from './feedback-tags.js';
+import { entryBoard } from './feedback-boards.js';
+import { myRole } from './roles.js';
 import { valueLine, votersPanel } from './feedback-value.js';
 
 export const FEEDBACK_TYPES = { bug: 'Bug', feature: 'Feature request', feedback: 'Feedback' };
@@ -23,9 +25,9 @@ const path = (e, tail = '') => `/v1/feedback/${encodeURIComponent(e.id)}${tail}`
 /**
  * The entry's card. `onGone(message)` runs once it left the list (deleted, merged), and
  * `onModerated(entry)` after its moderation changed: the list decides whether it still belongs.
- * `tags()` gives the project's tags, for the entry's tag picker.
+ * `tags()` and `boards()` give the project's tags and boards, for the entry's pickers.
  */
-export function entryItem(e, { project, onGone, onModerated, tags }) {
+export function entryItem(e, { project, onGone, onModerated, tags, boards }) {
   const statusBadge = badge('status', e.status, statusLabel(e.status));
   statusBadge.setAttribute('data-status-badge', '');
   const modBadge = h('span', { 'data-moderation-badge': '' });
@@ -83,6 +85,7 @@ export function entryItem(e, { project, onGone, onModerated, tags }) {
       h('h2', { class: 'record-title' }, e.title),
       e.description && e.description.trim() ? h('p', { class: 'record-text' }, e.description) : null,
       h('p', { class: 'meta' },
+        entryBoard(e, boards, myRole(project) !== 'viewer'),
         badge('type', e.type, FEEDBACK_TYPES[e.type] || e.type),
         statusBadge,
         modBadge,

@@ -8,6 +8,7 @@ import { projectPath } from './router.js';
 import { myRole } from './roles.js';
 import { FEEDBACK_TYPES, MODERATION, entryItem } from './feedback-entry.js';
 import { loadTags, tagManager } from './feedback-tags.js';
+import { boardManager, loadBoards } from './feedback-boards.js';
 
 const ALL_FEEDBACK_STATUSES = ['new', 'planned', 'in_progress', 'done', 'shipped', 'dismissed', 'cancelled'];
 const PER_PAGE = 50;
@@ -15,7 +16,7 @@ const PER_PAGE = 50;
 const VIEWS = [['all', 'All entries'], ['pending', 'Pending review'], ['spam', 'Spam']];
 
 // The filters stay as they were when the owner comes back to the list.
-const filter = { type: '', status: '', sort: 'new', view: 'all', tag: '' };
+const filter = { type: '', status: '', sort: 'new', view: 'all', tag: '', board: '' };
 
 export async function screenFeedback(ctx) {
   const { project, alive } = ctx;
@@ -30,20 +31,25 @@ export async function screenFeedback(ctx) {
   const statusSel = h('select', { name: 'status', value: f.status },
     options([['', 'All statuses'], ...ALL_FEEDBACK_STATUSES.map((s) => [s, statusLabel(s)])], f.status));
   const sortSel = h('select', { name: 'sort', value: f.sort }, options([['new', 'Newest first'], ['top', 'Top voted'], ['mrr', 'Highest MRR'], ['must_have', 'Most must-haves']], f.sort));
-  let tags = await loadTags(project).catch(() => []);
+  let [tags, boards] = await Promise.all([loadTags(project).catch(() => []), loadBoards(project).catch(() => [])]);
   if (!alive()) return;
   if (!tags.some((t) => t.id === f.tag)) f.tag = '';
+  if (!boards.some((b) => b.slug === f.board)) f.board = '';
   const tagSel = h('select', { name: 'tag' });
   const drawTagOptions = () => tagSel.replaceChildren(...options([['', 'All tags'], ...tags.map((t) => [t.id, t.name])], f.tag));
   drawTagOptions();
+  const boardSel = h('select', { name: 'board' });
+  const drawBoardOptions = () => boardSel.replaceChildren(...options([['', 'All boards'], ...boards.map((b) => [b.slug, b.name])], f.board));
+  drawBoardOptions();
   const filters = h('form', { class: 'card filters', role: 'search', 'aria-label': 'Filter feedback' },
+    field({ id: 'fb-filter-board', label: 'Board', control: boardSel }),
     field({ id: 'fb-filter-type', label: 'Type', control: typeSel }),
     field({ id: 'fb-filter-status', label: 'Status', control: statusSel }),
     field({ id: 'fb-filter-tag', label: 'Tag', control: tagSel }),
     field({ id: 'fb-filter-sort', label: 'Sort', control: sortSel }));
   filters.addEventListener('submit', (ev) => ev.preventDefault());
   filters.addEventListener('change', () => {
-    f.type = typeSel.value; f.status = statusSel.value; f.sort = sortSel.value; f.tag = tagSel.value;
+    f.type = typeSel.value; f.status = statusSel.value; f.sort = sortSel.value; f.tag = tagSel.value; f.board = boardSel.value;
     page = 1;
     load();
   });
@@ -71,6 +77,12 @@ export async function screenFeedback(ctx) {
         h('a', { href: `/f/${project.slug}/roadmap`, target: '_blank', rel: 'noopener' }, 'public roadmap'),
         ' once you switch on \u201cOn roadmap\u201d or change their status; yours are on it from the start.')),
     filters,
+    ['owner', 'admin'].includes(myRole(project)) ? boardManager(project, boards, (now) => {
+      boards = now;
+      if (!boards.some((b) => b.slug === f.board)) f.board = '';
+      drawBoardOptions();
+      load();
+    }) : null,
     myRole(project) === 'viewer' ? null : tagManager(project, tags, (now) => {
       tags = now;
       if (!tags.some((t) => t.id === f.tag)) f.tag = '';
@@ -79,12 +91,12 @@ export async function screenFeedback(ctx) {
     }),
     count, listBox, pagerBox);
 
-  const filtered = () => f.type || f.status || f.tag;
+  const filtered = () => f.type || f.status || f.tag || f.board;
 
   /** A page of the list; the review queue and the spam view are one moderation state each. */
   function fetchPage() {
     const moderation = f.view === 'all' ? undefined : f.view;
-    const params = { project_id: project.id, type: f.type, status: f.status, tag: f.tag, sort: f.sort, moderation };
+    const params = { project_id: project.id, type: f.type, status: f.status, tag: f.tag, board: f.board, sort: f.sort, moderation };
     return api('GET', `/v1/feedback?${q({ ...params, page, per_page: PER_PAGE })}`);
   }
 
@@ -115,7 +127,7 @@ export async function screenFeedback(ctx) {
       listBox.replaceChildren(h('div', { class: 'card empty' }, h('p', null, emptyText())));
       return;
     }
-    listBox.replaceChildren(h('ul', { class: 'records', id: 'feedback-list' }, entries.map((e) => entryItem(e, { project, onGone, onModerated, tags: () => tags }))));
+    listBox.replaceChildren(h('ul', { class: 'records', id: 'feedback-list' }, entries.map((e) => entryItem(e, { project, onGone, onModerated, tags: () => tags, boards: () => boards }))));
   }
 
   function emptyText() {

@@ -42,6 +42,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "feedback-picker.js",
     "feedback-github.js",
     "feedback-tags.js",
+    "feedback-boards.js",
     "feedback-value.js",
     "testimonials.js",
     "changelog.js",
