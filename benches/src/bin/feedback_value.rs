@@ -1,12 +1,15 @@
 //! The members' feedback list sorted by customer value (#40): `GET /v1/feedback?sort=mrr` (and
 //! `must_have`, and `top` beside them) on one project of 100,000 entries and 1,000,000 upvotes
-//! from 50,000 end users of 2,000 companies, pages 1 to 5 of 50; and one entry's voters.
+//! from 50,000 end users of 2,000 companies, pages 1 to 5 of 50; one entry's voters; and the public
+//! board read anonymously, before and after a private and a segment board take a tenth each.
 //! benches/README.md has the figures.
 
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use shipmate_benches::{ms, percentile, start};
+
+const SLUG: &str = "value-bench";
 
 #[derive(Parser)]
 struct Args {
@@ -22,13 +25,16 @@ struct Args {
     /// Requests measured per sort, one at a time (after 20 to warm up).
     #[arg(long, default_value_t = 200)]
     requests: usize,
+    /// Drops this index after seeding (repeatable): what it is worth, measured back to back.
+    #[arg(long = "drop-index", value_name = "NAME")]
+    drop_index: Vec<String>,
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let a = Args::parse();
     let bench = start(&[]).await?;
-    let (project, _) = bench.project("value-bench").await?;
+    let (project, _) = bench.project(SLUG).await?;
     let db = sqlx::PgPool::connect(&bench.db_url).await?;
     let t = Instant::now();
     // The same rows the api writes, made in bulk; the entries' value is then summed as a vote's
@@ -72,6 +78,11 @@ async fn main() -> anyhow::Result<()> {
         per = a.votes_per_entry,
     );
     sqlx::raw_sql(&seed).execute(&db).await?;
+    for index in &a.drop_index {
+        sqlx::raw_sql(&format!("drop index {index}"))
+            .execute(&db)
+            .await?;
+    }
     // One statement each: VACUUM refuses to run inside the seed's implicit transaction.
     for table in ["feedback", "feedback_votes", "end_users", "companies"] {
         sqlx::raw_sql(&format!("vacuum analyze {table}"))
@@ -90,21 +101,10 @@ async fn main() -> anyhow::Result<()> {
     );
 
     for sort in ["mrr", "must_have", "top"] {
-        let mut took = Vec::with_capacity(a.requests);
-        for i in 0..a.requests + 20 {
-            let page = 1 + i % 5;
-            let url = format!(
-                "{}/v1/feedback?project_id={project}&sort={sort}&per_page=50&page={page}",
-                bench.base
-            );
-            let t = Instant::now();
-            let res = bench.http.get(url).bearer_auth(&bench.token).send().await?;
-            anyhow::ensure!(res.status().is_success(), "{sort}: {}", res.status());
-            let _ = res.bytes().await?;
-            if i >= 20 {
-                took.push(t.elapsed());
-            }
-        }
+        let mut took = measure(&bench, a.requests, Some(&bench.token), |page| {
+            format!("/v1/feedback?project_id={project}&sort={sort}&per_page=50&page={page}")
+        })
+        .await?;
         report(
             &format!("members' list, sort={sort}, pages 1-5 of 50"),
             &mut took,
@@ -117,23 +117,78 @@ async fn main() -> anyhow::Result<()> {
     )
     .fetch_one(&db)
     .await?;
-    let mut took = Vec::with_capacity(a.requests);
-    for i in 0..a.requests + 20 {
-        let t = Instant::now();
+    let mut took = measure(&bench, a.requests, Some(&bench.token), |_| {
+        format!("/v1/feedback/{top}/voters")
+    })
+    .await?;
+    report("one entry's voters", &mut took);
+
+    // What board visibility costs the public's reads: the anonymous board (sort=top) with the
+    // default board only (no filter), then with a private and a segment board holding a tenth of
+    // the entries each (the listing keeps to the public board).
+    let public = |page: usize| format!("/v1/feedback/by-project/{SLUG}?per_page=50&page={page}");
+    let mut took = measure(&bench, a.requests, None, public).await?;
+    report("public board, one board", &mut took);
+    for (slug, mut body) in [
+        ("internal", serde_json::json!({"visibility": "private"})),
+        (
+            "enterprise",
+            serde_json::json!({"visibility": "segment", "segment": {"plan": "enterprise"}}),
+        ),
+    ] {
+        body["name"] = slug.into();
+        body["slug"] = slug.into();
         let res = bench
             .http
-            .get(format!("{}/v1/feedback/{top}/voters", bench.base))
+            .post(format!("{}/v1/projects/{project}/boards", bench.base))
             .bearer_auth(&bench.token)
+            .json(&body)
             .send()
             .await?;
-        anyhow::ensure!(res.status().is_success(), "voters: {}", res.status());
+        anyhow::ensure!(res.status().is_success(), "board: {}", res.status());
+    }
+    sqlx::raw_sql(&format!(
+        "update feedback f set board_id = b.id from feedback_boards b
+         where b.project_id = '{project}' and f.project_id = '{project}'
+           and b.slug = (case get_byte(uuid_send(f.id), 15) % 10 when 0 then 'internal'
+                                                                 when 1 then 'enterprise' end)"
+    ))
+    .execute(&db)
+    .await?;
+    sqlx::raw_sql("vacuum analyze feedback")
+        .execute(&db)
+        .await?;
+    let mut took = measure(&bench, a.requests, None, public).await?;
+    report(
+        "public board, three boards (private and segment a tenth each)",
+        &mut took,
+    );
+    bench.finish().await
+}
+
+/// `requests` timed GETs one at a time (after 20 to warm up), `path(i)` each, with a session or none.
+async fn measure(
+    bench: &shipmate_benches::Bench,
+    requests: usize,
+    token: Option<&str>,
+    path: impl Fn(usize) -> String,
+) -> anyhow::Result<Vec<Duration>> {
+    let mut took = Vec::with_capacity(requests);
+    for i in 0..requests + 20 {
+        let url = format!("{}{}", bench.base, path(1 + i % 5));
+        let t = Instant::now();
+        let mut req = bench.http.get(&url);
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        let res = req.send().await?;
+        anyhow::ensure!(res.status().is_success(), "{url}: {}", res.status());
         let _ = res.bytes().await?;
         if i >= 20 {
             took.push(t.elapsed());
         }
     }
-    report("one entry's voters", &mut took);
-    bench.finish().await
+    Ok(took)
 }
 
 fn report(what: &str, took: &mut [Duration]) {

@@ -18,16 +18,7 @@ pub async fn set_links(
     id: Uuid,
     links: &[String],
 ) -> AppResult<Feedback> {
-    sqlx::query_as::<_, Feedback>(&format!(
-        "update feedback set links = $3, updated_at = now()
-         where project_id = $1 and id = $2 returning {COLUMNS}"
-    ))
-    .bind(project_id)
-    .bind(id)
-    .bind(links)
-    .fetch_optional(db)
-    .await?
-    .ok_or_else(|| AppError::not_found("feedback entry"))
+    super::set_one(db, project_id, id, "links", links.to_vec()).await
 }
 
 /// A new secret for the project's GitHub webhook (the previous one stops verifying).

@@ -302,24 +302,25 @@ pub async fn vote(
 }
 
 /// Recounts an entry's votes from its vote rows (the caller holds the entry's row lock), with the
-/// customer value behind them; answers the upvotes and downvotes.
+/// customer value behind them (the MRR from the `feedback_mrr` SQL function), in one statement; answers
+/// the upvotes and downvotes.
 pub(crate) async fn recount(db: &mut PgConnection, id: Uuid) -> AppResult<(i32, i32)> {
     let r = sqlx::query!(
         "update feedback f set
             upvotes = c.up, downvotes = c.down, nice_to_have = c.nice, important = c.important,
-            must_have = c.must
+            must_have = c.must, mrr = c.mrr
          from (select count(*) filter (where value = 1) as up,
                       count(*) filter (where value = -1) as down,
                       count(*) filter (where value = 1 and importance = 'nice_to_have') as nice,
                       count(*) filter (where value = 1 and importance = 'important') as important,
-                      count(*) filter (where value = 1 and importance = 'must_have') as must
+                      count(*) filter (where value = 1 and importance = 'must_have') as must,
+                      feedback_mrr($1) as mrr
                from feedback_votes where feedback_id = $1) c
          where f.id = $1 returning f.upvotes, f.downvotes",
         id
     )
     .fetch_one(&mut *db)
     .await?;
-    value::refresh_mrr(db, &[id]).await?;
     Ok((r.upvotes, r.downvotes))
 }
 
@@ -354,7 +355,7 @@ pub async fn set_board(
 }
 
 /// Sets one column of an entry (`column` is one of ours, never input) and answers the entry.
-async fn set_one<T>(
+pub(crate) async fn set_one<T>(
     db: &mut PgConnection,
     project_id: Uuid,
     id: Uuid,

@@ -3,7 +3,7 @@
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use super::{Feedback, COLUMNS};
+use super::Feedback;
 use shipmate_core::error::on_constraint;
 use shipmate_core::{AppError, AppResult};
 
@@ -110,14 +110,5 @@ pub async fn set_tags(
             "must list tags of the entry's project",
         ));
     }
-    sqlx::query_as::<_, Feedback>(&format!(
-        "update feedback set tag_ids = $3, updated_at = now()
-         where project_id = $1 and id = $2 returning {COLUMNS}"
-    ))
-    .bind(project_id)
-    .bind(id)
-    .bind(tags)
-    .fetch_optional(db)
-    .await?
-    .ok_or_else(|| AppError::not_found("feedback entry"))
+    super::set_one(db, project_id, id, "tag_ids", tags.to_vec()).await
 }

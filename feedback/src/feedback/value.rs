@@ -10,14 +10,11 @@ use super::{Feedback, Importance};
 use shipmate_core::AppResult;
 use shipmate_types::customers::{Company, Voter};
 
-/// Sets `mrr` of the entries from their upvoters' companies as they are now.
-pub async fn refresh_mrr(db: &mut PgConnection, ids: &[Uuid]) -> AppResult<()> {
+/// Sets `mrr` of the entries from their upvoters' companies as they are now (the `feedback_mrr` SQL
+/// function).
+async fn refresh_mrr(db: &mut PgConnection, ids: &[Uuid]) -> AppResult<()> {
     sqlx::query!(
-        "update feedback f set mrr = coalesce((
-            select sum(c.mrr) from companies c where c.id in (
-                select e.company_id from feedback_votes v join end_users e on e.id = v.end_user_id
-                where v.feedback_id = f.id and v.value = 1)), 0)
-         where f.id = any($1)",
+        "update feedback f set mrr = feedback_mrr(f.id) where f.id = any($1)",
         ids
     )
     .execute(db)
