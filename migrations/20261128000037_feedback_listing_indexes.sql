@@ -12,3 +12,8 @@ create function feedback_mrr(entry uuid) returns double precision language sql s
         select e.company_id from feedback_votes v join end_users e on e.id = v.end_user_id
         where v.feedback_id = entry and v.value = 1)
 $$;
+
+-- The public listing's total under board visibility: counted from this index alone, whichever
+-- boards the caller sees (benches/README.md: without it, a private board tripled the public p95).
+create index feedback_public_by_board on feedback (project_id, board_id)
+    where moderation = 'approved' and merged_into is null;

@@ -27,6 +27,11 @@ impl Filter {
         self.0.is_empty()
     }
 
+    /// The metadata keys it tests (search analytics log them, not the values).
+    pub fn keys(&self) -> Vec<String> {
+        self.0.iter().map(|(k, _)| k.clone()).collect()
+    }
+
     /// The SQL condition on `c.metadata` (empty without keys), its parameters numbered from
     /// `first`, and the JSON objects to bind to them in order. Each value is one containment test
     /// (`metadata @> {"key": value}`), which the GIN index on `metadata` answers.

@@ -13,6 +13,7 @@ pub mod models;
 pub mod pool;
 pub mod providers;
 pub mod search;
+pub mod search_log;
 pub mod settings;
 pub mod upsert;
 

@@ -47,4 +47,8 @@ pub struct KbSettings {
     /// metadata filter scans exactly below the lesser of this and 2,000 matching chunks.
     #[arg(long, env = "SHIPMATE_SEARCH_EXACT_BELOW", default_value_t = crate::search::EXACT_BELOW)]
     pub search_exact_below: i64,
+    /// Search analytics call a query low confidence when its searches' mean top similarity is
+    /// under this (vector and hybrid searches).
+    #[arg(long, env = "SHIPMATE_SEARCH_LOW_SCORE", default_value_t = 0.3)]
+    pub search_low_score: f64,
 }

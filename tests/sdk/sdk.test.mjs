@@ -606,6 +606,24 @@ test('documents.uploadFile uploads a file as multipart form data', needsApi, asy
   });
 });
 
+test('search answers a search_id; click reports an opened result; indexes.analytics adds them up', needsApi, async () => {
+  await withIndex('kbstats', async ({ sm }, index) => {
+    const up = await sm.documents.upload(index.id, { content: 'Refunds take five business days.', metadata: {} });
+    await waitReady(sm, index.id, up.id);
+    const found = await sm.search(index.id, { query: 'How long do REFUNDS take?' });
+    assert.match(found.search_id, /^[0-9a-f-]{36}$/);
+    const clicked = await sm.click(index.id, found.search_id, found.results[0].document_id, 1);
+    assert.deepEqual(clicked, { search_id: found.search_id, document_id: up.id, position: 1 });
+    await sm.search(index.id, { query: 'zzzz qqqq', mode: 'keyword' });
+    const a = await sm.indexes.analytics(index.id, { period: '7d' });
+    assert.equal(a.searches, 2);
+    assert.equal(a.no_result_rate, 0.5);
+    assert.equal(a.click_through_rate, 0.5);
+    assert.deepEqual(a.no_result_queries, [{ query: 'zzzz qqqq', count: 1 }]);
+    assert.equal(a.top_queries.find((q) => q.query === 'how long do refunds take?').clicks, 1);
+  });
+});
+
 test('documents.get shows the document becoming ready', needsApi, async () => {
   await withIndex('dget', async ({ sm }, index) => {
     const up = await sm.documents.upload(index.id, { content: 'Our office is open Monday to Friday.', metadata: { lang: 'en' } });

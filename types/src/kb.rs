@@ -268,4 +268,6 @@ pub struct Chunk {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct SearchResults {
     pub results: Vec<SearchResult>,
+    /// The search as logged for the index's analytics: report clicks on its results with it.
+    pub search_id: Uuid,
 }

@@ -23,6 +23,7 @@ pub mod input;
 pub mod kb;
 pub mod projects;
 pub mod revenue;
+pub mod search_analytics;
 pub mod tags;
 pub mod teams;
 pub mod testimonials;

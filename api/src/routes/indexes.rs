@@ -11,6 +11,7 @@ use shipmate_core::AppError;
 use shipmate_kb::documents::{self, Chunk, Document};
 use shipmate_kb::indexes::{self, Index, IndexRef, NewIndex};
 use shipmate_kb::search::{self, Search, SearchMode, SearchQuery};
+use shipmate_kb::search_log;
 use shipmate_types::common::List;
 
 use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
@@ -219,12 +220,14 @@ pub async fn search_index(
         state.settings.common.kb.search_exact_below,
         &state.index_sizes,
     );
-    let results = match mode {
-        SearchMode::Keyword => {
+    // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity).
+    let (results, top_score) = match mode {
+        SearchMode::Keyword => (
             reads
                 .run(|db| search::keyword(db, index, query, limit, filter))
-                .await?
-        }
+                .await?,
+            None,
+        ),
         SearchMode::Vector | SearchMode::Hybrid => {
             // The exact-or-graph check (and, for hybrid, the keyword list) run while the model
             // embeds the query.
@@ -247,11 +250,25 @@ pub async fn search_index(
             let nearest = reads
                 .run(|db| search::vector(db, index, &vector, limit, small, filter))
                 .await?;
-            match words {
+            let top_score = nearest.first().map(|r| r.score);
+            let results = match words {
                 Some(words) => search::fuse(vec![nearest, words], top_k),
                 None => nearest,
-            }
+            };
+            (results, top_score)
         }
     };
-    Ok(Json(SearchResults { results }))
+    let search_id = search_log::log(
+        &state.db,
+        search_log::Logged {
+            index_id: index.id,
+            query,
+            mode,
+            filter_keys: filter.keys(),
+            results: results.len(),
+            top_score,
+        },
+    )
+    .await?;
+    Ok(Json(SearchResults { results, search_id }))
 }

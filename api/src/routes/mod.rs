@@ -25,6 +25,7 @@ pub mod members;
 pub mod meta;
 pub mod projects;
 pub mod schemas;
+pub mod search_analytics;
 pub mod segments;
 pub mod shares;
 pub mod tags;
@@ -81,6 +82,7 @@ pub fn api() -> Router<AppState> {
         .merge(github::router())
         .merge(tags::router())
         .merge(boards::router())
+        .merge(search_analytics::router())
         .merge(identity::router())
         .merge(testimonials::router())
         .merge(changelog::router())
@@ -141,6 +143,7 @@ pub async fn method_not_allowed() -> ApiError {
         markdown::preview,
         indexes::models, indexes::create, indexes::list, indexes::show, indexes::remove, indexes::list_documents,
         indexes::show_document, indexes::document_chunks, indexes::remove_document, indexes::search_index,
+        search_analytics::click, search_analytics::analytics,
         ingest::upload, ingest::upload_batch, ingest::upload_file, ingest::upsert_document,
         ingest::remove_by_external_id,
         analytics::track, analytics::overview, analytics::pages, analytics::referrers, analytics::countries,

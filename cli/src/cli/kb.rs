@@ -35,6 +35,18 @@ pub enum KbCommand {
         #[arg(long)]
         wait: bool,
     },
+    /// What an index was searched for: searches, no-result and click-through rates, and the top,
+    /// no-result and low-confidence queries.
+    Analytics {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// Index id or name.
+        #[arg(long, value_name = "INDEX")]
+        index: String,
+        /// `7d`, `30d` (the default) or `90d`.
+        #[arg(long, default_value = "30d")]
+        period: String,
+    },
     /// Delete the document with this external id.
     Delete {
         #[command(flatten)]

@@ -97,6 +97,15 @@ pub async fn run(ctx: &Ctx, command: KbCommand) -> anyhow::Result<()> {
             let index = index_id(&ctx.client, &pid, &index).await?;
             status::run(ctx, &pid, &index, wait).await
         }
+        KbCommand::Analytics {
+            project,
+            index,
+            period,
+        } => {
+            let pid = project_id(&ctx.client, &project.project).await?;
+            let index = index_id(&ctx.client, &pid, &index).await?;
+            status::analytics(ctx, &pid, &index, &period).await
+        }
         KbCommand::Delete {
             project,
             index,

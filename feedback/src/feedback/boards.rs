@@ -143,25 +143,15 @@ const SLUG_TAKEN: (&str, &str, &str) = (
 
 pub async fn create(db: &PgPool, project_id: Uuid, new: NewBoard) -> AppResult<Board> {
     let mut tx = db.begin().await?;
-    // One creation at a time per project, so the count below stays true.
-    sqlx::query!(
-        "select id from projects where id = $1 for update",
-        project_id
+    super::under_limit(
+        &mut tx,
+        project_id,
+        "feedback_boards",
+        MAX_PER_PROJECT,
+        "too_many_boards",
+        "boards",
     )
-    .fetch_optional(&mut *tx)
     .await?;
-    let count = sqlx::query_scalar!(
-        r#"select count(*) as "n!" from feedback_boards where project_id = $1"#,
-        project_id
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if count >= MAX_PER_PROJECT {
-        return Err(AppError::conflict(
-            "too_many_boards",
-            format!("a project has at most {MAX_PER_PROJECT} boards; delete one first"),
-        ));
-    }
     let board = sqlx::query_as::<_, Board>(&format!(
         "insert into feedback_boards (id, project_id, name, slug, visibility, segment)
          values ($1, $2, $3, $4, $5, $6) returning {COLUMNS}"

@@ -195,6 +195,38 @@ pub async fn delete(db: &PgPool, project_id: Uuid, id: Uuid) -> AppResult<()> {
     Ok(())
 }
 
+/// Holds the project's row for the rest of the transaction (one creation at a time per project,
+/// so the count stays true) and refuses with 409 `code` once `table` (one of ours, never input)
+/// holds `max` rows of the project.
+pub(crate) async fn under_limit(
+    tx: &mut PgConnection,
+    project_id: Uuid,
+    table: &str,
+    max: i64,
+    code: &'static str,
+    what: &str,
+) -> AppResult<()> {
+    sqlx::query!(
+        "select id from projects where id = $1 for update",
+        project_id
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let count: i64 = sqlx::query_scalar(&format!(
+        "select count(*) from {table} where project_id = $1"
+    ))
+    .bind(project_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if count >= max {
+        return Err(AppError::conflict(
+            code,
+            format!("a project has at most {max} {what}; delete one first"),
+        ));
+    }
+    Ok(())
+}
+
 /// Who votes, comments or submits: a dashboard account, or an end user identified in one project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Participant {

@@ -14,25 +14,15 @@ const MAX_PER_PROJECT: i64 = 100;
 
 pub async fn create(db: &PgPool, project_id: Uuid, new: NewTag) -> AppResult<Tag> {
     let mut tx = db.begin().await?;
-    // One creation at a time per project, so the count below stays true.
-    sqlx::query!(
-        "select id from projects where id = $1 for update",
-        project_id
+    super::under_limit(
+        &mut tx,
+        project_id,
+        "feedback_tags",
+        MAX_PER_PROJECT,
+        "too_many_tags",
+        "tags",
     )
-    .fetch_optional(&mut *tx)
     .await?;
-    let count = sqlx::query_scalar!(
-        r#"select count(*) as "n!" from feedback_tags where project_id = $1"#,
-        project_id
-    )
-    .fetch_one(&mut *tx)
-    .await?;
-    if count >= MAX_PER_PROJECT {
-        return Err(AppError::conflict(
-            "too_many_tags",
-            format!("a project has at most {MAX_PER_PROJECT} tags; delete one first"),
-        ));
-    }
     let tag = sqlx::query_as!(
         Tag,
         "insert into feedback_tags (id, project_id, name, color) values ($1, $2, $3, $4)

@@ -106,6 +106,9 @@ export type SearchFilter = NonNullable<Schemas['SearchQuery']['filter']>;
 export type SearchInput = Schemas['SearchQuery'];
 export type SearchResult = Schemas['SearchResult'];
 export type SearchResponse = Schemas['SearchResults'];
+/** What an index was searched for (`indexes.analytics`). */
+export type SearchAnalytics = Schemas['SearchAnalytics'];
+export type ClickRecorded = Schemas['ClickRecorded'];
 /**
  * The properties `analytics.track(name, properties)` takes: a flat object of strings, numbers and
  * booleans (up to 4 KB). Narrower than the API's `Event.properties`, which accepts any object.
@@ -410,6 +413,15 @@ export declare class Shipmate {
         delete: (indexId: string) => Promise<Deleted>;
         /** `GET /v1/indexes/models`: the embedding models and whether each is available. */
         models: () => Promise<List<EmbeddingModel>>;
+        /**
+         * `GET /v1/indexes/:indexId/analytics` (the secret key): searches, the no-result and
+         * click-through rates, and the top, no-result and low-confidence queries over `period` or `from`-`to`.
+         */
+        analytics: (indexId: string, query?: {
+            period?: "7d" | "30d" | "90d";
+            from?: string;
+            to?: string;
+        }) => Promise<SearchAnalytics>;
     };
     /** Documents of an index; chunked and embedded by the service after upload. */
     readonly documents: {
@@ -579,6 +591,11 @@ export declare class Shipmate {
      * `keyword`, `hybrid`), narrowed by a metadata `filter`.
      */
     search(indexId: string, input: SearchInput): Promise<SearchResponse>;
+    /**
+     * `POST /v1/indexes/:indexId/searches/:searchId/click`: reports that the searcher opened a result
+     * (`searchId` from `search`'s answer, `position` its rank from 1), for the index's analytics.
+     */
+    click(indexId: string, searchId: string, documentId: string, position: number): Promise<ClickRecorded>;
     /**
      * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
      * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.

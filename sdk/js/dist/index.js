@@ -197,6 +197,11 @@ export class Shipmate {
             delete: (indexId) => this.request('DELETE', `/v1/indexes/${seg(indexId)}`),
             /** `GET /v1/indexes/models`: the embedding models and whether each is available. */
             models: () => this.request('GET', '/v1/indexes/models'),
+            /**
+             * `GET /v1/indexes/:indexId/analytics` (the secret key): searches, the no-result and
+             * click-through rates, and the top, no-result and low-confidence queries over `period` or `from`-`to`.
+             */
+            analytics: (indexId, query = {}) => this.request('GET', `/v1/indexes/${seg(indexId)}/analytics`, undefined, query),
         };
         /** Documents of an index; chunked and embedded by the service after upload. */
         this.documents = {
@@ -411,6 +416,13 @@ export class Shipmate {
      */
     search(indexId, input) {
         return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);
+    }
+    /**
+     * `POST /v1/indexes/:indexId/searches/:searchId/click`: reports that the searcher opened a result
+     * (`searchId` from `search`'s answer, `position` its rank from 1), for the index's analytics.
+     */
+    click(indexId, searchId, documentId, position) {
+        return this.request('POST', `/v1/indexes/${seg(indexId)}/searches/${seg(searchId)}/click`, { document_id: documentId, position });
     }
     /**
      * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network

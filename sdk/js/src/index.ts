@@ -128,6 +128,9 @@ export type SearchFilter = NonNullable<Schemas['SearchQuery']['filter']>;
 export type SearchInput = Schemas['SearchQuery'];
 export type SearchResult = Schemas['SearchResult'];
 export type SearchResponse = Schemas['SearchResults'];
+/** What an index was searched for (`indexes.analytics`). */
+export type SearchAnalytics = Schemas['SearchAnalytics'];
+export type ClickRecorded = Schemas['ClickRecorded'];
 
 /**
  * The properties `analytics.track(name, properties)` takes: a flat object of strings, numbers and
@@ -567,6 +570,12 @@ export class Shipmate {
     delete: (indexId: string): Promise<Deleted> => this.request('DELETE', `/v1/indexes/${seg(indexId)}`),
     /** `GET /v1/indexes/models`: the embedding models and whether each is available. */
     models: (): Promise<List<EmbeddingModel>> => this.request('GET', '/v1/indexes/models'),
+    /**
+     * `GET /v1/indexes/:indexId/analytics` (the secret key): searches, the no-result and
+     * click-through rates, and the top, no-result and low-confidence queries over `period` or `from`-`to`.
+     */
+    analytics: (indexId: string, query: { period?: '7d' | '30d' | '90d'; from?: string; to?: string } = {}): Promise<SearchAnalytics> =>
+      this.request('GET', `/v1/indexes/${seg(indexId)}/analytics`, undefined, query),
   };
 
   /** Documents of an index; chunked and embedded by the service after upload. */
@@ -782,6 +791,14 @@ export class Shipmate {
    */
   search(indexId: string, input: SearchInput): Promise<SearchResponse> {
     return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);
+  }
+
+  /**
+   * `POST /v1/indexes/:indexId/searches/:searchId/click`: reports that the searcher opened a result
+   * (`searchId` from `search`'s answer, `position` its rank from 1), for the index's analytics.
+   */
+  click(indexId: string, searchId: string, documentId: string, position: number): Promise<ClickRecorded> {
+    return this.request('POST', `/v1/indexes/${seg(indexId)}/searches/${seg(searchId)}/click`, { document_id: documentId, position });
   }
 
   /**

@@ -1265,6 +1265,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/indexes/{index_id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the index was searched for: searches, the no-result and click-through rates, and the top,
+         *     no-result and low-confidence queries (up to 20 each), over `period` or `from`-`to` (UTC days).
+         */
+        get: operations["knowledge_base_analytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/indexes/{index_id}/documents": {
         parameters: {
             query?: never;
@@ -1400,6 +1420,23 @@ export interface paths {
          *     both fused by reciprocal rank (`hybrid`). `filter` narrows to documents whose metadata matches.
          */
         post: operations["knowledge_base_search_index"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/indexes/{index_id}/searches/{search_id}/click": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reports that a search's result was opened (a document once per search; repeats change nothing). */
+        post: operations["knowledge_base_click"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2391,6 +2428,15 @@ export interface components {
              */
             ready: boolean;
         };
+        /** @description A click as recorded. */
+        ClickRecorded: {
+            /** Format: uuid */
+            document_id: string;
+            /** Format: int32 */
+            position: number;
+            /** Format: uuid */
+            search_id: string;
+        };
         Comment: {
             author: components["schemas"]["CommentAuthor"];
             body: string;
@@ -3309,6 +3355,13 @@ export interface components {
             /** @description Echoed to `cli_callback`. */
             state?: string | null;
         };
+        LowConfidenceQuery: {
+            /** Format: double */
+            avg_top_score: number;
+            /** Format: int64 */
+            count: number;
+            query: string;
+        };
         /** @description `POST /v1/markdown/preview`. */
         MarkdownPreview: {
             /** @description Markdown, 1 to 100,000 characters after trimming: the rule of a changelog entry's content. */
@@ -3832,6 +3885,11 @@ export interface components {
             /** @description True until the first account exists (made through the setup link on the server's log). */
             setup_required: boolean;
         };
+        QueryCount: {
+            /** Format: int64 */
+            count: number;
+            query: string;
+        };
         /**
          * @description A request taken for later (an email that may or may not go out): always `true`, so the answer
          *     tells nobody whether an address is known.
@@ -3921,6 +3979,48 @@ export interface components {
          * @enum {string}
          */
         Scope: "analytics:write" | "feedback:write" | "testimonials:read" | "testimonials:write" | "changelog:read" | "kb:read" | "kb:write";
+        /** @description `GET /v1/indexes/:indexId/analytics`. */
+        SearchAnalytics: {
+            /**
+             * Format: double
+             * @description Searches with at least one click over all searches, 0 to 1.
+             */
+            click_through_rate: number;
+            /** Format: date */
+            from: string;
+            /**
+             * @description The 20 most searched queries whose mean top similarity is under the low-score threshold
+             *     (`SHIPMATE_SEARCH_LOW_SCORE`, default 0.3).
+             */
+            low_confidence_queries: components["schemas"]["LowConfidenceQuery"][];
+            /** @description The 20 most searched queries that found nothing. */
+            no_result_queries: components["schemas"]["QueryCount"][];
+            /**
+             * Format: double
+             * @description Searches with no result over all searches, 0 to 1.
+             */
+            no_result_rate: number;
+            period: components["schemas"]["Period"];
+            /** Format: int64 */
+            searches: number;
+            /** Format: date */
+            to: string;
+            /** @description The 20 most searched queries. */
+            top_queries: components["schemas"]["TopQuery"][];
+        };
+        /** @description `POST /v1/indexes/:indexId/searches/:searchId/click`: a result the searcher opened. */
+        SearchClick: {
+            /**
+             * Format: uuid
+             * @description The result's document.
+             */
+            document_id: string;
+            /**
+             * Format: int32
+             * @description The result's rank in the answer, from 1.
+             */
+            position: number;
+        };
         /**
          * @description Search by meaning (`vector`), by words (`keyword`, PostgreSQL full text), or both fused (`hybrid`).
          * @enum {string}
@@ -3964,6 +4064,11 @@ export interface components {
         };
         SearchResults: {
             results: components["schemas"]["SearchResult"][];
+            /**
+             * Format: uuid
+             * @description The search as logged for the index's analytics: report clicks on its results with it.
+             */
+            search_id: string;
         };
         /** @description A saved segment: a name for a set of read filters, applied to any read with `segment=<id>`. */
         Segment: {
@@ -4136,6 +4241,23 @@ export interface components {
             data: components["schemas"]["Point"][];
             interval: components["schemas"]["Interval"];
             period: components["schemas"]["Period"];
+        };
+        /** @description A query as analytics groups it: by its text in lowercase with runs of spaces as one. */
+        TopQuery: {
+            /**
+             * Format: double
+             * @description The mean of the searches' top similarity (`vector` and `hybrid` searches; `null` when
+             *     every search of it was `keyword`).
+             */
+            avg_top_score?: number | null;
+            /**
+             * Format: int64
+             * @description Its searches with at least one click.
+             */
+            clicks: number;
+            /** Format: int64 */
+            count: number;
+            query: string;
         };
         User: {
             email: string;
@@ -14919,6 +15041,133 @@ export interface operations {
             };
         };
     };
+    knowledge_base_analytics: {
+        parameters: {
+            query?: {
+                /** @description `7d`, `30d` (default) or `90d` */
+                period?: components["schemas"]["Period"];
+                /** @description first day, `YYYY-MM-DD` */
+                from?: string;
+                /** @description last day, `YYYY-MM-DD` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                index_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchAnalytics"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a public key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a bad period or range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     knowledge_base_list_documents: {
         parameters: {
             query?: {
@@ -16140,6 +16389,132 @@ export interface operations {
                 };
             };
             /** @description invalid query, top_k, mode or filter (a filter value that is an object names its key: `filter.<key>`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_click: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+                /** @description `search_id` of the search's answer */
+                search_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchClick"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClickRecorded"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index, or no such search of it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid fields */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -26,6 +26,7 @@ mod fakes;
 mod github;
 mod health;
 mod job_spans;
+mod kb_analytics;
 mod kb_api;
 mod kb_bulk;
 mod kb_file_names;

@@ -1,5 +1,6 @@
 //! `shipmate kb status`: an index's documents by status, and with `--wait` a progress bar of
-//! documents ready over all until none is pending (a bulk load's progress).
+//! documents ready over all until none is pending (a bulk load's progress); `shipmate kb
+//! analytics`: what the index was searched for.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -7,11 +8,12 @@ use std::time::Duration;
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use shipmate_types::kb::Index;
+use shipmate_types::search_analytics::SearchAnalytics;
 
 use crate::client::{Auth, Client};
 use crate::commands::seg;
 use crate::ctx::Ctx;
-use crate::output::{plural, print_json};
+use crate::output::{plural, print_json, print_table, table};
 
 /// How often `--wait` asks again: the counts are one query, and a bulk load takes minutes.
 const POLL: Duration = Duration::from_secs(1);
@@ -93,4 +95,60 @@ fn bar(len: i64) -> ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
+}
+
+/// Prints the index's search analytics over `period`.
+pub async fn analytics(ctx: &Ctx, pid: &str, index: &str, period: &str) -> anyhow::Result<()> {
+    let path = format!("/v1/indexes/{}/analytics", seg(index));
+    let read = ctx
+        .client
+        .get(&path, Auth::InProject(pid), &[("period", period)])
+        .await?;
+    ctx.show(&read, |a: SearchAnalytics| {
+        println!(
+            "{} from {} to {}: no result {:.1}%, clicked {:.1}%",
+            plural(u64::try_from(a.searches).unwrap_or(0), "search", "searches"),
+            a.from,
+            a.to,
+            a.no_result_rate * 100.0,
+            a.click_through_rate * 100.0
+        );
+        let mut t = table(&["QUERY", "SEARCHES", "TOP SCORE", "CLICKS"]);
+        for q in a.top_queries {
+            let score = q
+                .avg_top_score
+                .map_or_else(|| "-".to_owned(), |s| format!("{s:.2}"));
+            t.add_row(vec![
+                q.query,
+                q.count.to_string(),
+                score,
+                q.clicks.to_string(),
+            ]);
+        }
+        print_table(&t, "No searches in this period.");
+        for (title, list) in [
+            (
+                "No result",
+                a.no_result_queries
+                    .into_iter()
+                    .map(|q| (q.query, q.count))
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                "Low confidence",
+                a.low_confidence_queries
+                    .into_iter()
+                    .map(|q| (q.query, q.count))
+                    .collect(),
+            ),
+        ] {
+            if !list.is_empty() {
+                println!("\n{title}:");
+                for (query, count) in list {
+                    println!("  {count:>5}  {query}");
+                }
+            }
+        }
+        Ok(())
+    })
 }
