@@ -215,6 +215,28 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
         "chunk text on the same line: {out}"
     );
 
+    // The searches above in the index's analytics: five, one of them empty (the German filter);
+    // the question twice, grouped lowercase.
+    let stats = cli
+        .ok(&[
+            "kb",
+            "analytics",
+            "--project",
+            "kb-cli",
+            "--index",
+            &index_id,
+            "--period",
+            "7d",
+        ])
+        .await;
+    let key = query.to_lowercase();
+    assert!(
+        stats.starts_with("5 searches") && stats.contains("no result 20.0%"),
+        "{stats}"
+    );
+    let row = stats.lines().find(|l| l.contains(&key)).unwrap();
+    assert!(row.contains(" 2 "), "searched twice: {stats}");
+
     // A failed upload is reported, summed up and makes the exit code 1.
     let run = cli
         .run(&[

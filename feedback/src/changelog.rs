@@ -18,6 +18,15 @@ const COLUMNS: &str =
     array(select cf.feedback_id from changelog_feedback cf where cf.entry_id = changelog_entries.id
           order by cf.feedback_id) as feedback_ids";
 
+/// The public's view: the linked entries of public boards only (a private or segment board's
+/// entries are not even named).
+const PUBLIC_COLUMNS: &str =
+    "id, project_id, title, content, type, published, published_at, created_at, updated_at,
+    array(select cf.feedback_id from changelog_feedback cf
+          join feedback f on f.id = cf.feedback_id join feedback_boards b on b.id = f.board_id
+          where cf.entry_id = changelog_entries.id and b.visibility = 'public'
+          order by cf.feedback_id) as feedback_ids";
+
 /// Replaces the entry's links; every id must be a feedback entry of the same project (422
 /// naming `feedback_ids` otherwise).
 async fn set_links(
@@ -161,8 +170,13 @@ pub async fn list(
     published_only: bool,
     paging: Paging,
 ) -> AppResult<(Vec<Entry>, i64)> {
+    let columns = if published_only {
+        PUBLIC_COLUMNS
+    } else {
+        COLUMNS
+    };
     let data = sqlx::query_as::<_, Entry>(&format!(
-        "select {COLUMNS} from changelog_entries where project_id = $1 and (not $2 or published)
+        "select {columns} from changelog_entries where project_id = $1 and (not $2 or published)
          order by published_at desc nulls first, created_at desc, id desc limit $3 offset $4"
     ))
     .bind(project_id)
@@ -230,7 +244,8 @@ pub struct Answered {
     pub title: String,
 }
 
-/// The public feedback entries (approved, not merged) that any of `entry_ids` answer, by title.
+/// The public feedback entries (approved, not merged, on a public board) that any of `entry_ids`
+/// answer, by title.
 /// Runtime-checked SQL, as `shipped_in`.
 pub async fn answered(
     db: &PgPool,
@@ -240,6 +255,7 @@ pub async fn answered(
     Ok(sqlx::query_as::<_, Answered>(&format!(
         "select cf.entry_id, f.id as feedback_id, f.title from changelog_feedback cf
          join feedback f on f.id = cf.feedback_id
+         join feedback_boards b on b.id = f.board_id and b.visibility = 'public'
          where f.project_id = $1 and cf.entry_id = any($2) and {}
          order by f.title, f.id",
         feedback::PUBLIC

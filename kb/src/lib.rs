@@ -6,6 +6,7 @@ pub mod content;
 pub mod documents;
 pub mod embed;
 pub mod filter;
+pub mod highlight;
 pub mod indexes;
 pub mod language;
 pub mod local;
@@ -14,6 +15,7 @@ pub mod pool;
 pub mod providers;
 pub mod search;
 pub mod search_log;
+pub mod search_stats;
 pub mod settings;
 pub mod upsert;
 

@@ -23,6 +23,8 @@ pub struct Search {
     pub top_k: i64,
     pub mode: SearchMode,
     pub filter: Filter,
+    /// Add each result's matching passages (`highlights`).
+    pub highlight: bool,
 }
 
 impl From<SearchQuery> for Search {
@@ -32,6 +34,7 @@ impl From<SearchQuery> for Search {
             top_k: body.top_k.unwrap_or(5),
             mode: body.mode.unwrap_or(SearchMode::Vector),
             filter: Filter::of(body.filter),
+            highlight: body.highlight.unwrap_or(false),
         }
     }
 }
@@ -248,7 +251,7 @@ pub async fn keyword(
 /// Keeps `-` only where it negates a word (`-word`): PostgreSQL 15's `websearch_to_tsquery`
 /// fails with "tsquery stack too small" on runs of dashes (a Markdown table's `|-----|` row, a
 /// pasted rule), which real queries hold.
-fn dashes_as_spaces(query: &str) -> String {
+pub(crate) fn dashes_as_spaces(query: &str) -> String {
     let mut out = String::with_capacity(query.len());
     let mut chars = query.chars().peekable();
     while let Some(c) = chars.next() {
@@ -311,6 +314,7 @@ mod tests {
             chunk_index: chunk,
             score: 0.5,
             metadata: json!({}),
+            highlights: None,
         }
     }
 

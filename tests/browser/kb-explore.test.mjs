@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 
-import { API, useBrowser, api, setup } from './support.mjs';
+import path from 'node:path';
+
+import { API, SHOTS, useBrowser, api, setup } from './support.mjs';
 
 const browser = useBrowser();
 
@@ -99,6 +101,33 @@ test('the search playground finds keyword tokens and filters by metadata; files 
     const { data } = await api('GET', `/v1/indexes/${index.id}/documents`, { key, expect: 200 });
     assert.equal(data.length, 3);
     assert.ok(en.id && data.some((d) => d.id === en.id));
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('an index\'s search analytics: searches, rates and queries, after searches and a click', { timeout: 120_000 }, async () => {
+  const { token, project, key } = await setup('kbstats');
+  const index = await api('POST', '/v1/indexes', { key, body: { name: 'Help', embedding_model: 'all-minilm-l6-v2' }, expect: 201 });
+  const doc = await api('POST', `/v1/indexes/${index.id}/documents`, { key, expect: 201, body: { content: 'Refunds reach your card within five business days.', metadata: {} } });
+  await until('document ready', async () => (await api('GET', `/v1/indexes/${index.id}/documents/${doc.id}`, { key, expect: 200 })).status, 'ready', 90_000);
+  const found = await api('POST', `/v1/indexes/${index.id}/search`, { key, body: { query: 'When do I get my refund?' }, expect: 200 });
+  await api('POST', `/v1/indexes/${index.id}/searches/${found.search_id}/click`, { key, body: { document_id: doc.id, position: 1 }, expect: 200 });
+  await api('POST', `/v1/indexes/${index.id}/search`, { key, body: { query: 'gift cards', mode: 'keyword' }, expect: 200 });
+
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/knowledge/${index.id}`);
+    await page.locator('#kb-analytics [data-metric="searches"]').waitFor();
+    assert.equal(await text(page, '#kb-analytics [data-metric="searches"]'), '2');
+    assert.equal(await text(page, '#kb-analytics [data-metric="no-result-rate"]'), '50.0%');
+    assert.equal(await text(page, '#kb-analytics [data-metric="click-through-rate"]'), '50.0%');
+    assert.match(await text(page, '#kb-top-queries tbody'), /when do i get my refund\?/);
+    assert.match(await text(page, '#kb-no-result tbody'), /gift cards/);
+    await page.selectOption('#kb-analytics-period', '7d');
+    await page.waitForFunction(() => !document.querySelector('#kb-analytics').hasAttribute('aria-busy'));
+    await page.locator('section:has(#kb-analytics)').screenshot({ path: path.join(SHOTS, 'dashboard-kb-analytics.png') });
     assert.deepEqual(problems, []);
   } finally {
     await ctx.close();

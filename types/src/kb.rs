@@ -195,6 +195,9 @@ pub struct SearchQuery {
     #[schema(value_type = Option<std::collections::HashMap<String, Value>>)]
     #[input(with = filter)]
     pub filter: Option<Map<String, Value>>,
+    /// Add `highlights` to each result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub highlight: Option<bool>,
 }
 
 /// At most this many keys in a search filter, and this many values for one key: a filter is a
@@ -251,6 +254,12 @@ pub struct SearchResult {
     pub score: f64,
     #[schema(value_type = std::collections::HashMap<String, Value>)]
     pub metadata: Value,
+    /// With `"highlight": true`: the chunk's passages that hold the query's words, those words
+    /// in `<mark>`, everything else HTML-escaped (empty when no word occurs, as in a search by
+    /// meaning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    pub highlights: Option<Vec<String>>,
 }
 
 /// One chunk of a document's newest version, in order (`GET .../documents/:id/chunks`).

@@ -8,6 +8,7 @@ import { api, keyApi, q } from './api.js';
 import { announce, busy, clearFormErrors, confirmDialog, later, pageHead, setLoading, setMain, setTitle, showError, showFormError, stopTimers } from './ui.js';
 import { navigate, projectPath } from './router.js';
 import { searchCard } from './kb-search.js';
+import { analyticsCard } from './kb-analytics.js';
 import { uploadCard } from './kb-upload.js';
 import { docName, screenDocument } from './kb-document.js';
 
@@ -186,6 +187,7 @@ async function screenIndex(ctx) {
       upload,
       searchCard(project, index, alive)),
     h('section', { class: 'card', 'aria-labelledby': 'docs-title' }, h('h2', { id: 'docs-title' }, 'Documents'), progressBox, docsBox, pager),
+    analyticsCard(project, index, alive),
   );
 
   async function loadDocs() {

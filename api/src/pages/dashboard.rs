@@ -48,6 +48,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "changelog.js",
     "knowledge.js",
     "kb-search.js",
+    "kb-analytics.js",
     "kb-upload.js",
     "kb-document.js",
     "analytics.js",

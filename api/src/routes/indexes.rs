@@ -9,6 +9,7 @@ use axum::{Json, Router};
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_kb::documents::{self, Chunk, Document};
+use shipmate_kb::highlight;
 use shipmate_kb::indexes::{self, Index, IndexRef, NewIndex};
 use shipmate_kb::search::{self, Search, SearchMode, SearchQuery};
 use shipmate_kb::search_log;
@@ -212,6 +213,7 @@ pub async fn search_index(
         top_k,
         mode,
         filter,
+        highlight,
     } = input.parse::<SearchQuery>()?.into();
     let limit = search::candidates(mode, top_k);
     let (index, query, filter) = (&index, &query, &filter);
@@ -221,7 +223,7 @@ pub async fn search_index(
         &state.index_sizes,
     );
     // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity).
-    let (results, top_score) = match mode {
+    let (mut results, top_score) = match mode {
         SearchMode::Keyword => (
             reads
                 .run(|db| search::keyword(db, index, query, limit, filter))
@@ -258,17 +260,26 @@ pub async fn search_index(
             (results, top_score)
         }
     };
-    let search_id = search_log::log(
-        &state.db,
-        search_log::Logged {
-            index_id: index.id,
-            query,
-            mode,
-            filter_keys: filter.keys(),
-            results: results.len(),
-            top_score,
-        },
-    )
-    .await?;
+    if highlight {
+        let marks = reads.run(|db| highlight::of(db, query, &results)).await?;
+        highlight::attach(&mut results, marks);
+    }
+    // Analytics are no reason to fail a search: a search the log could not take (the primary
+    // away while a replica answers) gets an id nothing will find.
+    let logged = search_log::Logged {
+        index_id: index.id,
+        query,
+        mode,
+        filter_keys: filter.keys(),
+        results: results.len(),
+        top_score,
+    };
+    let search_id = match search_log::log(&state.db, logged).await {
+        Ok(id) => id,
+        Err(e) => {
+            tracing::warn!(error = %e, index_id = %index.id, "search not logged for analytics");
+            uuid::Uuid::now_v7()
+        }
+    };
     Ok(Json(SearchResults { results, search_id }))
 }

@@ -10,6 +10,7 @@ use shipmate_analytics::query::ReadQuery;
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_kb::search_log::{self, ClickRecorded, SearchAnalytics, SearchClick};
+use shipmate_kb::search_stats;
 
 use super::indexes::index_of;
 use crate::extract::{Body, ProjectKey};
@@ -70,7 +71,7 @@ pub async fn analytics(
     let index = index_of(&state, project.id, &index_id).await?;
     let range = ReadQuery::parse(&q, chrono::Utc::now())?.range;
     let low = state.settings.common.kb.search_low_score;
-    let r = search_log::read(&state.db, index.id, range.start, range.end, low).await?;
+    let r = search_stats::read(&state.db, index.id, range.start, range.end, low).await?;
     Ok(Json(SearchAnalytics {
         period: range.period,
         from: range.start,

@@ -588,7 +588,9 @@ export declare class Shipmate {
     private analyticsRead;
     /**
      * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,
-     * `keyword`, `hybrid`), narrowed by a metadata `filter`.
+     * `keyword`, `hybrid`), narrowed by a metadata `filter`; with `highlight: true` each result's
+     * `highlights` (matching passages, words in `<mark>`, the rest HTML-escaped). The answer's
+     * `search_id` reports clicks (`click`).
      */
     search(indexId: string, input: SearchInput): Promise<SearchResponse>;
     /**

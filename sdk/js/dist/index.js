@@ -412,7 +412,9 @@ export class Shipmate {
     }
     /**
      * `POST /v1/indexes/:indexId/search`: the `top_k` best ready chunks, by `mode` (`vector`,
-     * `keyword`, `hybrid`), narrowed by a metadata `filter`.
+     * `keyword`, `hybrid`), narrowed by a metadata `filter`; with `highlight: true` each result's
+     * `highlights` (matching passages, words in `<mark>`, the rest HTML-escaped). The answer's
+     * `search_id` reports clicks (`click`).
      */
     search(indexId, input) {
         return this.request('POST', `/v1/indexes/${seg(indexId)}/search`, input);

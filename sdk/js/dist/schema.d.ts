@@ -4034,6 +4034,8 @@ export interface components {
             filter?: {
                 [key: string]: unknown;
             } | null;
+            /** @description Add `highlights` to each result. */
+            highlight?: boolean | null;
             mode?: null | components["schemas"]["SearchMode"];
             query: string;
             /**
@@ -4051,6 +4053,12 @@ export interface components {
             chunk_index: number;
             /** Format: uuid */
             document_id: string;
+            /**
+             * @description With `"highlight": true`: the chunk's passages that hold the query's words, those words
+             *     in `<mark>`, everything else HTML-escaped (empty when no word occurs, as in a search by
+             *     meaning).
+             */
+            highlights?: string[] | null;
             metadata: {
                 [key: string]: unknown;
             };

@@ -1,11 +1,13 @@
 //! Housekeeping on an `apalis-cron` schedule, once a minute in every worker (the deletes are
 //! idempotent): expired OAuth states, login failures, reset links and invites, the visitor salts of
-//! days that have ended, and finished deliveries older than the log keeps. It runs whether or not
+//! days that have ended, the search analytics of closed days (rolled up), and finished deliveries
+//! older than the log keeps. It runs whether or not
 //! anything else happens, so a salt goes within a minute after its UTC day ends (the contract allows
 //! an hour) even when no event arrives.
 
 use shipmate_accounts::auth::housekeeping;
 use shipmate_analytics::salts;
+use shipmate_kb::search_stats;
 use shipmate_outbound::store as deliveries;
 use sqlx::PgPool;
 
@@ -23,6 +25,11 @@ pub async fn round(db: &PgPool) {
         Ok(0) => {}
         Ok(gone) => tracing::info!(gone, "deleted the visitor salts of ended days"),
         Err(e) => tracing::warn!(error = %e, "deleting old visitor salts failed; will retry"),
+    }
+    match search_stats::roll_up(db).await {
+        Ok(0) => {}
+        Ok(days) => tracing::info!(days, "rolled up the search analytics of closed days"),
+        Err(e) => tracing::warn!(error = %e, "rolling up search analytics failed; will retry"),
     }
     match deliveries::purge(db, DELIVERY_LOG_DAYS).await {
         Ok(0) => {}

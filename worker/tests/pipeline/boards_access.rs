@@ -333,6 +333,38 @@ async fn every_read_path_shows_each_caller_its_boards_only() {
         }
     }
 
+    // The changelog names public boards' entries only: the page's links to the board and the
+    // public API's `feedback_ids`.
+    let ids: Vec<&str> = entries.iter().map(|(_, id)| id.as_str()).collect();
+    app.ok(
+        Method::POST,
+        &format!("/v1/changelog/dashboard/{pid}"),
+        Auth::Session(&owner),
+        Some(
+            json!({"title": "Dark mode everywhere", "content": "Shipped.", "type": "feature",
+                    "published": true, "feedback_ids": ids}),
+        ),
+    )
+    .await;
+    let page = app
+        .client
+        .get(app.url(&format!("/c/{SLUG}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("Dark mode everywhere") && page.contains(public),
+        "{page}"
+    );
+    assert!(!page.contains(private) && !page.contains(segment), "{page}");
+    let published = app
+        .ok(Method::GET, "/v1/changelog", Auth::Key(key(&project)), None)
+        .await;
+    assert_eq!(published["data"][0]["feedback_ids"], json!([entries[0].1]));
+
     // The team's own listing has them all, each with its board.
     let list = app
         .ok(

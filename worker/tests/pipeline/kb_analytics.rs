@@ -1,7 +1,7 @@
 //! Search analytics (contract part 3, "Knowledge base, further"): every search answers a
 //! `search_id` and is logged; clicks are reported on it; the index's read gives exact figures:
 //! searches, the no-result and click-through rates, top, no-result and low-confidence queries
-//! (grouped whatever their case and spacing). Real model, real worker.
+//! (grouped whatever their case and spacing); and highlights on results. Real model, real worker.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -166,4 +166,32 @@ async fn searches_and_clicks_add_up_to_exact_analytics() {
         )
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    // Highlights: the query's words marked in the chunk's passage (stemmed: "resetting" finds
+    // "reset"), in every mode; none when no word occurs; absent unless asked for.
+    for mode in ["keyword", "vector", "hybrid"] {
+        let res = search(
+            &app,
+            &key,
+            &index,
+            json!({"query": "resetting passwords", "mode": mode, "highlight": true}),
+        )
+        .await;
+        let marks = &res["results"][0]["highlights"];
+        let first = marks[0].as_str().unwrap_or_default();
+        assert!(
+            first.contains("<mark>reset</mark>") && first.contains("<mark>password</mark>"),
+            "{mode}: {marks}"
+        );
+    }
+    let res = search(
+        &app,
+        &key,
+        &index,
+        json!({"query": "changing my login secret", "highlight": true}),
+    )
+    .await;
+    assert_eq!(res["results"][0]["highlights"], json!([]), "{res}");
+    let res = search(&app, &key, &index, json!({"query": "reset"})).await;
+    assert!(res["results"][0].get("highlights").is_none(), "{res}");
 }

@@ -1,0 +1,138 @@
+//! Search analytics' daily rollups: the read gives the same figures before and after closed days
+//! are rolled up, and a click arriving after its day was rolled counts in the rollup.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use shipmate_kb::search_stats::{read, roll_up};
+use sqlx::types::chrono::{NaiveDate, Utc};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+fn days_ago(n: u32) -> NaiveDate {
+    (0..n).fold(Utc::now().date_naive(), |d, _| d.pred_opt().unwrap())
+}
+
+/// The read's figures over the last week, in one comparable line.
+async fn figures(db: &PgPool, index: Uuid) -> String {
+    let r = read(db, index, days_ago(6), days_ago(0), 0.3)
+        .await
+        .unwrap();
+    let top: Vec<String> = r
+        .top_queries
+        .iter()
+        .map(|q| {
+            let score = q.avg_top_score.map(|s| (s * 1000.0).round());
+            format!("{}:{}:{}:{score:?}", q.query, q.count, q.clicks)
+        })
+        .collect();
+    let none: Vec<String> = r
+        .no_result_queries
+        .iter()
+        .map(|q| format!("{}:{}", q.query, q.count))
+        .collect();
+    let low: Vec<String> = r
+        .low_confidence_queries
+        .iter()
+        .map(|q| format!("{}:{}", q.query, q.count))
+        .collect();
+    format!(
+        "{} {:.4} {:.4} top={top:?} none={none:?} low={low:?}",
+        r.searches, r.no_result_rate, r.click_through_rate
+    )
+}
+
+/// Logs a search `days` ago; answers its id.
+async fn search(
+    db: &PgPool,
+    index: Uuid,
+    days: i32,
+    key: &str,
+    results: i32,
+    score: Option<f64>,
+) -> Uuid {
+    let id = Uuid::now_v7();
+    sqlx::query(
+        "insert into kb_searches (id, index_id, query, query_key, mode, results, top_score, created_at)
+         values ($1, $2, $3, $3, 'vector', $4, $5, now() - make_interval(days => $6))",
+    )
+    .bind(id)
+    .bind(index)
+    .bind(key)
+    .bind(results)
+    .bind(score)
+    .bind(days)
+    .execute(db)
+    .await
+    .unwrap();
+    id
+}
+
+async fn click(db: &PgPool, search: Uuid, doc: Uuid) {
+    sqlx::query(
+        "insert into kb_search_clicks (search_id, document_id, position) values ($1, $2, 1)",
+    )
+    .bind(search)
+    .bind(doc)
+    .execute(db)
+    .await
+    .unwrap();
+}
+
+#[sqlx::test(migrations = "../migrations")]
+async fn rollups_keep_the_figures_exact(db: PgPool) {
+    let (project, index) = (Uuid::now_v7(), Uuid::now_v7());
+    sqlx::query("insert into projects (id, name, slug, api_key, publishable_key) values ($1, 'p', 'p-rollup', 'pk_r1', 'pk_r2')")
+        .bind(project)
+        .execute(&db)
+        .await
+        .unwrap();
+    sqlx::query("insert into kb_indexes (id, project_id, name, embedding_model, dimensions) values ($1, $2, 'docs', 'all-minilm-l6-v2', 384)")
+        .bind(index)
+        .bind(project)
+        .execute(&db)
+        .await
+        .unwrap();
+    let doc = Uuid::now_v7();
+    let mut clicked_late = None;
+    for days in [0, 1, 2, 3] {
+        let a = search(&db, index, days, "reset password", 3, Some(0.8)).await;
+        search(&db, index, days, "reset password", 2, Some(0.6)).await;
+        search(&db, index, days, "invoices", 0, Some(0.1)).await;
+        search(&db, index, days, "refund policy", 1, None).await;
+        if days != 2 {
+            click(&db, a, doc).await;
+        } else {
+            clicked_late = Some(a);
+        }
+    }
+    let before = figures(&db, index).await;
+    assert!(before.starts_with("16 0.2500 0.1875"), "{before}");
+    assert!(roll_up(&db).await.unwrap() > 0);
+    assert_eq!(roll_up(&db).await.unwrap(), 0, "each day once");
+    assert_eq!(
+        figures(&db, index).await,
+        before,
+        "rolled up or not, the same figures"
+    );
+
+    // A click on a search of a rolled day, through the api's path, lands in the rollup.
+    let late = clicked_late.unwrap();
+    let c = shipmate_types::search_analytics::SearchClick {
+        document_id: doc,
+        position: 1,
+    };
+    shipmate_kb::search_log::click(&db, index, late, &c)
+        .await
+        .unwrap();
+    shipmate_kb::search_log::click(&db, index, late, &c)
+        .await
+        .unwrap();
+    let after = figures(&db, index).await;
+    assert!(after.starts_with("16 0.2500 0.2500"), "{after}");
+    assert!(
+        after.contains("\"reset password:8:4:Some(700.0)\""),
+        "{after}"
+    );
+    assert!(after.contains("low=[\"invoices:4\"]"), "{after}");
+}
