@@ -71,7 +71,7 @@ async fn main() -> anyhow::Result<()> {
                 .execute(&db)
                 .await?;
             println!(
-                "rolled up {days} days in {:.1} s",
+                "rolled up to yesterday ({days} days since the marker) in {:.1} s",
                 t.elapsed().as_secs_f64()
             );
         }
