@@ -48,7 +48,8 @@ pub async fn read(
     sqlx::query!("set transaction isolation level repeatable read")
         .execute(&mut *tx)
         .await?;
-    let rolled = sqlx::query!(
+    let rolled = sqlx::query_as!(
+        Row,
         r#"select query_key as "query_key!", sum(searches) as "searches!", sum(empty) as "empty!",
                   sum(clicked) as "clicked!", sum(score_sum) as "score_sum!", sum(scored) as "scored!"
            from kb_search_daily
@@ -59,17 +60,9 @@ pub async fn read(
         to
     )
     .fetch_all(&mut *tx)
-    .await?
-    .into_iter()
-    .map(|r| Row {
-        query_key: r.query_key,
-        searches: r.searches,
-        empty: r.empty,
-        clicked: r.clicked,
-        score_sum: r.score_sum,
-        scored: r.scored,
-    });
-    let fresh = sqlx::query!(
+    .await?;
+    let fresh = sqlx::query_as!(
+        Row,
         r#"select s.query_key, count(*) as "searches!",
                   count(*) filter (where s.results = 0) as "empty!",
                   count(*) filter (where exists (
@@ -85,19 +78,10 @@ pub async fn read(
         to
     )
     .fetch_all(&mut *tx)
-    .await?
-    .into_iter()
-    .map(|r| Row {
-        query_key: r.query_key,
-        searches: r.searches,
-        empty: r.empty,
-        clicked: r.clicked,
-        score_sum: r.score_sum,
-        scored: r.scored,
-    });
+    .await?;
     tx.commit().await?;
     let mut groups: HashMap<String, Group> = HashMap::new();
-    for r in rolled.chain(fresh) {
+    for r in rolled.into_iter().chain(fresh) {
         let g = groups.entry(r.query_key).or_default();
         g.count += r.searches;
         g.empty += r.empty;
