@@ -57,7 +57,7 @@
     'input,select,textarea{display:block;width:100%;margin-top:4px;padding:7px 9px;border:1px solid var(--b);border-radius:var(--r);background:var(--bg);color:var(--t)}' +
     'textarea{min-height:80px;resize:vertical}ul{list-style:none;margin:0;padding:0}li{padding:8px 0;border-top:1px solid var(--b)}' +
     '.muted,time,.tag{color:var(--m);font-size:12px}.tag{text-transform:uppercase;letter-spacing:.04em;margin-right:6px}' +
-    '.hint li{display:flex;gap:8px;align-items:center;justify-content:space-between}.vote[aria-pressed=true]{border-color:var(--a);color:var(--a)}' +
+    '.hint li{display:flex;gap:8px;align-items:center;justify-content:space-between}.vote[aria-pressed=true],.imp [aria-pressed=true]{border-color:var(--a);color:var(--a)}.hint li{flex-wrap:wrap}.imp{flex-basis:100%;display:flex;gap:4px}.imp button{font-size:12px;padding:2px 6px}' +
     '.row{display:flex;gap:8px;justify-content:flex-end;margin-top:6px}p{margin:4px 0}.msg{margin:8px 0 0}.title{font-weight:600}'
 
   /** Styles a shadow root through a constructed sheet, which a host page's strict CSP (no
@@ -83,6 +83,8 @@
     return { root: root, btn: btn, panel: panel, close: function () { toggle(false); btn.focus() } }
   }
 
+  var IMP = [['nice_to_have', 'Nice to have'], ['important', 'Important'], ['must_have', 'Must have']]
+
   function feedback(host) {
     var p = popover(host, host.getAttribute('data-label') || 'Feedback', 'Send feedback', function () {}), timer, asked = '',
       board = host.getAttribute('data-board'), on = board ? '&board=' + encodeURIComponent(board) : ''
@@ -106,14 +108,23 @@
           hint.textContent = ''
           if (!j.data.length) return
           hint.append(el('p', { class: 'muted', text: 'Already asked?' }), el('ul', {}, j.data.map(function (e) {
-            var n = el('span', { class: 'muted', text: votes(e.score) }), vote = session() && e.type == 'feature' && el('button', {
+            var li, n = el('span', { class: 'muted', text: votes(e.score) }), up = function (imp) {
+              return call('POST', '/v1/feedback/' + e.id + '/upvote', imp && { importance: imp }, 1).catch(function (x) { msg.textContent = 'Could not vote.'; throw x })
+            }, vote = session() && e.type == 'feature' && el('button', {
               type: 'button', class: 'vote', 'aria-pressed': 'false', 'aria-label': 'Upvote ' + e.title, text: '▲', onclick: function () {
-                call('POST', '/v1/feedback/' + e.id + '/upvote', null, 1).then(function (v) {
+                up().then(function (v) {
                   n.textContent = votes(v.score); vote.setAttribute('aria-pressed', v.user_vote > 0)
-                }, function () { msg.textContent = 'Could not vote.' })
+                  // Then how much it matters (Canny's and Featurebase's question): the vote stays, its weight changes.
+                  if (!li.querySelector('.imp')) li.append(el('span', { class: 'imp', role: 'group', 'aria-label': 'How important is it?' }, IMP.map(function (o, i) {
+                    var b = el('button', { type: 'button', 'data-importance': o[0], 'aria-pressed': !i + '', text: o[1], onclick: function () {
+                      up(o[0]).then(function () { b.parentNode.querySelectorAll('button').forEach(function (x) { x.setAttribute('aria-pressed', x == b) }) })
+                    } })
+                    return b
+                  })))
+                })
               }
             })
-            return el('li', { 'data-id': e.id }, [el('span', { text: e.title }), el('span', {}, [n, d.createTextNode(' '), vote])])
+            return li = el('li', { 'data-id': e.id }, [el('span', { text: e.title }), el('span', {}, [n, d.createTextNode(' '), vote])])
           })))
         }).catch(function () {})
     }

@@ -221,6 +221,11 @@ test('three widgets in a page of another origin: feedback with the hint, identif
     await waitFor(async () => (await vote.getAttribute('aria-pressed')) === 'true', 'the vote shown', 10_000);
     const board = await api('GET', `/v1/feedback/by-project/${slug}`, { expect: 200 });
     assert.equal(board.data.find((e) => e.id === existing.id).upvotes, 1, 'the vote counted');
+    // Then how much it matters: the vote's importance changes, the count does not.
+    await fb.locator(`.hint li[data-id="${existing.id}"] [data-importance="must_have"]`).click();
+    await waitFor(async () => (await api('GET', `/v1/feedback?project_id=${project.id}&per_page=100`, { token, expect: 200 }))
+      .data.find((e) => e.id === existing.id).importance.must_have === 1, 'the importance counted', 10_000);
+    assert.equal(await fb.locator(`.hint li[data-id="${existing.id}"] [data-importance="must_have"]`).getAttribute('aria-pressed'), 'true');
     await shot(page, '#fb', 'feedback');
     await fb.locator('textarea[name="description"]').fill('Please.');
     await fb.locator('button[type="submit"]').click();
