@@ -25,6 +25,7 @@ pub fn key_route(method: &str, route: &str) -> KeyRoute {
         | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}")
         | ("GET", "/v1/indexes/{index_id}/documents/{doc_id}/chunks")
         | ("POST", "/v1/indexes/{index_id}/search")
+        | ("POST", "/v1/indexes/{index_id}/answer")
         | ("POST", "/v1/indexes/{index_id}/searches/{search_id}/click") => Scope::KbRead,
         ("POST", "/v1/indexes")
         | ("DELETE", "/v1/indexes/{index_id}")

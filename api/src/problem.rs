@@ -52,20 +52,20 @@ impl ApiError {
         match &self.0 {
             AppError::Client { kind, .. } => status_of(*kind),
             AppError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Unavailable(_) | AppError::NotConfigured { .. } => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            AppError::Upstream(_) => StatusCode::BAD_GATEWAY,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The problem details the error is rendered as (also sent as a stream's `event: error`).
+    pub fn problem(self) -> Problem {
         let status = self.status();
         let code = self.0.code().to_owned();
-        let retry_after = match self.0 {
-            AppError::RateLimited { retry_after_secs } => Some(retry_after_secs),
-            _ => None,
-        };
         let (detail, errors) = match self.0 {
             AppError::Client { detail, errors, .. } => (detail, errors),
             AppError::RateLimited { retry_after_secs } => (
@@ -79,19 +79,35 @@ impl IntoResponse for ApiError {
                     Vec::new(),
                 )
             }
+            AppError::NotConfigured { detail, .. } => (detail, Vec::new()),
+            AppError::Upstream(ref cause) => {
+                tracing::warn!(cause = %cause, "upstream failed");
+                (format!("the chat provider failed: {cause}"), Vec::new())
+            }
             AppError::Internal(ref e) => {
                 tracing::error!(error = ?e, "internal error");
                 ("internal error".into(), Vec::new())
             }
         };
-        let body = Problem {
+        Problem {
             kind: "about:blank".into(),
             title: status.canonical_reason().unwrap_or("Error").into(),
             status: status.as_u16(),
             detail,
             code,
             errors,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let retry_after = match self.0 {
+            AppError::RateLimited { retry_after_secs } => Some(retry_after_secs),
+            _ => None,
         };
+        let body = self.problem();
         let mut res = (status, axum::Json(body)).into_response();
         res.headers_mut().insert(
             header::CONTENT_TYPE,

@@ -17,6 +17,7 @@ use shipmate_core::queue::Queue;
 use shipmate_core::replicas::Replicas;
 use shipmate_core::shared_rate::SharedRate;
 use shipmate_core::AppError;
+use shipmate_kb::chat::Chat;
 use shipmate_kb::embed::InputKind;
 use shipmate_kb::models::Registry;
 use shipmate_kb::pool::Busy;
@@ -49,6 +50,8 @@ pub struct Inner {
     /// Analytics ingestion, per project.
     pub events_limiter: DefaultKeyedRateLimiter<uuid::Uuid>,
     pub models: Registry,
+    /// The chat API answers are asked of; None when none is configured.
+    pub chat: Option<Arc<Chat>>,
     /// Whether an index (under a filter) is small enough for an exact scan, for a few seconds.
     pub index_sizes: shipmate_kb::search::Sizes,
     pub queue: Queue,
@@ -124,6 +127,7 @@ impl AppState {
             )),
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common.kb),
+            chat: Chat::from_settings(&settings.common.kb).map(Arc::new),
             index_sizes: Default::default(),
             queue,
             deliveries,

@@ -39,6 +39,12 @@ pub enum AppError {
     /// A dependency (Postgres, Redis, an embedding provider) is down; nothing was accepted.
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// A feature whose third-party service this instance has no settings for (`chat_not_configured`).
+    #[error("{detail}")]
+    NotConfigured { code: &'static str, detail: String },
+    /// A third-party API (the chat provider) failed or did not answer in time (`upstream_failed`).
+    #[error("upstream failed: {0}")]
+    Upstream(String),
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -107,6 +113,8 @@ impl AppError {
             AppError::Client { code, .. } => code,
             AppError::RateLimited { .. } => "rate_limited",
             AppError::Unavailable(_) => "unavailable",
+            AppError::NotConfigured { code, .. } => code,
+            AppError::Upstream(_) => "upstream_failed",
             AppError::Internal(_) => "internal",
         }
     }

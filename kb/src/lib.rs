@@ -1,6 +1,8 @@
 //! Knowledge base: indexes of documents, chunked and embedded, searched by cosine similarity.
 
 pub mod aimd;
+pub mod answer;
+pub mod chat;
 pub mod chunking;
 pub mod content;
 pub mod documents;
@@ -12,6 +14,7 @@ pub mod language;
 pub mod local;
 pub mod models;
 pub mod pool;
+pub mod provider_call;
 pub mod providers;
 pub mod search;
 pub mod search_log;

@@ -9,66 +9,17 @@ use serde_json::{json, Value};
 
 use super::aimd::Aimd;
 use super::embed::{Embedder, InputKind};
+use super::provider_call;
 use shipmate_core::secret::Secret;
 
-const ATTEMPTS: u32 = 5;
-
-/// Sends the request built by `make` within the provider's limit on calls in flight, retrying
-/// transient failures; returns the answer.
 async fn post_json<T: serde::de::DeserializeOwned>(
     limit: &Aimd,
     make: impl Fn() -> reqwest::RequestBuilder,
 ) -> anyhow::Result<T> {
-    let mut delay = Duration::from_millis(200);
-    for attempt in 1..=ATTEMPTS {
-        let last = attempt == ATTEMPTS;
-        let permit = limit.acquire().await;
-        match make().send().await {
-            Ok(res) if res.status().is_success() => {
-                // Read before the verdict: the body is part of the call the provider serves.
-                let body = res.json().await;
-                permit.succeeded();
-                return body.map_err(|e| anyhow!("the provider's answer could not be read: {e}"));
-            }
-            Ok(res) if res.status().as_u16() == 429 || res.status().is_server_error() => {
-                let status = res.status();
-                if last {
-                    bail!("embedding provider answered {status} after {ATTEMPTS} attempts");
-                }
-                let wait = res
-                    .headers()
-                    .get(reqwest::header::RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<f64>().ok())
-                    .map(|s| Duration::from_secs_f64(s.clamp(0.0, 60.0)))
-                    .unwrap_or(delay);
-                tracing::warn!(%status, attempt, wait_ms = wait.as_millis() as u64, limit = limit.limit(), "embedding provider busy; retrying");
-                if status.as_u16() == 429 || status.as_u16() == 503 {
-                    // Rate limited or overloaded: every call of this process slows down.
-                    permit.overloaded(wait);
-                } else {
-                    drop(permit);
-                    tokio::time::sleep(wait).await;
-                }
-            }
-            Ok(res) => {
-                let status = res.status();
-                let body = res.text().await.unwrap_or_default();
-                bail!(
-                    "embedding provider refused the request ({status}): {}",
-                    body.chars().take(300).collect::<String>()
-                );
-            }
-            Err(e) if last => return Err(e.into()),
-            Err(e) => {
-                drop(permit);
-                tracing::warn!(error = %e, attempt, "embedding provider unreachable; retrying");
-                tokio::time::sleep(delay).await;
-            }
-        }
-        delay = (delay * 2).min(Duration::from_secs(10));
-    }
-    Err(anyhow!("embedding provider retries exhausted"))
+    let res = provider_call::send(limit, "embedding provider", make).await?;
+    res.json()
+        .await
+        .map_err(|e| anyhow!("the provider's answer could not be read: {e}"))
 }
 
 fn client() -> reqwest::Client {

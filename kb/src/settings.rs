@@ -51,4 +51,36 @@ pub struct KbSettings {
     /// under this (vector and hybrid searches).
     #[arg(long, env = "SHIPMATE_SEARCH_LOW_SCORE", default_value_t = 0.3)]
     pub search_low_score: f64,
+    /// An OpenAI-compatible chat API's base for answers (the client posts to
+    /// `{url}/chat/completions`); with only `SHIPMATE_CHAT_KEY` set, OpenAI's. Neither: answers
+    /// are refused 503 `chat_not_configured`.
+    #[arg(long, env = "SHIPMATE_CHAT_URL")]
+    pub chat_url: Option<String>,
+    /// The chat API's key, sent as a bearer token (local servers may need none).
+    #[arg(long, env = "SHIPMATE_CHAT_KEY", hide_env_values = true)]
+    pub chat_key: Option<Secret>,
+    /// The chat model answers are asked of.
+    #[arg(long, env = "SHIPMATE_CHAT_MODEL", default_value = "gpt-4o-mini")]
+    pub chat_model: String,
+    /// A chat call that has not answered in this long (streaming: not sent its next piece) is
+    /// cut and the answer refused 502.
+    #[arg(long, env = "SHIPMATE_CHAT_TIMEOUT_SECONDS", default_value_t = 30)]
+    pub chat_timeout_seconds: u64,
+    /// Most chat calls in flight per process; a 429 or 503 halves it for a while (AIMD).
+    #[arg(long, env = "SHIPMATE_CHAT_CONCURRENCY", default_value_t = 16)]
+    pub chat_concurrency: usize,
+    /// Most answers one project has in flight at once; beyond them 429 `rate_limited`.
+    #[arg(long, env = "SHIPMATE_CHAT_PROJECT_CONCURRENCY", default_value_t = 4)]
+    pub chat_project_concurrency: usize,
+}
+
+impl KbSettings {
+    /// The chat API's base, if answers are configured.
+    pub fn chat_base(&self) -> Option<String> {
+        match (&self.chat_url, &self.chat_key) {
+            (Some(url), _) if !url.trim().is_empty() => Some(url.trim().to_owned()),
+            (_, Some(_)) => Some("https://api.openai.com/v1".to_owned()),
+            _ => None,
+        }
+    }
 }

@@ -280,3 +280,50 @@ pub struct SearchResults {
     /// The search as logged for the index's analytics: report clicks on its results with it.
     pub search_id: Uuid,
 }
+
+/// `POST /v1/indexes/:id/answer`: a question answered from the index's best chunks.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema, FromInput)]
+pub struct AnswerQuery {
+    #[schema(min_length = 1, max_length = 2000)]
+    pub question: String,
+    /// How many chunks the model reads: 1 to 20, default 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 20)]
+    pub top_k: Option<i64>,
+    /// How the chunks are found: `hybrid` when absent (meaning and words together).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<SearchMode>,
+    /// As in a search: only chunks of documents whose metadata matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<std::collections::HashMap<String, Value>>)]
+    #[input(with = filter)]
+    pub filter: Option<Map<String, Value>>,
+}
+
+/// A chunk the answer cites.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Citation {
+    pub document_id: Uuid,
+    /// The chunk's place in its document, from 0.
+    pub chunk_index: i32,
+    pub chunk_content: String,
+    #[schema(value_type = std::collections::HashMap<String, Value>)]
+    pub metadata: Value,
+}
+
+/// The model's answer and the chunks it cites (`[n]` in the text is the n-th chunk it was
+/// given), in the order first cited.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Answer {
+    pub answer: String,
+    pub citations: Vec<Citation>,
+    /// The retrieval, logged in the index's search analytics.
+    pub search_id: Uuid,
+}
+
+/// A piece of a streamed answer (`event: delta` of `POST .../answer` with
+/// `Accept: text/event-stream`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct AnswerDelta {
+    pub text: String,
+}

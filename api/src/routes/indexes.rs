@@ -1,4 +1,4 @@
-//! Knowledge base: indexes, documents and search (API key), and the model catalogue (public).
+//! Knowledge base: indexes and documents (API key), and the model catalogue (public).
 
 use std::collections::HashMap;
 
@@ -9,16 +9,12 @@ use axum::{Json, Router};
 use shipmate_core::params::parse_id;
 use shipmate_core::AppError;
 use shipmate_kb::documents::{self, Chunk, Document};
-use shipmate_kb::highlight;
 use shipmate_kb::indexes::{self, Index, IndexRef, NewIndex};
-use shipmate_kb::search::{self, Search, SearchMode, SearchQuery};
-use shipmate_kb::search_log;
 use shipmate_types::common::List;
 
-use super::schemas::{Deleted, DocumentPage, IndexList, ModelList, SearchResults};
-use crate::extract::{Body, JsonBody, ProjectKey};
+use super::schemas::{Deleted, DocumentPage, IndexList, ModelList};
+use crate::extract::{Body, ProjectKey};
 use crate::problem::{ApiError, ApiResult};
-use crate::read_your_writes::ReadDb;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -35,7 +31,6 @@ pub fn router() -> Router<AppState> {
             "/v1/indexes/{index_id}/documents/{doc_id}/chunks",
             get(document_chunks),
         )
-        .route("/v1/indexes/{index_id}/search", post(search_index))
 }
 
 /// The embedding models: the catalogue and local models, with whether each can be used now.
@@ -191,95 +186,4 @@ pub async fn remove_document(
     let id = parse_id(&doc_id, "document")?;
     documents::delete(&state.db, index.id, id).await?;
     Ok(Json(Deleted::new(id)))
-}
-
-/// The `top_k` best ready chunks for the query: by meaning (`vector`, the default: the query is
-/// embedded with the index's model), by words (`keyword`: PostgreSQL full text, no embedding), or
-/// both fused by reciprocal rank (`hybrid`). `filter` narrows to documents whose metadata matches.
-#[utoipa::path(post, path = "/v1/indexes/{index_id}/search", tag = "knowledge base", security(("api_key" = [])),
-    request_body = SearchQuery,
-    responses((status = 200, body = SearchResults), (status = 404, description = "no such index"),
-        (status = 422, description = "invalid query, top_k, mode or filter (a filter value that is an object names its key: `filter.<key>`)")))]
-pub async fn search_index(
-    State(state): State<AppState>,
-    ReadDb(reads): ReadDb,
-    ProjectKey { project, .. }: ProjectKey,
-    Path(index_id): Path<String>,
-    JsonBody(input): JsonBody,
-) -> ApiResult<Json<SearchResults>> {
-    let index = index_of(&state, project.id, &index_id).await?;
-    let Search {
-        query,
-        top_k,
-        mode,
-        filter,
-        highlight,
-    } = input.parse::<SearchQuery>()?.into();
-    let limit = search::candidates(mode, top_k);
-    let (index, query, filter) = (&index, &query, &filter);
-    let hybrid = matches!(mode, SearchMode::Hybrid);
-    let (exact_below, sizes) = (
-        state.settings.common.kb.search_exact_below,
-        &state.index_sizes,
-    );
-    // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity).
-    let (mut results, top_score) = match mode {
-        SearchMode::Keyword => (
-            reads
-                .run(|db| search::keyword(db, index, query, limit, filter))
-                .await?,
-            None,
-        ),
-        SearchMode::Vector | SearchMode::Hybrid => {
-            // The exact-or-graph check (and, for hybrid, the keyword list) run while the model
-            // embeds the query.
-            let lists = |db| async move {
-                let words = async {
-                    match hybrid {
-                        true => search::keyword(db, index, query, limit, filter)
-                            .await
-                            .map(Some),
-                        false => Ok(None),
-                    }
-                };
-                tokio::try_join!(sizes.is_small(db, index, filter, exact_below), words)
-            };
-            let (vector, lists) = tokio::join!(
-                state.embed_query(project.id, &index.embedding_model, query),
-                reads.run(lists)
-            );
-            let ((small, words), vector) = (lists?, vector?);
-            let nearest = reads
-                .run(|db| search::vector(db, index, &vector, limit, small, filter))
-                .await?;
-            let top_score = nearest.first().map(|r| r.score);
-            let results = match words {
-                Some(words) => search::fuse(vec![nearest, words], top_k),
-                None => nearest,
-            };
-            (results, top_score)
-        }
-    };
-    if highlight {
-        let marks = reads.run(|db| highlight::of(db, query, &results)).await?;
-        highlight::attach(&mut results, marks);
-    }
-    // Analytics are no reason to fail a search: a search the log could not take (the primary
-    // away while a replica answers) gets an id nothing will find.
-    let logged = search_log::Logged {
-        index_id: index.id,
-        query,
-        mode,
-        filter_keys: filter.keys(),
-        results: results.len(),
-        top_score,
-    };
-    let search_id = match search_log::log(&state.db, logged).await {
-        Ok(id) => id,
-        Err(e) => {
-            tracing::warn!(error = %e, index_id = %index.id, "search not logged for analytics");
-            uuid::Uuid::now_v7()
-        }
-    };
-    Ok(Json(SearchResults { results, search_id }))
 }

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod admin;
 pub mod alerts;
 pub mod analytics;
+pub mod answers;
 pub mod api_keys;
 pub mod auth;
 pub mod boards;
@@ -25,6 +26,7 @@ pub mod members;
 pub mod meta;
 pub mod projects;
 pub mod schemas;
+pub mod search;
 pub mod search_analytics;
 pub mod segments;
 pub mod shares;
@@ -88,6 +90,8 @@ pub fn api() -> Router<AppState> {
         .merge(changelog::router())
         .merge(markdown::router())
         .merge(indexes::router())
+        .merge(search::router())
+        .merge(answers::router())
         .merge(ingest::router())
         .merge(analytics::router())
         .merge(goals::router())
@@ -142,7 +146,7 @@ pub async fn method_not_allowed() -> ApiError {
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
         markdown::preview,
         indexes::models, indexes::create, indexes::list, indexes::show, indexes::remove, indexes::list_documents,
-        indexes::show_document, indexes::document_chunks, indexes::remove_document, indexes::search_index,
+        indexes::show_document, indexes::document_chunks, indexes::remove_document, search::search_index, answers::answer_question,
         search_analytics::click, search_analytics::analytics,
         ingest::upload, ingest::upload_batch, ingest::upload_file, ingest::upsert_document,
         ingest::remove_by_external_id,

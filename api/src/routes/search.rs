@@ -1,0 +1,126 @@
+//! Search of an index (API key): the retrieval answers share, logged for the index's analytics.
+
+use axum::extract::{Path, State};
+use axum::routing::post;
+use axum::{Json, Router};
+use shipmate_core::replicas::Replicas;
+use shipmate_kb::highlight;
+use shipmate_kb::indexes::IndexRef;
+use shipmate_kb::search::{self, Search, SearchMode, SearchQuery, SearchResult};
+use shipmate_kb::search_log;
+use uuid::Uuid;
+
+use super::indexes::index_of;
+use super::schemas::SearchResults;
+use crate::extract::{JsonBody, ProjectKey};
+use crate::problem::ApiResult;
+use crate::read_your_writes::ReadDb;
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/indexes/{index_id}/search", post(search_index))
+}
+
+/// The `top_k` best ready chunks for the query: by meaning (`vector`, the default: the query is
+/// embedded with the index's model), by words (`keyword`: PostgreSQL full text, no embedding), or
+/// both fused by reciprocal rank (`hybrid`). `filter` narrows to documents whose metadata matches.
+#[utoipa::path(post, path = "/v1/indexes/{index_id}/search", tag = "knowledge base", security(("api_key" = [])),
+    request_body = SearchQuery,
+    responses((status = 200, body = SearchResults), (status = 404, description = "no such index"),
+        (status = 422, description = "invalid query, top_k, mode or filter (a filter value that is an object names its key: `filter.<key>`)")))]
+pub async fn search_index(
+    State(state): State<AppState>,
+    ReadDb(reads): ReadDb,
+    ProjectKey { project, .. }: ProjectKey,
+    Path(index_id): Path<String>,
+    JsonBody(input): JsonBody,
+) -> ApiResult<Json<SearchResults>> {
+    let index = index_of(&state, project.id, &index_id).await?;
+    let search: Search = input.parse::<SearchQuery>()?.into();
+    let (results, search_id) = find(&state, &reads, project.id, &index, &search).await?;
+    Ok(Json(SearchResults { results, search_id }))
+}
+
+/// The search's results, and its id in the index's search log.
+pub(super) async fn find(
+    state: &AppState,
+    reads: &Replicas,
+    project_id: Uuid,
+    index: &IndexRef,
+    search: &Search,
+) -> ApiResult<(Vec<SearchResult>, Uuid)> {
+    let Search {
+        query,
+        top_k,
+        mode,
+        filter,
+        highlight,
+    } = search;
+    let (top_k, mode) = (*top_k, *mode);
+    let limit = search::candidates(mode, top_k);
+    let hybrid = matches!(mode, SearchMode::Hybrid);
+    let (exact_below, sizes) = (
+        state.settings.common.kb.search_exact_below,
+        &state.index_sizes,
+    );
+    // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity).
+    let (mut results, top_score) = match mode {
+        SearchMode::Keyword => (
+            reads
+                .run(|db| search::keyword(db, index, query, limit, filter))
+                .await?,
+            None,
+        ),
+        SearchMode::Vector | SearchMode::Hybrid => {
+            // The exact-or-graph check (and, for hybrid, the keyword list) run while the model
+            // embeds the query.
+            let lists = |db| async move {
+                let words = async {
+                    match hybrid {
+                        true => search::keyword(db, index, query, limit, filter)
+                            .await
+                            .map(Some),
+                        false => Ok(None),
+                    }
+                };
+                tokio::try_join!(sizes.is_small(db, index, filter, exact_below), words)
+            };
+            let (vector, lists) = tokio::join!(
+                state.embed_query(project_id, &index.embedding_model, query),
+                reads.run(lists)
+            );
+            let ((small, words), vector) = (lists?, vector?);
+            let nearest = reads
+                .run(|db| search::vector(db, index, &vector, limit, small, filter))
+                .await?;
+            let top_score = nearest.first().map(|r| r.score);
+            let results = match words {
+                Some(words) => search::fuse(vec![nearest, words], top_k),
+                None => nearest,
+            };
+            (results, top_score)
+        }
+    };
+    if *highlight {
+        let marks = reads.run(|db| highlight::of(db, query, &results)).await?;
+        highlight::attach(&mut results, marks);
+    }
+    // Analytics are no reason to fail a search: a search the log could not take (the primary
+    // away while a replica answers) gets an id nothing will find.
+    let logged = search_log::Logged {
+        index_id: index.id,
+        query,
+        mode,
+        filter_keys: filter.keys(),
+        results: results.len(),
+        top_score,
+    };
+    let search_id = match search_log::log(&state.db, logged).await {
+        Ok(id) => id,
+        Err(e) => {
+            tracing::warn!(error = %e, index_id = %index.id, "search not logged for analytics");
+            Uuid::now_v7()
+        }
+    };
+    Ok((results, search_id))
+}
