@@ -1,6 +1,7 @@
 # Sourced by tests/*/run.sh: starts shipmate-api and a shipmate-worker on a free port with a
-# database and a Redis key prefix of their own, and removes them all on exit. The caller sets
-# REPO, BIN, WORKER_BIN and STACK_NAME; afterwards API_URL, LOG and WORKER_LOG are set.
+# database and a Redis key prefix of their own (answers ask tests/fake-chat.mjs), and removes them
+# all on exit. The caller sets REPO, BIN, WORKER_BIN and STACK_NAME; afterwards API_URL, LOG and
+# WORKER_LOG are set.
 
 # A variable's value from <repo>/.env (last assignment wins, quotes removed), else empty.
 env_file_value() {
@@ -38,6 +39,7 @@ mkdir -p "$LOG_DIR"
 
 API_PID=""
 WORKER_PID=""
+CHAT_PID=""
 stop() {
     local pid="$1"
     if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
@@ -50,6 +52,7 @@ cleanup() {
     local rc=$?
     stop "$WORKER_PID"
     stop "$API_PID"
+    stop "$CHAT_PID"
     if [[ "${SHIPMATE_KEEP_DB:-0}" != "1" ]]; then
         if command -v psql >/dev/null; then
             psql --no-psqlrc -q "$BASE_DB_URL" -c "drop database if exists \"$DB_NAME\" with (force)" >/dev/null 2>&1 || true
@@ -70,6 +73,11 @@ trap 'exit 143' TERM
 WEBHOOK_HOSTS="${SHIPMATE_WEBHOOK_ALLOWED_HOSTS:-127.0.0.1}"
 WEBHOOK_RETRIES="${SHIPMATE_WEBHOOK_RETRY_SCHEDULE:-1,1}"
 
+# Answers ask a small OpenAI-compatible chat API of the tests' own (tests/fake-chat.mjs).
+CHAT_PORT="$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')"
+node "$REPO/tests/fake-chat.mjs" "$CHAT_PORT" >"$LOG_DIR/fake-chat.log" 2>&1 &
+CHAT_PID=$!
+
 # Run from the repository root so the binaries' own .env loading finds REDIS_URL, the models and
 # friends; the variables set here win over the file.
 (
@@ -81,6 +89,8 @@ WEBHOOK_RETRIES="${SHIPMATE_WEBHOOK_RETRY_SCHEDULE:-1,1}"
         SHIPMATE_QUEUE_PREFIX="$QUEUE_PREFIX" \
         SHIPMATE_WEBHOOK_ALLOWED_HOSTS="$WEBHOOK_HOSTS" \
         SHIPMATE_WEBHOOK_RETRY_SCHEDULE="$WEBHOOK_RETRIES" \
+        SHIPMATE_CHAT_URL="http://127.0.0.1:$CHAT_PORT/v1" \
+        SHIPMATE_CHAT_MODEL=fake-chat \
         "$BIN"
 ) >"$LOG" 2>&1 &
 API_PID=$!

@@ -624,6 +624,55 @@ test('search answers a search_id; click reports an opened result; indexes.analyt
   });
 });
 
+test('answer answers with citations, whole and streamed through an async iterator', needsApi, async () => {
+  await withIndex('answer', async ({ sm }, index) => {
+    const up = await sm.documents.upload(index.id, { content: 'Refunds take five business days. They go back to the card you paid with.', metadata: { title: 'Refunds' } });
+    await waitReady(sm, index.id, up.id);
+    // The stack's chat API (tests/fake-chat.mjs) quotes source [1]'s first sentence and cites it.
+    const whole = await sm.answer(index.id, { question: 'How long do refunds take?' });
+    assert.equal(whole.answer, 'From the knowledge base: Refunds take five business days. [1].');
+    assert.deepEqual(whole.citations.map((c) => [c.document_id, c.chunk_index, c.metadata.title]), [[up.id, 0, 'Refunds']]);
+    assert.match(whole.search_id, /^[0-9a-f-]{36}$/);
+
+    const stream = sm.answer(index.id, { question: 'How long do refunds take?', top_k: 3, mode: 'hybrid' }, { stream: true });
+    const pieces = [];
+    for await (const text of stream) pieces.push(text);
+    assert.ok(pieces.length > 2, `streamed in pieces: ${pieces}`);
+    assert.equal(pieces.join(''), whole.answer);
+    assert.deepEqual((await stream.result()).citations, whole.citations);
+    // result() alone reads the stream.
+    const alone = await sm.answer(index.id, { question: 'refund time' }, { stream: true }).result();
+    assert.equal(alone.answer, whole.answer);
+
+    const empty = await rejects(sm.answer(index.id, { question: '  ' }));
+    assert.equal(empty.status, 422);
+    assert.equal(empty.errors[0].field, 'question');
+    await assert.rejects(async () => {
+      for await (const _ of sm.answer(index.id, { question: '' }, { stream: true }));
+    }, (e) => e instanceof ShipmateError && e.status === 422);
+  });
+});
+
+test('an answer stream that reports an error rejects with a ShipmateError', async () => {
+  const server = await localServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('event: delta\ndata: {"text":"Half an ans"}\n\n');
+    res.end('event: error\ndata: {"type":"about:blank","title":"Bad Gateway","status":502,"detail":"the chat provider failed: the stream broke","code":"upstream_failed"}\n\n');
+  });
+  try {
+    const sm = new Shipmate({ apiKey: 'pk_x', baseUrl: server.url, retries: 0 });
+    const stream = sm.answer('idx', { question: 'why?' }, { stream: true });
+    const seen = [];
+    await assert.rejects(async () => {
+      for await (const text of stream) seen.push(text);
+    }, (e) => e instanceof ShipmateError && e.status === 502 && e.code === 'upstream_failed');
+    assert.deepEqual(seen, ['Half an ans']);
+    await assert.rejects(stream.result(), (e) => e.code === 'upstream_failed');
+  } finally {
+    await server.close();
+  }
+});
+
 test('documents.get shows the document becoming ready', needsApi, async () => {
   await withIndex('dget', async ({ sm }, index) => {
     const up = await sm.documents.upload(index.id, { content: 'Our office is open Monday to Friday.', metadata: { lang: 'en' } });

@@ -11,6 +11,7 @@
  * ```
  */
 import type { components } from './schema.js';
+import type { Answer, AnswerInput, AnswerStream } from './answers.js';
 /** Every request and response body and every enum of the API, by its name in the OpenAPI document. */
 export type Schemas = components['schemas'];
 export type { components, paths } from './schema.js';
@@ -599,11 +600,31 @@ export declare class Shipmate {
      */
     click(indexId: string, searchId: string, documentId: string, position: number): Promise<ClickRecorded>;
     /**
-     * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
-     * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
+     * `POST /v1/indexes/:indexId/answer`: the question answered by the project's chat model from the
+     * index's `top_k` best chunks, with `citations` (the chunks the answer cites as `[n]`, in the
+     * order first cited). With `{ stream: true }`, an async iterator of the text as it is written,
+     * and `result()` for the whole answer:
+     *
+     * ```ts
+     * const stream = sm.answer(indexId, { question }, { stream: true });
+     * for await (const text of stream) process.stdout.write(text);
+     * const { citations } = await stream.result();
+     * ```
      */
+    answer(indexId: string, input: AnswerInput): Promise<Answer>;
+    answer(indexId: string, input: AnswerInput, options: {
+        stream: true;
+    }): AnswerStream;
+    /** One API call: JSON in and out (other representations, such as CSV, as their text). */
     private request;
+    /**
+     * Sends until answered: a timeout per attempt (for a `stream`, until its head arrives; its body
+     * is left to read), and retries of 429, 503 and network errors with exponential backoff
+     * (honouring `Retry-After`). Timeouts are not retried. Failures throw `ShipmateError`.
+     */
+    private send;
 }
+export type { Answer, AnswerInput, AnswerStream, Citation } from './answers.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export type { WebhookEvent, WebhookEventType, WebhookHeaders, VerifyWebhookOptions, WebhookVerificationCode, } from './webhooks.js';
 export default Shipmate;

@@ -10,6 +10,7 @@
  * for await (const t of paginate((page) => sm.testimonials.list(page))) console.log(t.author_name);
  * ```
  */
+import { AnswerEvents } from './answers.js';
 /**
  * Any failed call. `status` is the HTTP status (0 when no answer came: `code` is then `timeout` or
  * `network_error`); `code` is the API's stable snake_case code, e.g. `unauthorized` or `validation_failed`.
@@ -426,11 +427,23 @@ export class Shipmate {
     click(indexId, searchId, documentId, position) {
         return this.request('POST', `/v1/indexes/${seg(indexId)}/searches/${seg(searchId)}/click`, { document_id: documentId, position });
     }
-    /**
-     * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
-     * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
-     */
+    answer(indexId, input, options) {
+        const path = `/v1/indexes/${seg(indexId)}/answer`;
+        if (!options?.stream)
+            return this.request('POST', path, input);
+        return new AnswerEvents(async () => (await this.send('POST', path, input, undefined, 'key', 'text/event-stream', true)).res, (problem) => new ShipmateError(Number(problem.status) || 502, problem));
+    }
+    /** One API call: JSON in and out (other representations, such as CSV, as their text). */
     async request(method, path, body, query, credential = 'key', accept = 'application/json') {
+        const { text } = await this.send(method, path, body, query, credential, accept, false);
+        return (accept !== 'application/json' ? text : text ? JSON.parse(text) : null);
+    }
+    /**
+     * Sends until answered: a timeout per attempt (for a `stream`, until its head arrives; its body
+     * is left to read), and retries of 429, 503 and network errors with exponential backoff
+     * (honouring `Retry-After`). Timeouts are not retried. Failures throw `ShipmateError`.
+     */
+    async send(method, path, body, query, credential, accept, stream) {
         let url = this.baseUrl + path;
         if (query) {
             const qs = new URLSearchParams();
@@ -467,7 +480,7 @@ export class Shipmate {
             let text;
             try {
                 res = await this.fetchImpl(url, { method, headers, body: payload, signal: controller.signal });
-                text = await res.text();
+                text = stream && res.ok ? '' : await res.text();
             }
             catch (cause) {
                 if (timedOut) {
@@ -490,9 +503,8 @@ export class Shipmate {
             finally {
                 clearTimeout(timer);
             }
-            // Other representations (CSV) are handed back as the text they are.
             if (res.ok)
-                return (accept !== 'application/json' ? text : text ? JSON.parse(text) : null);
+                return { res, text };
             const retryAfter = retryAfterSeconds(res);
             if (!last && RETRY_STATUSES.has(res.status)) {
                 await sleep(retryAfter !== undefined ? Math.min(retryAfter * 1000, RETRY_AFTER_MAX_MS) : backoff);

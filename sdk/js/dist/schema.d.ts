@@ -1284,6 +1284,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/indexes/{index_id}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answers the question from the index: its `top_k` best chunks (found as a search would, `hybrid`
+         *     unless `mode` says otherwise) are numbered from 1 in the prompt, the model cites them as `[n]`,
+         *     and `citations` are the cited chunks in the order first cited. With `Accept:
+         *     text/event-stream`: `event: delta` `{"text"}` as the model writes, then `event: done` with the
+         *     whole answer (`event: error` with problem details if the provider fails mid-way).
+         */
+        post: operations["knowledge_base_answer_question"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/indexes/{index_id}/documents": {
         parameters: {
             query?: never;
@@ -2234,6 +2257,40 @@ export interface components {
              */
             to?: string | null;
         };
+        /**
+         * @description The model's answer and the chunks it cites (`[n]` in the text is the n-th chunk it was
+         *     given), in the order first cited.
+         */
+        Answer: {
+            answer: string;
+            citations: components["schemas"]["Citation"][];
+            /**
+             * Format: uuid
+             * @description The retrieval, logged in the index's search analytics.
+             */
+            search_id: string;
+        };
+        /**
+         * @description A piece of a streamed answer (`event: delta` of `POST .../answer` with
+         *     `Accept: text/event-stream`).
+         */
+        AnswerDelta: {
+            text: string;
+        };
+        /** @description `POST /v1/indexes/:id/answer`: a question answered from the index's best chunks. */
+        AnswerQuery: {
+            /** @description As in a search: only chunks of documents whose metadata matches. */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            mode?: null | components["schemas"]["SearchMode"];
+            question: string;
+            /**
+             * Format: int64
+             * @description How many chunks the model reads: 1 to 20, default 5.
+             */
+            top_k?: number | null;
+        };
         ApiKey: {
             allowed_origins: string[];
             /** Format: date-time */
@@ -2426,6 +2483,20 @@ export interface components {
              *     searchable once all of its chunks have one.
              */
             ready: boolean;
+        };
+        /** @description A chunk the answer cites. */
+        Citation: {
+            chunk_content: string;
+            /**
+             * Format: int32
+             * @description The chunk's place in its document, from 0.
+             */
+            chunk_index: number;
+            /** Format: uuid */
+            document_id: string;
+            metadata: {
+                [key: string]: unknown;
+            };
         };
         /** @description A click as recorded. */
         ClickRecorded: {
@@ -15165,6 +15236,139 @@ export interface operations {
                 };
             };
             /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_answer_question: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                index_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerQuery"];
+            };
+        };
+        responses: {
+            /** @description the answer, or Server-Sent Events with `Accept: text/event-stream` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Answer"];
+                    "text/event-stream": components["schemas"]["AnswerDelta"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not allowed for this caller */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such index */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an empty question, or invalid top_k, mode or filter */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the project has `SHIPMATE_CHAT_PROJECT_CONCURRENCY` answers in flight */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `upstream_failed`: the chat API failed or did not answer in time */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `chat_not_configured`: no chat API configured */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -12,6 +12,8 @@
  */
 
 import type { components } from './schema.js';
+import { AnswerEvents } from './answers.js';
+import type { Answer, AnswerInput, AnswerStream } from './answers.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the API: aliases of the types generated from the server's OpenAPI document into
@@ -804,10 +806,40 @@ export class Shipmate {
   }
 
   /**
-   * One API call: JSON in and out, a timeout per attempt, and retries of 429, 503 and network
-   * errors with exponential backoff (honouring `Retry-After`). Timeouts are not retried.
+   * `POST /v1/indexes/:indexId/answer`: the question answered by the project's chat model from the
+   * index's `top_k` best chunks, with `citations` (the chunks the answer cites as `[n]`, in the
+   * order first cited). With `{ stream: true }`, an async iterator of the text as it is written,
+   * and `result()` for the whole answer:
+   *
+   * ```ts
+   * const stream = sm.answer(indexId, { question }, { stream: true });
+   * for await (const text of stream) process.stdout.write(text);
+   * const { citations } = await stream.result();
+   * ```
    */
+  answer(indexId: string, input: AnswerInput): Promise<Answer>;
+  answer(indexId: string, input: AnswerInput, options: { stream: true }): AnswerStream;
+  answer(indexId: string, input: AnswerInput, options?: { stream?: boolean }): Promise<Answer> | AnswerStream {
+    const path = `/v1/indexes/${seg(indexId)}/answer`;
+    if (!options?.stream) return this.request('POST', path, input);
+    return new AnswerEvents(
+      async () => (await this.send('POST', path, input, undefined, 'key', 'text/event-stream', true)).res,
+      (problem) => new ShipmateError(Number(problem.status) || 502, problem as Partial<Problem>),
+    );
+  }
+
+  /** One API call: JSON in and out (other representations, such as CSV, as their text). */
   private async request<T>(method: Method, path: string, body?: unknown, query?: Query, credential: Credential = 'key', accept = 'application/json'): Promise<T> {
+    const { text } = await this.send(method, path, body, query, credential, accept, false);
+    return (accept !== 'application/json' ? text : text ? JSON.parse(text) : null) as T;
+  }
+
+  /**
+   * Sends until answered: a timeout per attempt (for a `stream`, until its head arrives; its body
+   * is left to read), and retries of 429, 503 and network errors with exponential backoff
+   * (honouring `Retry-After`). Timeouts are not retried. Failures throw `ShipmateError`.
+   */
+  private async send(method: Method, path: string, body: unknown, query: Query | undefined, credential: Credential, accept: string, stream: boolean): Promise<{ res: Response; text: string }> {
     let url = this.baseUrl + path;
     if (query) {
       const qs = new URLSearchParams();
@@ -839,7 +871,7 @@ export class Shipmate {
       let text: string;
       try {
         res = await this.fetchImpl(url, { method, headers, body: payload, signal: controller.signal });
-        text = await res.text();
+        text = stream && res.ok ? '' : await res.text();
       } catch (cause) {
         if (timedOut) {
           throw new ShipmateError(0, {
@@ -861,8 +893,7 @@ export class Shipmate {
         clearTimeout(timer);
       }
 
-      // Other representations (CSV) are handed back as the text they are.
-      if (res.ok) return (accept !== 'application/json' ? text : text ? JSON.parse(text) : null) as T;
+      if (res.ok) return { res, text };
 
       const retryAfter = retryAfterSeconds(res);
       if (!last && RETRY_STATUSES.has(res.status)) {
@@ -881,6 +912,8 @@ export class Shipmate {
     }
   }
 }
+
+export type { Answer, AnswerInput, AnswerStream, Citation } from './answers.js';
 
 // Receiving webhooks: signature verification lives in its own module (no client needed).
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
