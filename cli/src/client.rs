@@ -45,7 +45,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn from_response(status: u16, body: &[u8], session: bool) -> Self {
+    pub fn from_response(status: u16, body: &[u8], session: bool) -> Self {
         // Anything but the API's own problem body (a proxy's error page, say) is quoted instead.
         let (detail, errors) = match serde_json::from_slice::<ProblemBody>(body) {
             Ok(p) => (p.detail, p.errors),
@@ -256,20 +256,42 @@ impl Client {
         })
     }
 
+    /// A `POST` answered as a stream (`Accept: text/event-stream`): the response, its body still to
+    /// read, once its head says 2xx; else the problem.
+    pub async fn post_stream<B: Serialize>(
+        &self,
+        path: &str,
+        auth: Auth<'_>,
+        body: &B,
+    ) -> Result<reqwest::Response, ClientError> {
+        let req = self
+            .request(Method::POST, path, auth, &[])?
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .json(body);
+        self.head(req, auth).await
+    }
+
     /// Sends `req`: a 2xx answer's body, else the problem.
     async fn execute(
         &self,
         req: reqwest::RequestBuilder,
         auth: Auth<'_>,
     ) -> Result<Vec<u8>, ClientError> {
-        let transport = |e: reqwest::Error| ClientError::Transport {
-            url: self.base.clone(),
-            reason: error_chain(&e),
-        };
-        let res = req.send().await.map_err(transport)?;
+        let res = self.head(req, auth).await?;
+        let bytes = res.bytes().await.map_err(|e| self.transport(&e))?;
+        Ok(bytes.to_vec())
+    }
+
+    /// Sends `req`: a 2xx response, else the problem.
+    async fn head(
+        &self,
+        req: reqwest::RequestBuilder,
+        auth: Auth<'_>,
+    ) -> Result<reqwest::Response, ClientError> {
+        let res = req.send().await.map_err(|e| self.transport(&e))?;
         let status = res.status();
-        let bytes = res.bytes().await.map_err(transport)?;
         if !status.is_success() {
+            let bytes = res.bytes().await.map_err(|e| self.transport(&e))?;
             let session = matches!(auth, Auth::Session | Auth::InProject(_));
             return Err(ClientError::Api(Problem::from_response(
                 status.as_u16(),
@@ -277,7 +299,14 @@ impl Client {
                 session,
             )));
         }
-        Ok(bytes.to_vec())
+        Ok(res)
+    }
+
+    pub fn transport(&self, e: &reqwest::Error) -> ClientError {
+        ClientError::Transport {
+            url: self.base.clone(),
+            reason: error_chain(e),
+        }
     }
 
     fn json_answer(&self, path: &str, bytes: &[u8]) -> Result<Answer, ClientError> {

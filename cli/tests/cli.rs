@@ -8,6 +8,8 @@
 #[path = "../../api/tests/api/helpers.rs"]
 mod helpers;
 
+#[path = "../../worker/tests/pipeline/fake_chat.rs"]
+mod fake_chat;
 #[path = "../../api/tests/api/fake_idp.rs"]
 mod fake_idp;
 mod support;

@@ -1,5 +1,6 @@
 use serde_json::Value;
 
+use crate::fake_chat::{Behaviour, FakeChat};
 use crate::helpers::*;
 use crate::support::*;
 
@@ -301,4 +302,70 @@ async fn documents_are_uploaded_from_a_folder_and_found_by_search() {
     assert!(out.contains(&format!("Deleted index {index_id}")), "{out}");
     let list = cli.json(&["indexes", "list", "--project", "kb-cli"]).await;
     assert_eq!(list["data"].as_array().unwrap().len(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kb_ask_writes_the_answer_then_its_sources() {
+    let chat =
+        FakeChat::start("Keep the blade in the water and paddle close to the hull [1].").await;
+    let flags = chat.flags();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let (app, cli) = signed_in_with(&flags).await;
+    let _worker = start_worker(&app);
+    create_project(&cli, "kb-ask").await;
+    cli.ok(&[
+        "indexes",
+        "create",
+        "--project",
+        "kb-ask",
+        "--name",
+        "docs",
+        "--model",
+        LOCAL_MODEL,
+    ])
+    .await;
+    let dir = TempDir::new("ask");
+    dir.write("kayak.md", KAYAK);
+    let folder = dir.path().to_str().unwrap();
+    cli.ok(&[
+        "kb",
+        "upload",
+        "--project",
+        "kb-ask",
+        "--index",
+        "docs",
+        "--wait",
+        folder,
+    ])
+    .await;
+
+    let ask = [
+        "kb",
+        "ask",
+        "--project",
+        "kb-ask",
+        "--index",
+        "docs",
+        "How do I paddle straight?",
+    ];
+    let out = cli.ok(&ask).await;
+    assert!(
+        out.starts_with("Keep the blade in the water and paddle close to the hull [1].\n\nSources:\n  [1] kayak.md (chunk 0): # Kayaking basics"),
+        "{out}"
+    );
+    assert!(
+        chat.received()[0]["stream"] == true,
+        "streamed to the terminal"
+    );
+    let whole = cli.json(&ask).await;
+    assert_eq!(whole["citations"][0]["metadata"]["path"], "kayak.md");
+
+    chat.set(Behaviour::Fail);
+    let err = cli.run(&ask).await.fails(1);
+    assert!(err.contains("the chat provider failed"), "{err}");
+    let empty = cli
+        .run(&["kb", "ask", "--project", "kb-ask", "--index", "docs", " "])
+        .await
+        .fails(1);
+    assert!(empty.contains("question"), "{empty}");
 }

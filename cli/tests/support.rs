@@ -306,8 +306,15 @@ pub async fn finish(mut child: std::process::Child, drain: std::thread::JoinHand
 
 /// An app with a fake identity provider, and the CLI signed in to it as grace@example.com.
 pub async fn signed_in() -> (TestApp, Shipmate) {
+    signed_in_with(&[]).await
+}
+
+/// As `signed_in`, the app started with `extra` flags too.
+pub async fn signed_in_with(extra: &[&str]) -> (TestApp, Shipmate) {
     let idp = FakeIdp::start().await;
-    let app = spawn_set_up_app(&idp.flags()).await;
+    let mut args: Vec<&str> = idp.flags();
+    args.extend_from_slice(extra);
+    let app = spawn_set_up_app(&args).await;
     let cli = Shipmate::new(&app);
     let out = cli.login().await.ok();
     assert!(out.contains("Signed in as grace@example.com"), "{out}");

@@ -21,6 +21,10 @@ pub enum KbCommand {
     Upload(UploadArgs),
     /// Search an index: by meaning (vector), by exact words (keyword) or both (hybrid).
     Search(SearchArgs),
+    /// Ask a question: the instance's chat model answers from the index's best chunks (hybrid
+    /// search unless --mode), written to the terminal as it arrives, then the sources it cites.
+    /// The instance needs a chat API (SHIPMATE_CHAT_URL); --json prints the whole answer.
+    Ask(SearchArgs),
     /// An index's documents by status: ready (searchable), pending (being embedded), failed.
     ///
     /// With --wait, shows documents ready of all as a progress bar until none is pending (a bulk
@@ -93,7 +97,7 @@ pub struct SearchArgs {
     /// Index id or name.
     #[arg(long, value_name = "INDEX")]
     pub index: String,
-    /// What to look for.
+    /// What to look for (`kb ask`: the question).
     pub query: String,
     /// Number of results (1 to 20).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u8).range(1..=20))]

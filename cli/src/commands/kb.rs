@@ -1,8 +1,9 @@
-//! Knowledge base: `shipmate indexes ...`, `shipmate kb upload|search|delete` (and the earlier
+//! Knowledge base: `shipmate indexes ...`, `shipmate kb upload|search|ask|delete` (and the earlier
 //! names `docs upload`, `search`).
 //! These are API-key endpoints; the CLI calls them with the session naming the project
 //! (`X-Project-Id`), so members work here without the secret key owners and admins hold.
 
+mod ask;
 mod status;
 mod upload;
 
@@ -88,6 +89,7 @@ pub async fn run(ctx: &Ctx, command: KbCommand) -> anyhow::Result<()> {
     match command {
         KbCommand::Upload(args) => upload::run(ctx, args).await,
         KbCommand::Search(args) => search(ctx, args).await,
+        KbCommand::Ask(args) => ask::run(ctx, args).await,
         KbCommand::Status {
             project,
             index,
@@ -193,13 +195,7 @@ struct Hit {
 pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     let pid = project_id(&ctx.client, &args.project.project).await?;
     let index = index_id(&ctx.client, &pid, &args.index).await?;
-    let mut query = json!({ "query": args.query, "top_k": args.top_k });
-    if let Some(mode) = &args.mode {
-        query["mode"] = json!(mode);
-    }
-    if !args.filters.is_empty() {
-        query["filter"] = Value::Object(filter_object(args.filters));
-    }
+    let query = search_body(args, "query");
     let answer = ctx
         .client
         .post(
@@ -231,6 +227,19 @@ pub async fn search(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
     align_right(&mut t, &[0, 1, 3]);
     print_table(&t, "No results.");
     Ok(())
+}
+
+/// The API's body for a search (`text` the field the words go in: `query`, or an answer's
+/// `question`).
+pub(super) fn search_body(args: SearchArgs, text: &str) -> Value {
+    let mut body = json!({ text: args.query, "top_k": args.top_k });
+    if let Some(mode) = &args.mode {
+        body["mode"] = json!(mode);
+    }
+    if !args.filters.is_empty() {
+        body["filter"] = Value::Object(filter_object(args.filters));
+    }
+    body
 }
 
 fn hit(r: &Value) -> Hit {

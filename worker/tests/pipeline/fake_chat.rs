@@ -2,6 +2,9 @@
 //! streams: `data: {chat.completion.chunk}` events ended by `data: [DONE]`), recording what it was
 //! sent and behaving as a test asks.
 
+// Shared with the CLI tests, which use part of it.
+#![allow(dead_code)]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
