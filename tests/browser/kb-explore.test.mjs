@@ -133,3 +133,33 @@ test('an index\'s search analytics: searches, rates and queries, after searches 
     await ctx.close();
   }
 });
+
+test('the ask box streams an answer from the index and lists the chunks it cites', { timeout: 120_000 }, async () => {
+  const { token, project, key } = await setup('kbask');
+  const index = await api('POST', '/v1/indexes', { key, body: { name: 'Help', embedding_model: 'all-minilm-l6-v2' }, expect: 201 });
+  const doc = await api('POST', `/v1/indexes/${index.id}/documents`, { key, expect: 201, body: { content: 'Refunds reach your card within five business days. Gift cards are refunded as store credit.', metadata: { title: 'Refunds' } } });
+  await until('document ready', async () => (await api('GET', `/v1/indexes/${index.id}/documents/${doc.id}`, { key, expect: 200 })).status, 'ready', 90_000);
+
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/knowledge/${index.id}`);
+    await page.fill('#ask-question', 'When do I get my refund?');
+    await page.click('#ask-form button[type=submit]');
+    // The stack's chat API (tests/fake-chat.mjs) quotes source [1]'s first sentence and cites it.
+    await page.locator('#ask-citations li').first().waitFor();
+    assert.equal(await text(page, '#ask-answer'), 'From the knowledge base: Refunds reach your card within five business days. [1].');
+    assert.equal(await page.locator('#ask-citations li').count(), 1);
+    assert.equal(await text(page, '#ask-citations li a'), 'Refunds');
+    assert.equal(await page.locator('#ask-citations li a').getAttribute('href'), `/dashboard/p/${project.id}/knowledge/${index.id}/${doc.id}`);
+    await page.locator('section:has(#ask-form)').screenshot({ path: path.join(SHOTS, 'dashboard-kb-ask.png') });
+
+    // An empty question is refused on its field.
+    await page.fill('#ask-question', ' ');
+    await page.click('#ask-form button[type=submit]');
+    await page.locator('#ask-form [data-err-for="question"]:not(:empty)').waitFor();
+    assert.equal(await text(page, '#ask-answer'), '');
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});

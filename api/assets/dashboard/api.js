@@ -34,23 +34,75 @@ export async function api(method, path, { body, form, key, projectId, accept } =
       cache: 'no-store',
     });
   } catch (e) {
-    throw new ApiError(0, { title: 'Network error', detail: 'Could not reach the Shipmate server. Check your connection and try again.' }, key);
+    throw unreachable(key);
   }
   const text = await res.text();
   if (accept && res.ok) return text;
-  let data = null;
-  if (text) {
-    try { data = JSON.parse(text); } catch (e) { data = null; }
-  }
-  if (!res.ok) {
-    const err = new ApiError(res.status, data, key);
-    if (res.status === 429) {
-      const wait = res.headers.get('Retry-After');
-      if (wait) err.message += ` Try again in ${wait} s.`;
-    }
-    throw err;
-  }
+  const data = parsed(text);
+  if (!res.ok) throw refusal(res, data, key);
   return data;
+}
+
+const unreachable = (viaKey) => new ApiError(0, { title: 'Network error', detail: 'Could not reach the Shipmate server. Check your connection and try again.' }, viaKey);
+
+function parsed(text) {
+  if (!text) return null;
+  try { return JSON.parse(text); } catch (e) { return null; }
+}
+
+function refusal(res, data, viaKey) {
+  const err = new ApiError(res.status, data, viaKey);
+  if (res.status === 429) {
+    const wait = res.headers.get('Retry-After');
+    if (wait) err.message += ` Try again in ${wait} s.`;
+  }
+  return err;
+}
+
+/**
+ * Opens a Server-Sent Events answer of an API-key endpoint for `project` (a POST of `body`):
+ * resolves to the response, its body still to read; rejects with ApiError.
+ */
+export async function keyStream(project, path, body) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method: 'POST',
+      headers: { Accept: 'text/event-stream', 'Content-Type': 'application/json', 'X-Project-Id': project.id },
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
+  } catch (e) {
+    throw unreachable(false);
+  }
+  if (!res.ok) throw refusal(res, parsed(await res.text()), false);
+  return res;
+}
+
+/** The events of a Server-Sent Events response as they arrive: `{ event, data }`, data parsed as JSON. */
+export async function* serverSentEvents(res) {
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += (done ? decoder.decode() : decoder.decode(value, { stream: true })).replace(/\r/g, '');
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data += line.slice(5).trimStart();
+      }
+      const value = parsed(data);
+      if (value !== null) yield { event, data: value };
+    }
+    if (done) return;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { announce, busy, clearFormErrors, confirmDialog, later, pageHead, setLoa
 import { navigate, projectPath } from './router.js';
 import { searchCard } from './kb-search.js';
 import { analyticsCard } from './kb-analytics.js';
+import { askCard } from './kb-ask.js';
 import { uploadCard } from './kb-upload.js';
 import { docName, screenDocument } from './kb-document.js';
 
@@ -186,6 +187,7 @@ async function screenIndex(ctx) {
     h('div', { class: 'grid-2' },
       upload,
       searchCard(project, index, alive)),
+    askCard(project, index, alive),
     h('section', { class: 'card', 'aria-labelledby': 'docs-title' }, h('h2', { id: 'docs-title' }, 'Documents'), progressBox, docsBox, pager),
     analyticsCard(project, index, alive),
   );

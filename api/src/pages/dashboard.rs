@@ -49,6 +49,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "knowledge.js",
     "kb-search.js",
     "kb-analytics.js",
+    "kb-ask.js",
     "kb-upload.js",
     "kb-document.js",
     "analytics.js",
