@@ -51,6 +51,10 @@ pub struct KbSettings {
     /// under this (vector and hybrid searches).
     #[arg(long, env = "SHIPMATE_SEARCH_LOW_SCORE", default_value_t = 0.3)]
     pub search_low_score: f64,
+    /// Log every search for the indexes' search analytics (queries may hold what people typed
+    /// about themselves: `false` keeps none, and analytics stay empty).
+    #[arg(long, env = "SHIPMATE_SEARCH_LOG", default_value_t = true, action = clap::ArgAction::Set)]
+    pub search_log: bool,
     /// An OpenAI-compatible chat API's base for answers (the client posts to
     /// `{url}/chat/completions`); with only `SHIPMATE_CHAT_KEY` set, OpenAI's. Neither: answers
     /// are refused 503 `chat_not_configured`.

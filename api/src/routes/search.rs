@@ -105,6 +105,9 @@ pub(super) async fn find(
         let marks = reads.run(|db| highlight::of(db, query, &results)).await?;
         highlight::attach(&mut results, marks);
     }
+    if !state.settings.common.kb.search_log {
+        return Ok((results, Uuid::now_v7()));
+    }
     // Analytics are no reason to fail a search: a search the log could not take (the primary
     // away while a replica answers) gets an id nothing will find.
     let logged = search_log::Logged {

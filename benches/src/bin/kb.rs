@@ -322,6 +322,7 @@ async fn run(b: &Bench, args: &Args) -> anyhow::Result<()> {
     );
     let queries: Vec<String> = texts.into_iter().take(args.queries + 10).collect();
     drop(model);
+    search_log_overhead(b, &key_s, &search_path, &queries).await?;
 
     // 5. Fairness: the same searches by project S while project A bulk uploads and a worker
     // embeds it. Queries carry a sequence number, so none is answered from the query cache.

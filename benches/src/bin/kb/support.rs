@@ -472,3 +472,38 @@ pub(crate) async fn fill_search_index(
         .await?;
     Ok((t.elapsed(), stored))
 }
+
+/// What logging a search for analytics adds to its answer: the same index searched through this
+/// api (which logs every search) and a second api on the same database started with
+/// `--search-log false`, taking turns, each query text new to both (no cached query vector).
+pub(crate) async fn search_log_overhead(
+    b: &Bench,
+    key: &str,
+    path: &str,
+    queries: &[String],
+) -> anyhow::Result<()> {
+    let unlogged = shipmate_benches::start_on(b.db_url.clone(), &["--search-log", "false"]).await?;
+    let (mut logged_took, mut unlogged_took) = (Vec::new(), Vec::new());
+    for (i, q) in queries.iter().enumerate() {
+        for (api, took) in [(b, &mut logged_took), (&unlogged, &mut unlogged_took)] {
+            let body = json!({"query": format!("{q} ({i})"), "top_k": 10});
+            let t = Instant::now();
+            api.post(key, path, body).await?;
+            if i >= 10 {
+                took.push(t.elapsed());
+            }
+        }
+    }
+    let (with, without) = (
+        percentile(&mut logged_took, 50.0),
+        percentile(&mut unlogged_took, 50.0),
+    );
+    println!(
+        "search logging ({} searches each, taking turns): p50 {} logged, {} not logged: {:+.2} ms",
+        logged_took.len(),
+        ms(with),
+        ms(without),
+        (with.as_secs_f64() - without.as_secs_f64()) * 1000.0
+    );
+    Ok(())
+}
