@@ -20,6 +20,7 @@ pub mod search;
 pub mod search_log;
 pub mod search_stats;
 pub mod settings;
+pub mod typos;
 pub mod upsert;
 
 pub use settings::KbSettings;

@@ -25,6 +25,8 @@ pub struct Search {
     pub filter: Filter,
     /// Add each result's matching passages (`highlights`).
     pub highlight: bool,
+    /// Widen misspelt words in keyword and hybrid modes (`super::typos`).
+    pub typo_tolerance: bool,
 }
 
 impl From<SearchQuery> for Search {
@@ -35,6 +37,7 @@ impl From<SearchQuery> for Search {
             mode: body.mode.unwrap_or(SearchMode::Vector),
             filter: Filter::of(body.filter),
             highlight: body.highlight.unwrap_or(false),
+            typo_tolerance: body.typo_tolerance.unwrap_or(true),
         }
     }
 }

@@ -198,6 +198,11 @@ pub struct SearchQuery {
     /// Add `highlights` to each result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub highlight: Option<bool>,
+    /// In `keyword` and `hybrid` modes, also find the words of the index within one edit of a
+    /// query word of five or more letters (two edits from nine) that the index does not hold.
+    /// On unless `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typo_tolerance: Option<bool>,
 }
 
 /// At most this many keys in a search filter, and this many values for one key: a filter is a

@@ -64,6 +64,7 @@ pub async fn answer_question(
         mode: q.mode.unwrap_or(SearchMode::Hybrid),
         filter: Filter::of(q.filter),
         highlight: false,
+        typo_tolerance: true,
     };
     let (chunks, search_id) = find(&state, &reads, project.id, &index, &search).await?;
     let prompt = answer::prompt(&search.query, &chunks);

@@ -4,10 +4,13 @@ use axum::extract::{Path, State};
 use axum::routing::post;
 use axum::{Json, Router};
 use shipmate_core::replicas::Replicas;
+use shipmate_core::AppResult;
 use shipmate_kb::highlight;
 use shipmate_kb::indexes::IndexRef;
 use shipmate_kb::search::{self, Search, SearchMode, SearchQuery, SearchResult};
 use shipmate_kb::search_log;
+use shipmate_kb::typos;
+use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::indexes::index_of;
@@ -55,6 +58,7 @@ pub(super) async fn find(
         mode,
         filter,
         highlight,
+        ..
     } = search;
     let (top_k, mode) = (*top_k, *mode);
     let limit = search::candidates(mode, top_k);
@@ -63,23 +67,20 @@ pub(super) async fn find(
         state.settings.common.kb.search_exact_below,
         &state.index_sizes,
     );
-    // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity).
-    let (mut results, top_score) = match mode {
-        SearchMode::Keyword => (
-            reads
-                .run(|db| search::keyword(db, index, query, limit, filter))
-                .await?,
-            None,
-        ),
+    // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity);
+    // and the query as the words were looked for (misspelt words widened), for highlights.
+    let (mut results, top_score, words) = match mode {
+        SearchMode::Keyword => {
+            let (results, words) = reads.run(|db| by_words(db, index, search, limit)).await?;
+            (results, None, words)
+        }
         SearchMode::Vector | SearchMode::Hybrid => {
             // The exact-or-graph check (and, for hybrid, the keyword list) run while the model
             // embeds the query.
             let lists = |db| async move {
                 let words = async {
                     match hybrid {
-                        true => search::keyword(db, index, query, limit, filter)
-                            .await
-                            .map(Some),
+                        true => by_words(db, index, search, limit).await.map(Some),
                         false => Ok(None),
                     }
                 };
@@ -94,15 +95,18 @@ pub(super) async fn find(
                 .run(|db| search::vector(db, index, &vector, limit, small, filter))
                 .await?;
             let top_score = nearest.first().map(|r| r.score);
-            let results = match words {
-                Some(words) => search::fuse(vec![nearest, words], top_k),
-                None => nearest,
-            };
-            (results, top_score)
+            match words {
+                Some((words, widened)) => (
+                    search::fuse(vec![nearest, words], top_k),
+                    top_score,
+                    widened,
+                ),
+                None => (nearest, top_score, query.clone()),
+            }
         }
     };
     if *highlight {
-        let marks = reads.run(|db| highlight::of(db, query, &results)).await?;
+        let marks = reads.run(|db| highlight::of(db, &words, &results)).await?;
         highlight::attach(&mut results, marks);
     }
     if !state.settings.common.kb.search_log {
@@ -126,4 +130,20 @@ pub(super) async fn find(
         }
     };
     Ok((results, search_id))
+}
+
+/// The keyword list, misspelt words widened first unless the search says not to; and the query
+/// it ran.
+async fn by_words(
+    db: &PgPool,
+    index: &IndexRef,
+    s: &Search,
+    limit: i64,
+) -> AppResult<(Vec<SearchResult>, String)> {
+    let query = match s.typo_tolerance {
+        true => typos::widen(db, index.id, &s.query).await?,
+        false => s.query.clone(),
+    };
+    let results = search::keyword(db, index, &query, limit, &s.filter).await?;
+    Ok((results, query))
 }

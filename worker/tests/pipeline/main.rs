@@ -35,6 +35,7 @@ mod kb_file_names;
 mod kb_files;
 mod kb_ingest;
 mod kb_search_modes;
+mod kb_typos;
 mod loop_delivery;
 mod privacy;
 mod provider_concurrency;

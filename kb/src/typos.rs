@@ -1,0 +1,273 @@
+//! Typo tolerance for keyword and hybrid search. A query word of five or more letters that the
+//! index does not hold is widened to the index's words within one edit of it (nine or more
+//! letters: two), counting typos as Meilisearch does: a letter missing, added or replaced, or two
+//! neighbours swapped. The search then reads `word` as `word OR correction ...` in web-search
+//! syntax, so every other rule of keyword search (phrases, `-word`, languages) still holds.
+//! One-edit candidates are every string one edit away, looked up exactly in the index's words
+//! (`kb_words`); two-edit ones come from the trigram index and are checked here.
+
+use std::collections::{BTreeSet, HashMap};
+
+use shipmate_core::AppResult;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+/// Shorter words are taken as typed: one edit away from a four-letter word lies another word.
+const MIN_LETTERS: usize = 5;
+/// From this length a word may be two edits away from what was meant.
+const TWO_EDITS_FROM: usize = 9;
+/// Corrections kept per word, the closest first.
+const MOST: usize = 5;
+
+/// `query` with each misspelt word widened to the words of the index it may have meant.
+pub async fn widen(db: &PgPool, index_id: Uuid, query: &str) -> AppResult<String> {
+    let words: Vec<String> = tokens(query)
+        .filter(|t| t.eligible())
+        .map(|t| t.text.to_lowercase())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if words.is_empty() {
+        return Ok(query.to_owned());
+    }
+    // A word the index holds as typed is taken as meant.
+    let known = sqlx::query_scalar!(
+        "select word from kb_words where index_id = $1 and word = any($2)",
+        index_id,
+        &words
+    )
+    .fetch_all(db)
+    .await?;
+    let unknown: Vec<&String> = words.iter().filter(|w| !known.contains(w)).collect();
+    if unknown.is_empty() {
+        return Ok(query.to_owned());
+    }
+    let one_edit: Vec<String> = unknown
+        .iter()
+        .flat_map(|w| one_edit_away(w))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let long: Vec<String> = unknown
+        .iter()
+        .filter(|w| w.chars().count() >= TWO_EDITS_FROM)
+        .map(|w| w.to_string())
+        .collect();
+    let found = sqlx::query_scalar!(
+        r#"select word as "word!" from kb_words where index_id = $1 and word = any($2)
+           union
+           select w.word from unnest($3::text[]) q(word)
+           join kb_words w on w.index_id = $1 and w.word % q.word"#,
+        index_id,
+        &one_edit,
+        &long
+    )
+    .fetch_all(db)
+    .await?;
+    let corrections: HashMap<&str, Vec<&str>> = unknown
+        .iter()
+        .map(|w| (w.as_str(), closest(w, &found)))
+        .filter(|(_, c)| !c.is_empty())
+        .collect();
+    Ok(rewrite(query, &corrections))
+}
+
+/// The words of `found` within the edits `word` allows, the closest first (then alphabetically).
+fn closest<'a>(word: &str, found: &'a [String]) -> Vec<&'a str> {
+    let allowed = if word.chars().count() >= TWO_EDITS_FROM {
+        2
+    } else {
+        1
+    };
+    let mut near: Vec<(usize, &str)> = found
+        .iter()
+        .map(|f| (edits(word, f), f.as_str()))
+        .filter(|(d, _)| (1..=allowed).contains(d))
+        .collect();
+    near.sort();
+    near.into_iter().take(MOST).map(|(_, f)| f).collect()
+}
+
+/// Every string one edit from `word` (deletions, swaps of neighbours, replacements and
+/// insertions of a letter of the alphabet or of the word).
+fn one_edit_away(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut letters: BTreeSet<char> = ('a'..='z').collect();
+    letters.extend(chars.iter().copied());
+    let joined = |parts: &[&[char]]| parts.concat().into_iter().collect::<String>();
+    let mut out = Vec::new();
+    for i in 0..=chars.len() {
+        let (head, tail) = chars.split_at(i);
+        if let Some((_, rest)) = tail.split_first() {
+            out.push(joined(&[head, rest]));
+            for &l in &letters {
+                out.push(joined(&[head, &[l], rest]));
+            }
+        }
+        if tail.len() >= 2 {
+            out.push(joined(&[head, &[tail[1], tail[0]], &tail[2..]]));
+        }
+        for &l in &letters {
+            out.push(joined(&[head, &[l], tail]));
+        }
+    }
+    out.retain(|v| v != word);
+    out
+}
+
+/// Edits between `a` and `b`: insertions, deletions, replacements and swaps of neighbours
+/// (optimal string alignment).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// A run of letters or digits in a query, and where it stands.
+struct Token<'a> {
+    text: &'a str,
+    /// Its first byte in the query.
+    start: usize,
+    quoted: bool,
+    negated: bool,
+}
+
+impl Token<'_> {
+    /// A word typos may widen: letters only (codes such as `E1234` are meant exactly), long
+    /// enough, outside a phrase, not excluded.
+    fn eligible(&self) -> bool {
+        !self.quoted
+            && !self.negated
+            && self.text.chars().count() >= MIN_LETTERS
+            && self.text.chars().all(char::is_alphabetic)
+    }
+}
+
+/// The query's runs of letters and digits, as web search reads them.
+fn tokens(query: &str) -> impl Iterator<Item = Token<'_>> {
+    let mut quoted = false;
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut previous = ' ';
+    let mut before_word = ' ';
+    for (i, c) in query
+        .char_indices()
+        .chain(std::iter::once((query.len(), ' ')))
+    {
+        if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+                before_word = previous;
+            }
+        } else {
+            if let Some(s) = start.take() {
+                out.push(Token {
+                    text: &query[s..i],
+                    start: s,
+                    quoted,
+                    negated: before_word == '-',
+                });
+            }
+            if c == '"' {
+                quoted = !quoted;
+            }
+        }
+        previous = c;
+    }
+    out.into_iter()
+}
+
+/// `query` with every eligible word that has corrections written `word OR correction ...`.
+fn rewrite(query: &str, corrections: &HashMap<&str, Vec<&str>>) -> String {
+    if corrections.is_empty() {
+        return query.to_owned();
+    }
+    let mut out = String::with_capacity(query.len() * 2);
+    let mut at = 0;
+    for t in tokens(query).filter(Token::eligible) {
+        let Some(found) = corrections.get(t.text.to_lowercase().as_str()) else {
+            continue;
+        };
+        let end = t.start + t.text.len();
+        out.push_str(&query[at..end]);
+        for c in found {
+            out.push_str(" OR ");
+            out.push_str(c);
+        }
+        at = end;
+    }
+    out.push_str(&query[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_count_swaps_as_one() {
+        assert_eq!(edits("password", "pasword"), 1);
+        assert_eq!(edits("house", "hosue"), 1);
+        assert_eq!(edits("house", "horse"), 1);
+        assert_eq!(edits("documentation", "docmuentaton"), 2);
+        assert_eq!(edits("house", "mouses"), 2);
+    }
+
+    #[test]
+    fn one_edit_away_holds_every_kind_of_typo() {
+        let near = one_edit_away("pasword");
+        for meant in [
+            "password",
+            "pasword".replace('w', "v").as_str(),
+            "paswrod",
+            "pasord",
+        ] {
+            assert!(near.iter().any(|n| n == meant), "{meant}");
+        }
+        assert!(!near.iter().any(|n| n == "pasword"));
+        assert!(near.iter().all(|n| edits("pasword", n) == 1));
+    }
+
+    #[test]
+    fn only_long_plain_words_outside_phrases_are_widened() {
+        let eligible: Vec<_> =
+            tokens("reset \"pasword here\" -exclude passwrd E1234x or paddle-boat")
+                .filter(Token::eligible)
+                .map(|t| t.text)
+                .collect();
+        assert_eq!(eligible, ["reset", "passwrd", "paddle"]);
+    }
+
+    #[test]
+    fn a_widened_word_keeps_its_place() {
+        let corrections = HashMap::from([("passwrd", vec!["password", "passwords"])]);
+        assert_eq!(
+            rewrite("Reset my Passwrd, \"passwrd\" -passwrd", &corrections),
+            "Reset my Passwrd OR password OR passwords, \"passwrd\" -passwrd"
+        );
+        let found = [
+            "password".to_owned(),
+            "passport".to_owned(),
+            "pass".to_owned(),
+        ];
+        assert_eq!(closest("passwrd", &found), ["password"]);
+    }
+}

@@ -1,0 +1,34 @@
+-- Typo tolerance (#41): each index's words, so a search can find the words a misspelt query word
+-- meant. A statement trigger adds the words of every chunk inserted (lowercase runs of letters and
+-- digits, 4 to 40 characters); words are never removed (a word no chunk holds any more only
+-- widens a query with a term that matches nothing). The trigram index serves the two-edit search
+-- of long words.
+create extension if not exists pg_trgm;
+
+create table kb_words (
+    index_id uuid not null references kb_indexes (id) on delete cascade,
+    word text not null,
+    primary key (index_id, word)
+);
+create index kb_words_trgm on kb_words using gin (word gin_trgm_ops);
+
+create function kb_words_add() returns trigger language plpgsql as $$
+begin
+    -- In one order, so two inserts of the same words wait on each other instead of deadlocking.
+    insert into kb_words (index_id, word)
+    select distinct a.index_id, w
+    from added a, regexp_split_to_table(lower(a.content), '[^[:alnum:]]+') w
+    where length(w) between 4 and 40
+    order by 1, 2
+    on conflict do nothing;
+    return null;
+end $$;
+
+create trigger kb_chunks_words after insert on kb_chunks
+    referencing new table as added for each statement execute function kb_words_add();
+
+insert into kb_words (index_id, word)
+select distinct c.index_id, w
+from kb_chunks c, regexp_split_to_table(lower(c.content), '[^[:alnum:]]+') w
+where length(w) between 4 and 40
+on conflict do nothing;
