@@ -48,6 +48,7 @@ pub fn citations(answer: &str, chunks: &[SearchResult]) -> Vec<Citation> {
                 chunk_index: c.chunk_index,
                 chunk_content: c.chunk_content.clone(),
                 metadata: c.metadata.clone(),
+                feedback: c.feedback.clone(),
             }
         })
         .collect()
@@ -77,6 +78,7 @@ mod tests {
             score: 1.0,
             metadata: serde_json::json!({}),
             highlights: None,
+            feedback: None,
         }
     }
 

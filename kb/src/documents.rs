@@ -14,7 +14,9 @@ pub use shipmate_types::kb::{Chunk, Document, DocumentVersion, NewDocument};
 pub use shipmate_types::{ContentType, DocumentStatus};
 
 const COLUMNS: &str =
-    "id, index_id, chunks_created, status, error, metadata, external_id, created_at";
+    "id, index_id, chunks_created, status, error, metadata, external_id, created_at,
+    array(select l.feedback_id from kb_document_feedback l where l.document_id = kb_documents.id
+          order by l.feedback_id) as feedback_ids";
 
 /// A document ready to store: its chunks, and what it carries.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +26,8 @@ pub struct Draft {
     pub chunks: Vec<String>,
     /// [`content_hash`] of what the chunks were made from.
     pub content_hash: String,
+    /// The feedback entries it is about, sorted (`super::roadmap`).
+    pub feedback_ids: Vec<Uuid>,
 }
 
 /// A version's source, hashed: its content type and text as sent (before HTML or PDF is read).
@@ -40,6 +44,9 @@ pub fn content_hash(text: &str, kind: shipmate_types::ContentType) -> String {
 pub async fn create(db: &PgPool, index: &IndexRef, drafts: Vec<Draft>) -> AppResult<Vec<Document>> {
     let mut tx = db.begin().await?;
     let mut docs = Vec::with_capacity(drafts.len());
+    for draft in &drafts {
+        super::roadmap::check(&mut tx, index.project_id, &draft.feedback_ids).await?;
+    }
     for draft in drafts {
         let id = Uuid::now_v7();
         let doc = sqlx::query_as::<_, Document>(&format!(
@@ -61,7 +68,11 @@ pub async fn create(db: &PgPool, index: &IndexRef, drafts: Vec<Draft>) -> AppRes
             "a document with this external_id is already in the index; PUT .../documents/by-external-id/:externalId replaces it",
         ))?;
         insert_chunks(&mut tx, index, id, 0, &draft).await?;
-        docs.push(doc);
+        super::roadmap::link(&mut tx, id, &draft.feedback_ids).await?;
+        docs.push(Document {
+            feedback_ids: draft.feedback_ids,
+            ..doc
+        });
     }
     tx.commit().await?;
     Ok(docs)

@@ -16,6 +16,7 @@ pub mod models;
 pub mod pool;
 pub mod provider_call;
 pub mod providers;
+pub mod roadmap;
 pub mod search;
 pub mod search_log;
 pub mod search_stats;

@@ -318,6 +318,7 @@ mod tests {
             score: 0.5,
             metadata: json!({}),
             highlights: None,
+            feedback: None,
         }
     }
 

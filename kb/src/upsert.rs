@@ -27,6 +27,7 @@ pub async fn upsert(
     draft: Draft,
 ) -> AppResult<Upserted> {
     let mut tx = db.begin().await?;
+    super::roadmap::check(&mut tx, index.project_id, &draft.feedback_ids).await?;
     // The row lock orders concurrent upserts of one document; the insert's `on conflict` settles
     // two first uploads racing (the loser then finds and locks the winner's row).
     let (id, generation, created) = loop {
@@ -38,6 +39,8 @@ pub async fn upsert(
         .fetch_optional(&mut *tx)
         .await?;
         if let Some(row) = found {
+            // The entries a document is about change without a new version of its text.
+            super::roadmap::link(&mut tx, row.id, &draft.feedback_ids).await?;
             if unchanged(&mut tx, row.id, &draft).await? {
                 // The source re-sent what is live: nothing to write (a sync re-sending a whole
                 // corpus must not churn the index). The lock goes with the transaction.
@@ -63,6 +66,7 @@ pub async fn upsert(
         .fetch_optional(&mut *tx)
         .await?;
         if let Some(id) = inserted {
+            super::roadmap::link(&mut tx, id, &draft.feedback_ids).await?;
             break (id, 0, true);
         }
     };
@@ -84,7 +88,9 @@ pub async fn upsert(
             error = null, lease_until = null, attempts = 0, updated_at = now()
          where id = $1
          returning id, index_id, chunks_created, status as "status: DocumentStatus", error,
-            metadata, external_id, null::int4 as chunks_reused, created_at"#,
+            metadata, external_id, null::int4 as chunks_reused, created_at,
+            array(select l.feedback_id from kb_document_feedback l where l.document_id = $1
+                  order by l.feedback_id) as "feedback_ids!""#,
         id,
         Json(&draft.metadata) as _,
         draft.chunks.len() as i32,
@@ -103,7 +109,8 @@ pub async fn upsert(
 }
 
 /// The live document named `external_id` when it was made from exactly this source (by
-/// [`super::documents::content_hash`]) with exactly this metadata and nothing newer is on its way:
+/// [`super::documents::content_hash`]) with exactly this metadata and these feedback entries
+/// (sorted), and nothing newer is on its way:
 /// a re-sync of an unchanged document is then answered without chunking it again, and written
 /// nowhere (`chunks_reused` is all of its chunks).
 pub async fn live_if_unchanged(
@@ -112,16 +119,20 @@ pub async fn live_if_unchanged(
     external_id: &str,
     content_hash: &str,
     metadata: &serde_json::Map<String, serde_json::Value>,
+    feedback_ids: &[Uuid],
 ) -> AppResult<Option<Document>> {
     let found = sqlx::query_scalar!(
         "select d.id from kb_documents d
          where d.index_id = $1 and d.external_id = $2 and d.content_hash = $3 and d.metadata = $4
            and d.status = 'ready'
-           and not exists (select 1 from kb_chunks c where c.document_id = d.id and not c.ready)",
+           and not exists (select 1 from kb_chunks c where c.document_id = d.id and not c.ready)
+           and array(select l.feedback_id from kb_document_feedback l where l.document_id = d.id
+                     order by l.feedback_id) = $5",
         index.id,
         external_id,
         content_hash,
-        Json(metadata) as _
+        Json(metadata) as _,
+        feedback_ids
     )
     .fetch_optional(db)
     .await?;

@@ -12,7 +12,7 @@ use crate::ChangelogType;
 pub const MAX_CONTENT: usize = 100_000;
 
 /// When sent: the ids of feedback entries, each once.
-fn feedback_ids(input: &mut Input, field: &str) -> Option<Vec<Uuid>> {
+pub(crate) fn feedback_ids(input: &mut Input, field: &str) -> Option<Vec<Uuid>> {
     input.present(field, |i| {
         let ids = i.string_list(
             field,

@@ -1,5 +1,6 @@
 //! The knowledge base: indexes, documents, search.
 
+use crate::changelog::feedback_ids;
 use crate::input::{FromInput, Input};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -108,6 +109,9 @@ pub struct Document {
     pub metadata: Value,
     /// The caller's own id for the document (unique in the index), or null.
     pub external_id: Option<String>,
+    /// Feedback entries of the project the document is about: search results and answers'
+    /// citations of its chunks carry their live title, status and score (`feedback`).
+    pub feedback_ids: Vec<Uuid>,
     /// Only in the answer of `PUT .../documents/by-external-id/:externalId`: how many chunks kept
     /// their vectors because their text did not change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +142,10 @@ pub struct NewDocument {
     /// `text/markdown` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
+    /// Up to 20 feedback entries of the same project the document is about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = feedback_ids)]
+    pub feedback_ids: Option<Vec<Uuid>>,
 }
 
 /// `PUT /v1/indexes/:id/documents/by-external-id/:externalId`: the document's new version.
@@ -152,6 +160,10 @@ pub struct DocumentVersion {
     pub metadata: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
+    /// Replaces the linked feedback entries whole (none when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[input(with = feedback_ids)]
+    pub feedback_ids: Option<Vec<Uuid>>,
 }
 
 /// `POST /v1/indexes/:id/documents/batch`: 1 to 100 documents, stored all or none.
@@ -175,6 +187,10 @@ pub struct DocumentFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(min_length = 1, max_length = 256)]
     pub external_id: Option<String>,
+    /// Feedback entries of the same project the document is about: ids separated by commas, or a
+    /// JSON array of them (at most 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_ids: Option<String>,
 }
 
 /// `POST /v1/indexes/:id/search`.
@@ -265,6 +281,23 @@ pub struct SearchResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "sqlx", sqlx(skip))]
     pub highlights: Option<Vec<String>>,
+    /// The feedback entries the chunk's document is about (`feedback_ids`), as they are now;
+    /// absent when it names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "sqlx", sqlx(skip))]
+    pub feedback: Option<Vec<LinkedFeedback>>,
+}
+
+/// A feedback entry a document is about, as it is now. A publishable key sees entries of public
+/// boards only.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[cfg_attr(feature = "sqlx", derive(sqlx::FromRow))]
+pub struct LinkedFeedback {
+    pub id: Uuid,
+    pub title: String,
+    pub status: String,
+    /// Upvotes minus downvotes.
+    pub score: i64,
 }
 
 /// One chunk of a document's newest version, in order (`GET .../documents/:id/chunks`).
@@ -314,6 +347,9 @@ pub struct Citation {
     pub chunk_content: String,
     #[schema(value_type = std::collections::HashMap<String, Value>)]
     pub metadata: Value,
+    /// As in search results: the feedback entries the document is about, as they are now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback: Option<Vec<LinkedFeedback>>,
 }
 
 /// The model's answer and the chunks it cites (`[n]` in the text is the n-th chunk it was

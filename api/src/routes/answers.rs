@@ -20,7 +20,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use uuid::Uuid;
 
 use super::indexes::index_of;
-use super::search::find;
+use super::search::{find, Caller};
 use crate::extract::{JsonBody, ProjectKey};
 use crate::problem::{ApiError, ApiResult};
 use crate::read_your_writes::ReadDb;
@@ -46,7 +46,10 @@ pub fn router() -> Router<AppState> {
 pub async fn answer_question(
     State(state): State<AppState>,
     ReadDb(reads): ReadDb,
-    ProjectKey { project, .. }: ProjectKey,
+    ProjectKey {
+        project,
+        public_client,
+    }: ProjectKey,
     Path(index_id): Path<String>,
     headers: HeaderMap,
     JsonBody(input): JsonBody,
@@ -66,7 +69,11 @@ pub async fn answer_question(
         highlight: false,
         typo_tolerance: true,
     };
-    let (chunks, search_id) = find(&state, &reads, project.id, &index, &search).await?;
+    let caller = Caller {
+        project_id: project.id,
+        public: public_client.is_some(),
+    };
+    let (chunks, search_id) = find(&state, &reads, caller, &index, &search).await?;
     let prompt = answer::prompt(&search.query, &chunks);
     if wants_stream(&headers) {
         let deltas = chat.stream(&prompt).await?;

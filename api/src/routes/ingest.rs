@@ -23,7 +23,7 @@ use shipmate_types::input::Input;
 use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 
 use super::indexes::index_of;
-use super::ingest_item::{path_external_id, too_large, Item};
+use super::ingest_item::{path_external_id, sorted_ids, too_large, Item};
 use super::schemas::{Deleted, DocumentList};
 use crate::extract::{JsonBody, ProjectKey};
 use crate::problem::{ApiError, ApiResult};
@@ -99,6 +99,7 @@ async fn drafts(state: &AppState, index: &IndexRef, items: Vec<Item>) -> ApiResu
             external_id: item.external_id,
             chunks,
             content_hash,
+            feedback_ids: item.feedback_ids,
         });
     }
     if errors.is_empty() {
@@ -128,6 +129,7 @@ fn item(new: NewDocument, path: String) -> Item {
         text: new.content,
         metadata: new.metadata.unwrap_or_default(),
         external_id: new.external_id,
+        feedback_ids: sorted_ids(new.feedback_ids),
         path,
     }
 }
@@ -266,6 +268,7 @@ pub async fn upsert_document(
         metadata: version.metadata,
         external_id: Some(external_id),
         content_type: version.content_type,
+        feedback_ids: version.feedback_ids,
     };
     store_version(&state, &index, project.id, item(new, String::new())).await
 }
@@ -279,8 +282,15 @@ async fn store_version(
 ) -> ApiResult<(StatusCode, Json<Document>)> {
     let external_id = item.external_id.clone().unwrap_or_default();
     let hash = documents::content_hash(&item.text, item.kind);
-    if let Some(document) =
-        upsert::live_if_unchanged(&state.db, index, &external_id, &hash, &item.metadata).await?
+    if let Some(document) = upsert::live_if_unchanged(
+        &state.db,
+        index,
+        &external_id,
+        &hash,
+        &item.metadata,
+        &item.feedback_ids,
+    )
+    .await?
     {
         return Ok((StatusCode::OK, Json(document)));
     }

@@ -15,7 +15,7 @@ use shipmate_kb::MAX_FILE_BYTES;
 use shipmate_types::kb::MAX_DOCUMENT_BYTES;
 use shipmate_types::ContentType;
 
-use super::ingest_item::{path_external_id, too_large, Item};
+use super::ingest_item::{path_external_id, sorted_ids, too_large, Item};
 use crate::problem::{ApiError, ApiResult};
 
 /// The form's fields as sent.
@@ -24,10 +24,11 @@ struct Form {
     file: Option<(String, Option<String>, Vec<u8>)>,
     metadata: Option<String>,
     external_id: Option<String>,
+    feedback_ids: Option<String>,
 }
 
-/// Reads the form and the file's text. Fields other than `file`, `metadata` and `external_id`
-/// are ignored, as unknown JSON fields are.
+/// Reads the form and the file's text. Fields other than `file`, `metadata`, `external_id` and
+/// `feedback_ids` are ignored, as unknown JSON fields are.
 pub(super) async fn read(mut multipart: Multipart) -> ApiResult<Item> {
     let mut form = Form::default();
     while let Some(field) = multipart.next_field().await.map_err(bad_form)? {
@@ -39,6 +40,7 @@ pub(super) async fn read(mut multipart: Multipart) -> ApiResult<Item> {
             }
             Some("metadata") => form.metadata = Some(field.text().await.map_err(bad_form)?),
             Some("external_id") => form.external_id = Some(field.text().await.map_err(bad_form)?),
+            Some("feedback_ids") => form.feedback_ids = Some(field.text().await.map_err(bad_form)?),
             _ => {}
         }
     }
@@ -78,6 +80,7 @@ pub(super) async fn read(mut multipart: Multipart) -> ApiResult<Item> {
         kind,
         metadata,
         external_id,
+        feedback_ids: feedback_ids(form.feedback_ids.as_deref())?,
         path: String::new(),
     })
 }
@@ -178,4 +181,31 @@ async fn text_of(
         return Err(ApiError::from(too_large("file ", text.len())));
     }
     Ok((text, kind))
+}
+
+/// The `feedback_ids` field: ids separated by commas, or a JSON array of them.
+fn feedback_ids(field: Option<&str>) -> ApiResult<Vec<uuid::Uuid>> {
+    let text = field.map(str::trim).unwrap_or_default();
+    let listed: Option<Vec<String>> = match text.starts_with('[') {
+        true => serde_json::from_str(text).ok(),
+        false => Some(
+            text.split(',')
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        ),
+    };
+    let ids: Option<Vec<uuid::Uuid>> = listed.and_then(|l| {
+        l.iter()
+            .map(|s| uuid::Uuid::parse_str(s.trim()).ok())
+            .collect()
+    });
+    match ids {
+        Some(ids) => Ok(sorted_ids(Some(ids))),
+        None => Err(ApiError::from(AppError::invalid(
+            "validation_failed",
+            "feedback_ids",
+            "must be ids of feedback entries, separated by commas or as a JSON array",
+        ))),
+    }
 }

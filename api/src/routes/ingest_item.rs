@@ -14,6 +14,8 @@ pub(super) struct Item {
     pub kind: ContentType,
     pub metadata: Map<String, Value>,
     pub external_id: Option<String>,
+    /// The feedback entries the document is about, sorted.
+    pub feedback_ids: Vec<uuid::Uuid>,
     /// The prefix of the item's field names in errors: `""`, or `documents[3].` in a batch.
     pub path: String,
 }
@@ -28,4 +30,12 @@ pub(super) fn too_large(path: &str, bytes: usize) -> AppError {
 pub(super) fn path_external_id(raw: &str) -> ApiResult<String> {
     Ok(check_external_id(raw)
         .map_err(|m| AppError::invalid("validation_failed", "external_id", m))?)
+}
+
+/// The feedback entries named, each once, sorted (as documents list them).
+pub(super) fn sorted_ids(ids: Option<Vec<uuid::Uuid>>) -> Vec<uuid::Uuid> {
+    let mut ids = ids.unwrap_or_default();
+    ids.sort();
+    ids.dedup();
+    ids
 }

@@ -7,6 +7,7 @@ use shipmate_core::replicas::Replicas;
 use shipmate_core::AppResult;
 use shipmate_kb::highlight;
 use shipmate_kb::indexes::IndexRef;
+use shipmate_kb::roadmap;
 use shipmate_kb::search::{self, Search, SearchMode, SearchQuery, SearchResult};
 use shipmate_kb::search_log;
 use shipmate_kb::typos;
@@ -34,21 +35,36 @@ pub fn router() -> Router<AppState> {
 pub async fn search_index(
     State(state): State<AppState>,
     ReadDb(reads): ReadDb,
-    ProjectKey { project, .. }: ProjectKey,
+    ProjectKey {
+        project,
+        public_client,
+    }: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(input): JsonBody,
 ) -> ApiResult<Json<SearchResults>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let search: Search = input.parse::<SearchQuery>()?.into();
-    let (results, search_id) = find(&state, &reads, project.id, &index, &search).await?;
+    let caller = Caller {
+        project_id: project.id,
+        public: public_client.is_some(),
+    };
+    let (results, search_id) = find(&state, &reads, caller, &index, &search).await?;
     Ok(Json(SearchResults { results, search_id }))
+}
+
+/// Who searches: the project, and whether with a publishable key (which sees public boards'
+/// feedback entries only).
+#[derive(Clone, Copy)]
+pub(super) struct Caller {
+    pub project_id: Uuid,
+    pub public: bool,
 }
 
 /// The search's results, and its id in the index's search log.
 pub(super) async fn find(
     state: &AppState,
     reads: &Replicas,
-    project_id: Uuid,
+    Caller { project_id, public }: Caller,
     index: &IndexRef,
     search: &Search,
 ) -> ApiResult<(Vec<SearchResult>, Uuid)> {
@@ -109,6 +125,9 @@ pub(super) async fn find(
         let marks = reads.run(|db| highlight::of(db, &words, &results)).await?;
         highlight::attach(&mut results, marks);
     }
+    let documents: Vec<Uuid> = results.iter().map(|r| r.document_id).collect();
+    let linked = reads.run(|db| roadmap::of(db, &documents, public)).await?;
+    roadmap::attach(&mut results, &linked);
     if !state.settings.common.kb.search_log {
         return Ok((results, Uuid::now_v7()));
     }

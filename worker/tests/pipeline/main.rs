@@ -34,6 +34,7 @@ mod kb_bulk;
 mod kb_file_names;
 mod kb_files;
 mod kb_ingest;
+mod kb_roadmap;
 mod kb_search_modes;
 mod kb_typos;
 mod loop_delivery;
