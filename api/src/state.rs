@@ -201,21 +201,33 @@ impl AppState {
         if let Some(v) = self.query_cache.get(&key).await {
             return Ok(v);
         }
+        let vector = self
+            .embed_queries(project, model, vec![query.to_owned()])
+            .await?
+            .pop()
+            .map(Arc::new)
+            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("the model returned no vector")))?;
+        self.query_cache.insert(key, vector.clone()).await;
+        Ok(vector)
+    }
+
+    /// The vectors of `texts` embedded as queries, in order (where `project` waits its turn).
+    pub async fn embed_queries(
+        &self,
+        project: uuid::Uuid,
+        model: &str,
+        texts: Vec<String>,
+    ) -> ApiResult<Vec<Vec<f32>>> {
         let embedder = self.models.embedder(model)?;
-        let vector = embedder
-            .embed_for(project, vec![query.to_owned()], InputKind::Query)
+        Ok(embedder
+            .embed_for(project, texts, InputKind::Query)
             .await
             .map_err(|e| match e.downcast_ref::<Busy>() {
                 Some(_) => AppError::RateLimited {
                     retry_after_secs: 1,
                 },
                 None => AppError::Unavailable(format!("embedding the query: {e:#}")),
-            })?
-            .pop()
-            .map(Arc::new)
-            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("the model returned no vector")))?;
-        self.query_cache.insert(key, vector.clone()).await;
-        Ok(vector)
+            })?)
     }
 
     pub fn provider(&self, id: &str) -> Option<&Provider> {

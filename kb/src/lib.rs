@@ -8,6 +8,7 @@ pub mod content;
 pub mod documents;
 pub mod embed;
 pub mod filter;
+pub mod gaps;
 pub mod highlight;
 pub mod indexes;
 pub mod language;

@@ -137,7 +137,8 @@ test('an index\'s search analytics: searches, rates and queries, after searches 
 test('the ask box streams an answer from the index and lists the chunks it cites', { timeout: 120_000 }, async () => {
   const { token, project, key } = await setup('kbask');
   const index = await api('POST', '/v1/indexes', { key, body: { name: 'Help', embedding_model: 'all-minilm-l6-v2' }, expect: 201 });
-  const doc = await api('POST', `/v1/indexes/${index.id}/documents`, { key, expect: 201, body: { content: 'Refunds reach your card within five business days. Gift cards are refunded as store credit.', metadata: { title: 'Refunds' } } });
+  const request = await api('POST', '/v1/feedback', { key, expect: 201, body: { title: 'Refunds to PayPal', type: 'feature' } });
+  const doc = await api('POST', `/v1/indexes/${index.id}/documents`, { key, expect: 201, body: { content: 'Refunds reach your card within five business days. Gift cards are refunded as store credit.', metadata: { title: 'Refunds' }, feedback_ids: [request.id] } });
   await until('document ready', async () => (await api('GET', `/v1/indexes/${index.id}/documents/${doc.id}`, { key, expect: 200 })).status, 'ready', 90_000);
 
   const { ctx, page, problems } = await signedInPage(token);
@@ -146,11 +147,13 @@ test('the ask box streams an answer from the index and lists the chunks it cites
     await page.fill('#ask-question', 'When do I get my refund?');
     await page.click('#ask-form button[type=submit]');
     // The stack's chat API (tests/fake-chat.mjs) quotes source [1]'s first sentence and cites it.
-    await page.locator('#ask-citations li').first().waitFor();
+    await page.locator('#ask-citations li.result').first().waitFor();
     assert.equal(await text(page, '#ask-answer'), 'From the knowledge base: Refunds reach your card within five business days. [1].');
-    assert.equal(await page.locator('#ask-citations li').count(), 1);
-    assert.equal(await text(page, '#ask-citations li a'), 'Refunds');
-    assert.equal(await page.locator('#ask-citations li a').getAttribute('href'), `/dashboard/p/${project.id}/knowledge/${index.id}/${doc.id}`);
+    assert.equal(await page.locator('#ask-citations li.result').count(), 1);
+    assert.equal(await text(page, '#ask-citations li.result a'), 'Refunds');
+    assert.equal(await page.locator('#ask-citations li.result a').getAttribute('href'), `/dashboard/p/${project.id}/knowledge/${index.id}/${doc.id}`);
+    // The roadmap in the knowledge base: the request the article is about, with its live status.
+    assert.match(await text(page, `#ask-citations [data-feedback-id="${request.id}"]`), /Planned\s*Refunds to PayPal · score 0/);
     await page.locator('section:has(#ask-form)').screenshot({ path: path.join(SHOTS, 'dashboard-kb-ask.png') });
 
     // An empty question is refused on its field.

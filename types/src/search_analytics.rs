@@ -71,3 +71,34 @@ pub struct ClickRecorded {
     pub document_id: Uuid,
     pub position: i32,
 }
+
+/// A search gap: what people searched for across the project's indexes and did not find (no
+/// result, or a low-confidence one), with the public feedback entry closest to it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SearchGap {
+    /// The most searched spelling of the group (queries close in meaning are one gap).
+    pub query: String,
+    /// Searches of the group that found nothing, or found only low-confidence results.
+    pub searches: i64,
+    pub similar_feedback: Option<GapFeedback>,
+}
+
+/// The public feedback entry most similar to a gap (by the bundled local model).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct GapFeedback {
+    pub id: Uuid,
+    pub title: String,
+    pub status: String,
+    /// Cosine similarity, 0 to 1.
+    pub similarity: f64,
+}
+
+/// `POST /v1/projects/:projectId/insights/search-gaps/feedback`: a feedback entry made from a gap.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, FromInput)]
+pub struct GapToFeedback {
+    /// The gap's query: the entry's title (its first letter made upper case).
+    #[schema(min_length = 1, max_length = 200)]
+    pub query: String,
+    #[serde(rename = "type")]
+    pub kind: crate::FeedbackType,
+}

@@ -5,6 +5,7 @@ import { field, formErr, h, shortId } from './dom.js';
 import { keyStream, serverSentEvents, ApiError } from './api.js';
 import { announce, busy, clearFormErrors, showFormError } from './ui.js';
 import { projectPath } from './router.js';
+import { linkedFeedback } from './kb-search.js';
 
 function citationItem(project, index, c) {
   const meta = c.metadata || {};
@@ -12,7 +13,8 @@ function citationItem(project, index, c) {
   const link = h('a', { href: projectPath(project, 'knowledge', index.id, c.document_id), 'data-nav': '', title: c.document_id }, name);
   return h('li', { class: 'result' },
     h('div', { class: 'result-head' }, h('span', null, link), h('span', { class: 'muted small' }, `chunk ${c.chunk_index}`)),
-    h('p', { class: 'result-text' }, c.chunk_content));
+    h('p', { class: 'result-text' }, c.chunk_content),
+    linkedFeedback(c.feedback));
 }
 
 /** The ask card for `index`; `alive()` says whether the screen is still shown. */

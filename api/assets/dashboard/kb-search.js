@@ -2,7 +2,7 @@
 // hybrid), a metadata filter of key/value rows, and the results with score, chunk index and a
 // link to the document they come from.
 
-import { field, formErr, h, options, plural, shortId } from './dom.js';
+import { badge, field, formErr, h, options, plural, shortId, statusLabel } from './dom.js';
 import { keyApi } from './api.js';
 import { announce, busy, clearFormErrors, showFormError } from './ui.js';
 import { projectPath } from './router.js';
@@ -66,6 +66,15 @@ function filterEditor() {
   return { box, read };
 }
 
+/** The feedback entries a result's document is about, as they are now (the roadmap in the knowledge base). */
+export function linkedFeedback(entries) {
+  if (!Array.isArray(entries) || !entries.length) return null;
+  return h('ul', { class: 'linked-feedback', 'aria-label': 'Feedback this document is about' },
+    entries.map((f) => h('li', { 'data-feedback-id': f.id },
+      badge('status', f.status, statusLabel(f.status)), ' ', f.title,
+      h('span', { class: 'muted small' }, ` \u00b7 score ${f.score}`))));
+}
+
 function resultItem(project, index, r, mode) {
   const score = typeof r.score === 'number' ? r.score.toFixed(mode === 'vector' ? 3 : 4) : String(r.score);
   const docLink = h('a', { href: projectPath(project, 'knowledge', index.id, r.document_id), 'data-nav': '', title: r.document_id }, shortId(r.document_id));
@@ -75,7 +84,8 @@ function resultItem(project, index, r, mode) {
       h('span', null, 'Document ', docLink),
       typeof r.chunk_index === 'number' ? h('span', { class: 'muted small', 'data-chunk-index': r.chunk_index }, `chunk ${r.chunk_index}`) : null,
       r.metadata && Object.keys(r.metadata).length ? h('span', { class: 'json' }, JSON.stringify(r.metadata)) : null),
-    h('p', { class: 'result-text' }, r.chunk_content));
+    h('p', { class: 'result-text' }, r.chunk_content),
+    linkedFeedback(r.feedback));
 }
 
 /** The search playground card for `index`; `alive()` says whether the screen is still shown. */

@@ -21,6 +21,7 @@ pub mod indexes;
 pub mod ingest;
 mod ingest_file;
 mod ingest_item;
+pub mod insights;
 pub mod markdown;
 pub mod members;
 pub mod meta;
@@ -92,6 +93,7 @@ pub fn api() -> Router<AppState> {
         .merge(indexes::router())
         .merge(search::router())
         .merge(answers::router())
+        .merge(insights::router())
         .merge(ingest::router())
         .merge(analytics::router())
         .merge(goals::router())
@@ -146,7 +148,7 @@ pub async fn method_not_allowed() -> ApiError {
         changelog::list_published, changelog::list_all, changelog::create, changelog::update, changelog::remove,
         markdown::preview,
         indexes::models, indexes::create, indexes::list, indexes::show, indexes::remove, indexes::list_documents,
-        indexes::show_document, indexes::document_chunks, indexes::remove_document, search::search_index, answers::answer_question,
+        indexes::show_document, indexes::document_chunks, indexes::remove_document, search::search_index, answers::answer_question, insights::search_gaps, insights::gap_to_feedback,
         search_analytics::click, search_analytics::analytics,
         ingest::upload, ingest::upload_batch, ingest::upload_file, ingest::upsert_document,
         ingest::remove_by_external_id,

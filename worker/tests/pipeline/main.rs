@@ -33,6 +33,7 @@ mod kb_api;
 mod kb_bulk;
 mod kb_file_names;
 mod kb_files;
+mod kb_gaps;
 mod kb_ingest;
 mod kb_roadmap;
 mod kb_search_modes;
