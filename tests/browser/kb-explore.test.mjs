@@ -166,3 +166,36 @@ test('the ask box streams an answer from the index and lists the chunks it cites
     await ctx.close();
   }
 });
+
+test('search gaps: what was not found, the closest request, and a request made from a gap', { timeout: 120_000 }, async () => {
+  const { token, project, key } = await setup('kbgaps');
+  const index = await api('POST', '/v1/indexes', { key, body: { name: 'Help', embedding_model: 'all-minilm-l6-v2' }, expect: 201 });
+  const request = await api('POST', '/v1/feedback', { key, expect: 201, body: { title: 'Export invoices to PDF', type: 'feature' } });
+  for (const [query, times] of [['export invoices as pdf', 2], ['gift cards', 1]]) {
+    for (let i = 0; i < times; i++) await api('POST', `/v1/indexes/${index.id}/search`, { key, body: { query, mode: 'keyword' }, expect: 200 });
+  }
+  // The worker embeds the request in the background.
+  await until('the gap names the request', async () => {
+    const gaps = await api('GET', `/v1/projects/${project.id}/insights/search-gaps`, { token, expect: 200 });
+    return gaps.data[0]?.similar_feedback?.id || '';
+  }, request.id, 60_000);
+
+  const { ctx, page, problems } = await signedInPage(token);
+  try {
+    await page.goto(`${API}/dashboard/p/${project.id}/knowledge`);
+    await page.locator('#kb-gaps-table tbody tr').first().waitFor();
+    assert.equal(await page.locator('#kb-gaps-table tbody tr').count(), 2);
+    assert.equal(await text(page, '#kb-gaps-table tbody tr:first-child td:first-child'), 'export invoices as pdf');
+    assert.match(await text(page, `[data-similar-feedback="${request.id}"]`), /Planned\s*Export invoices to PDF · \d+% similar/);
+    assert.equal(await text(page, '[data-gap="gift cards"] td:nth-child(3)'), 'None related');
+    await page.locator('section:has(#kb-gaps)').screenshot({ path: path.join(SHOTS, 'dashboard-kb-gaps.png') });
+    await page.click('[data-gap-create="gift cards"]');
+    await page.locator('[data-gap="gift cards"] [data-gap-created]').waitFor();
+    assert.equal(await text(page, '[data-gap="gift cards"] [data-gap-created]'), 'Created \u201cGift cards\u201d');
+    const list = await api('GET', `/v1/feedback?project_id=${project.id}`, { token, expect: 200 });
+    assert.ok(list.data.some((e) => e.title === 'Gift cards'), 'the request exists');
+    assert.deepEqual(problems, []);
+  } finally {
+    await ctx.close();
+  }
+});

@@ -653,6 +653,27 @@ test('answer answers with citations, whole and streamed through an async iterato
   });
 });
 
+test('documents name feedback entries; results carry them; indexes.gaps and gapToFeedback', needsApi, async () => {
+  await withIndex('roadmap', async ({ sm, token, project }, index) => {
+    const request = await sm.feedback.submit({ title: 'Export invoices to PDF', type: 'feature' });
+    const doc = await sm.documents.upload(index.id, { content: 'Invoices can be exported as CSV today.', feedback_ids: [request.id] });
+    assert.deepEqual(doc.feedback_ids, [request.id]);
+    await waitReady(sm, index.id, doc.id);
+    const { results } = await sm.search(index.id, { query: 'invoices exported', mode: 'keyword' });
+    assert.deepEqual(results[0].feedback, [{ id: request.id, title: 'Export invoices to PDF', status: 'planned', score: 0 }]);
+    // Typo tolerance is on unless turned off.
+    assert.equal((await sm.search(index.id, { query: 'invoces', mode: 'keyword' })).results.length, 1);
+    assert.equal((await sm.search(index.id, { query: 'invoces', mode: 'keyword', typo_tolerance: false })).results.length, 0);
+
+    const member = new Shipmate({ apiKey: project.api_key, baseUrl: API, sessionToken: token });
+    await sm.search(index.id, { query: 'gift cards', mode: 'keyword' });
+    const { data } = await member.indexes.gaps(project.id, { period: '7d' });
+    assert.deepEqual(data.map((g) => [g.query, g.searches]), [['gift cards', 1]]);
+    const made = await member.indexes.gapToFeedback(project.id, 'gift cards', 'feature');
+    assert.equal(made.title, 'Gift cards');
+  });
+});
+
 test('an answer stream that reports an error rejects with a ShipmateError', async () => {
   const server = await localServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });

@@ -10,6 +10,7 @@ import { navigate, projectPath } from './router.js';
 import { searchCard } from './kb-search.js';
 import { analyticsCard } from './kb-analytics.js';
 import { askCard } from './kb-ask.js';
+import { gapsCard } from './kb-gaps.js';
 import { uploadCard } from './kb-upload.js';
 import { docName, screenDocument } from './kb-document.js';
 
@@ -33,7 +34,8 @@ export async function screenKnowledge(ctx) {
     pageHead('Knowledge base', `Document indexes with semantic search. Calls go through your session.`, project),
     h('div', { class: 'grid-2' },
       h('section', { class: 'card', 'aria-labelledby': 'indexes-title' }, h('h2', { id: 'indexes-title' }, 'Indexes'), listBox),
-      formBox));
+      formBox),
+    gapsCard(project, alive));
 
   let indexes;
   let models;

@@ -50,6 +50,7 @@ const SCRIPTS: &[(&str, &str)] = dashboard_files![
     "kb-search.js",
     "kb-analytics.js",
     "kb-ask.js",
+    "kb-gaps.js",
     "kb-upload.js",
     "kb-document.js",
     "analytics.js",

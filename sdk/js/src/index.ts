@@ -133,6 +133,10 @@ export type SearchResponse = Schemas['SearchResults'];
 /** What an index was searched for (`indexes.analytics`). */
 export type SearchAnalytics = Schemas['SearchAnalytics'];
 export type ClickRecorded = Schemas['ClickRecorded'];
+/** A search gap: a query people did not find an answer to, with the closest public request. */
+export type SearchGap = Schemas['SearchGap'];
+/** A feedback entry a document is about, as it is now (`feedback` on results and citations). */
+export type LinkedFeedback = Schemas['LinkedFeedback'];
 
 /**
  * The properties `analytics.track(name, properties)` takes: a flat object of strings, numbers and
@@ -578,6 +582,16 @@ export class Shipmate {
      */
     analytics: (indexId: string, query: { period?: '7d' | '30d' | '90d'; from?: string; to?: string } = {}): Promise<SearchAnalytics> =>
       this.request('GET', `/v1/indexes/${seg(indexId)}/analytics`, undefined, query),
+    /**
+     * `GET /v1/projects/:projectId/insights/search-gaps` (a member's `sessionToken`): what people
+     * searched the project's indexes for and did not find, rewordings grouped, most searched first,
+     * each with the most similar public request.
+     */
+    gaps: (projectId: string, query: { period?: '7d' | '30d' | '90d'; from?: string; to?: string } = {}): Promise<List<SearchGap>> =>
+      this.request('GET', `/v1/projects/${seg(projectId)}/insights/search-gaps`, undefined, query, 'session'),
+    /** `POST /v1/projects/:projectId/insights/search-gaps/feedback`: a request made from a gap (its query as the title). */
+    gapToFeedback: (projectId: string, query: string, type: FeedbackType): Promise<FeedbackEntry> =>
+      this.request('POST', `/v1/projects/${seg(projectId)}/insights/search-gaps/feedback`, { query, type }, undefined, 'session'),
   };
 
   /** Documents of an index; chunked and embedded by the service after upload. */

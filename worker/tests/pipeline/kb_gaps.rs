@@ -16,7 +16,9 @@ async fn gaps_group_rewordings_and_name_the_request_that_would_answer_them() {
     let app = spawn_app().await;
     let (owner, key, index) = project_with_index(&app, "kb-gaps", LOCAL_MODEL).await;
     let _worker = start_worker(&app, &[]);
-    let project = app.ok(Method::GET, "/v1/project", Auth::Key(&key), None).await;
+    let project = app
+        .ok(Method::GET, "/v1/project", Auth::Key(&key), None)
+        .await;
     let pid = id(&project).to_owned();
     // A second index: gaps are the project's, across its indexes.
     let other = app
@@ -56,7 +58,9 @@ async fn gaps_group_rewordings_and_name_the_request_that_would_answer_them() {
     // The worker embeds the request in the background: wait until the gap names it.
     let deadline = Instant::now() + Duration::from_secs(60);
     let gaps = loop {
-        let gaps = app.ok(Method::GET, &path, Auth::Session(&owner), None).await;
+        let gaps = app
+            .ok(Method::GET, &path, Auth::Session(&owner), None)
+            .await;
         if !gaps["data"][0]["similar_feedback"].is_null() || Instant::now() > deadline {
             break gaps;
         }
