@@ -33,3 +33,23 @@ select distinct c.index_id, w
 from kb_chunks c, regexp_split_to_table(lower(c.content), '[^[:alnum:]]+') w
 where length(w) between 4 and 40
 on conflict do nothing;
+
+-- A keyword query in web-search syntax with its misspelt words widened: each `words[i]` (as the
+-- configuration reads it) is replaced inside the parsed query by `alternatives[i]` (`word OR
+-- correction ...`), so `quarterly pasword` reads quarterly & (pasword | password). Widening the
+-- text instead would read (quarterly & pasword) | password: web search gives `or` the lower
+-- precedence, and has no parentheses.
+create function kb_query(cfg regconfig, query text, words text[], alternatives text[])
+returns tsquery language plpgsql stable as $$
+declare
+    q tsquery := websearch_to_tsquery(cfg, query);
+    target tsquery;
+begin
+    for i in 1 .. coalesce(array_length(words, 1), 0) loop
+        target := plainto_tsquery(cfg, words[i]);
+        if numnode(target) > 0 then
+            q := ts_rewrite(q, target, websearch_to_tsquery(cfg, alternatives[i]));
+        end if;
+    end loop;
+    return q;
+end $$;

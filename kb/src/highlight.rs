@@ -8,6 +8,7 @@ use sqlx::PgPool;
 
 use super::language;
 use super::search::dashes_as_spaces;
+use super::typos::Widened;
 use shipmate_core::AppResult;
 use shipmate_types::kb::SearchResult;
 
@@ -20,7 +21,12 @@ const OPTIONS: &str =
     "StartSel=\"\u{1}\", StopSel=\"\u{2}\", FragmentDelimiter=\"\u{3}\", MaxFragments=3, MaxWords=25, MinWords=8";
 
 /// The highlights of each result, in order (empty where no word of the query occurs).
-pub async fn of(db: &PgPool, query: &str, results: &[SearchResult]) -> AppResult<Vec<Vec<String>>> {
+/// `widened` reads misspelt words as the keyword search read them, so the words found are marked.
+pub async fn of(
+    db: &PgPool,
+    (query, widened): (&str, &Widened),
+    results: &[SearchResult],
+) -> AppResult<Vec<Vec<String>>> {
     if results.is_empty() {
         return Ok(Vec::new());
     }
@@ -35,13 +41,15 @@ pub async fn of(db: &PgPool, query: &str, results: &[SearchResult]) -> AppResult
         .collect();
     let rows = sqlx::query!(
         r#"select u.i as "i!", ts_headline(u.cfg::regconfig, u.content,
-                  websearch_to_tsquery(u.cfg::regconfig, $1), $4) as "headline!"
+                  kb_query(u.cfg::regconfig, $1, $5, $6), $4) as "headline!"
            from unnest($2::text[], $3::text[]) with ordinality as u(content, cfg, i)
            order by u.i"#,
         dashes_as_spaces(query),
         &contents,
         &configs,
-        OPTIONS
+        OPTIONS,
+        &widened.words,
+        &widened.alternatives
     )
     .fetch_all(db)
     .await?;

@@ -10,6 +10,7 @@ use sqlx::PgPool;
 
 use super::filter::Filter;
 use super::indexes::IndexRef;
+use super::typos::Widened;
 use shipmate_core::AppResult;
 use uuid::Uuid;
 
@@ -220,12 +221,12 @@ pub async fn vector(
 }
 
 /// The `limit` ready chunks ranked highest by `ts_rank_cd` for `query`, in web-search syntax
-/// (`"exact phrase"`, `or`, `-word`). The query is read in the filter's language when it pins one,
-/// else in English (see [`super::language`]).
+/// (`"exact phrase"`, `or`, `-word`), its misspelt words read as `widened` says. The query is
+/// read in the filter's language when it pins one, else in English (see [`super::language`]).
 pub async fn keyword(
     db: &PgPool,
     index: &IndexRef,
-    query: &str,
+    (query, widened): (&str, &Widened),
     limit: i64,
     filter: &Filter,
 ) -> AppResult<Vec<SearchResult>> {
@@ -233,10 +234,10 @@ pub async fn keyword(
         .language()
         .and_then(super::language::config)
         .unwrap_or(super::language::DEFAULT);
-    let (cond, binds) = filter.sql(5);
+    let (cond, binds) = filter.sql(7);
     let sql = format!(
         "select {COLUMNS}, ts_rank_cd(c.tsv, q)::float8 as score, c.metadata
-         from kb_chunks c, websearch_to_tsquery($1::regconfig, $4) q
+         from kb_chunks c, kb_query($1::regconfig, $4, $5, $6) q
          where c.index_id = $2 and c.ready and c.tsv @@ q{cond}
          order by score desc, c.id limit $3"
     );
@@ -244,7 +245,9 @@ pub async fn keyword(
         .bind(config)
         .bind(index.id)
         .bind(limit)
-        .bind(dashes_as_spaces(query));
+        .bind(dashes_as_spaces(query))
+        .bind(&widened.words)
+        .bind(&widened.alternatives);
     for b in binds {
         q = q.bind(Json(b));
     }

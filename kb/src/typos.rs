@@ -1,14 +1,15 @@
 //! Typo tolerance for keyword and hybrid search. A query word of five or more letters that the
 //! index does not hold is widened to the index's words within one edit of it (nine or more
 //! letters: two), counting typos as Meilisearch does: a letter missing, added or replaced, or two
-//! neighbours swapped. The search then reads `word` as `word OR correction ...` in web-search
-//! syntax, so every other rule of keyword search (phrases, `-word`, languages) still holds.
+//! neighbours swapped. The search then reads `word` as `word OR correction ...` inside the parsed
+//! query (the `kb_query` SQL function), so every other rule of keyword search (phrases, `-word`,
+//! languages) still holds.
 //! Candidates come from the trigram index of the index's words (`kb_words`), which finds letters
 //! replaced, added or missing, and from exact lookups of the word with a letter dropped or two
 //! neighbours swapped (a swap in a short word shares too few trigrams); each is checked here by
 //! its edit distance.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use shipmate_core::AppResult;
 use sqlx::PgPool;
@@ -21,8 +22,16 @@ const TWO_EDITS_FROM: usize = 9;
 /// Corrections kept per word, the closest first.
 const MOST: usize = 5;
 
-/// `query` with each misspelt word widened to the words of the index it may have meant.
-pub async fn widen(db: &PgPool, index_id: Uuid, query: &str) -> AppResult<String> {
+/// The misspelt words of a keyword query, each with what it is read as (`word OR correction
+/// ...`), for `kb_query`; empty when every word is taken as typed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Widened {
+    pub words: Vec<String>,
+    pub alternatives: Vec<String>,
+}
+
+/// The misspelt words of `query` and the words of the index each may have meant.
+pub async fn widen(db: &PgPool, index_id: Uuid, query: &str) -> AppResult<Widened> {
     let words: Vec<String> = tokens(query)
         .filter(|t| t.eligible())
         .map(|t| t.text.to_lowercase())
@@ -30,7 +39,7 @@ pub async fn widen(db: &PgPool, index_id: Uuid, query: &str) -> AppResult<String
         .into_iter()
         .collect();
     if words.is_empty() {
-        return Ok(query.to_owned());
+        return Ok(Widened::default());
     }
     // A word the index holds as typed is taken as meant.
     let known = sqlx::query_scalar!(
@@ -42,7 +51,7 @@ pub async fn widen(db: &PgPool, index_id: Uuid, query: &str) -> AppResult<String
     .await?;
     let unknown: Vec<&String> = words.iter().filter(|w| !known.contains(w)).collect();
     if unknown.is_empty() {
-        return Ok(query.to_owned());
+        return Ok(Widened::default());
     }
     let near: Vec<String> = unknown
         .iter()
@@ -62,12 +71,17 @@ pub async fn widen(db: &PgPool, index_id: Uuid, query: &str) -> AppResult<String
     )
     .fetch_all(db)
     .await?;
-    let corrections: HashMap<&str, Vec<&str>> = unknown
-        .iter()
-        .map(|w| (w.as_str(), closest(w, &found)))
-        .filter(|(_, c)| !c.is_empty())
-        .collect();
-    Ok(rewrite(query, &corrections))
+    let mut widened = Widened::default();
+    for word in unknown {
+        let near = closest(word, &found);
+        if !near.is_empty() {
+            widened
+                .alternatives
+                .push(format!("{word} OR {}", near.join(" OR ")));
+            widened.words.push(word.clone());
+        }
+    }
+    Ok(widened)
 }
 
 /// The words of `found` within the edits `word` allows, the closest first (then alphabetically).
@@ -133,8 +147,6 @@ fn edits(a: &str, b: &str) -> usize {
 /// A run of letters or digits in a query, and where it stands.
 struct Token<'a> {
     text: &'a str,
-    /// Its first byte in the query.
-    start: usize,
     quoted: bool,
     negated: bool,
 }
@@ -170,7 +182,6 @@ fn tokens(query: &str) -> impl Iterator<Item = Token<'_>> {
             if let Some(s) = start.take() {
                 out.push(Token {
                     text: &query[s..i],
-                    start: s,
                     quoted,
                     negated: before_word == '-',
                 });
@@ -182,29 +193,6 @@ fn tokens(query: &str) -> impl Iterator<Item = Token<'_>> {
         previous = c;
     }
     out.into_iter()
-}
-
-/// `query` with every eligible word that has corrections written `word OR correction ...`.
-fn rewrite(query: &str, corrections: &HashMap<&str, Vec<&str>>) -> String {
-    if corrections.is_empty() {
-        return query.to_owned();
-    }
-    let mut out = String::with_capacity(query.len() * 2);
-    let mut at = 0;
-    for t in tokens(query).filter(Token::eligible) {
-        let Some(found) = corrections.get(t.text.to_lowercase().as_str()) else {
-            continue;
-        };
-        let end = t.start + t.text.len();
-        out.push_str(&query[at..end]);
-        for c in found {
-            out.push_str(" OR ");
-            out.push_str(c);
-        }
-        at = end;
-    }
-    out.push_str(&query[at..]);
-    out
 }
 
 #[cfg(test)]
@@ -240,17 +228,14 @@ mod tests {
     }
 
     #[test]
-    fn a_widened_word_keeps_its_place() {
-        let corrections = HashMap::from([("passwrd", vec!["password", "passwords"])]);
-        assert_eq!(
-            rewrite("Reset my Passwrd, \"passwrd\" -passwrd", &corrections),
-            "Reset my Passwrd OR password OR passwords, \"passwrd\" -passwrd"
-        );
+    fn the_closest_words_within_the_edits_allowed() {
         let found = [
             "password".to_owned(),
             "passport".to_owned(),
             "pass".to_owned(),
         ];
         assert_eq!(closest("passwrd", &found), ["password"]);
+        let found = ["documentation".to_owned(), "documented".to_owned()];
+        assert_eq!(closest("docmuentaton", &found), ["documentation"]);
     }
 }

@@ -10,7 +10,7 @@ use shipmate_kb::indexes::IndexRef;
 use shipmate_kb::roadmap;
 use shipmate_kb::search::{self, Search, SearchMode, SearchQuery, SearchResult};
 use shipmate_kb::search_log;
-use shipmate_kb::typos;
+use shipmate_kb::typos::{self, Widened};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -84,7 +84,7 @@ pub(super) async fn find(
         &state.index_sizes,
     );
     // The best cosine similarity, for the analytics' confidence (keyword ranks are no similarity);
-    // and the query as the words were looked for (misspelt words widened), for highlights.
+    // and the misspelt words as the keyword list read them, for highlights.
     let (mut results, top_score, words) = match mode {
         SearchMode::Keyword => {
             let (results, words) = reads.run(|db| by_words(db, index, search, limit)).await?;
@@ -117,12 +117,14 @@ pub(super) async fn find(
                     top_score,
                     widened,
                 ),
-                None => (nearest, top_score, query.clone()),
+                None => (nearest, top_score, Widened::default()),
             }
         }
     };
     if *highlight {
-        let marks = reads.run(|db| highlight::of(db, &words, &results)).await?;
+        let marks = reads
+            .run(|db| highlight::of(db, (query, &words), &results))
+            .await?;
         highlight::attach(&mut results, marks);
     }
     let documents: Vec<Uuid> = results.iter().map(|r| r.document_id).collect();
@@ -151,18 +153,18 @@ pub(super) async fn find(
     Ok((results, search_id))
 }
 
-/// The keyword list, misspelt words widened first unless the search says not to; and the query
-/// it ran.
+/// The keyword list, misspelt words widened first unless the search says not to; and how they
+/// were read.
 async fn by_words(
     db: &PgPool,
     index: &IndexRef,
     s: &Search,
     limit: i64,
-) -> AppResult<(Vec<SearchResult>, String)> {
-    let query = match s.typo_tolerance {
+) -> AppResult<(Vec<SearchResult>, Widened)> {
+    let widened = match s.typo_tolerance {
         true => typos::widen(db, index.id, &s.query).await?,
-        false => s.query.clone(),
+        false => Widened::default(),
     };
-    let results = search::keyword(db, index, &query, limit, &s.filter).await?;
-    Ok((results, query))
+    let results = search::keyword(db, index, (&s.query, &widened), limit, &s.filter).await?;
+    Ok((results, widened))
 }

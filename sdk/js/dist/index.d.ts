@@ -110,6 +110,10 @@ export type SearchResponse = Schemas['SearchResults'];
 /** What an index was searched for (`indexes.analytics`). */
 export type SearchAnalytics = Schemas['SearchAnalytics'];
 export type ClickRecorded = Schemas['ClickRecorded'];
+/** A search gap: a query people did not find an answer to, with the closest public request. */
+export type SearchGap = Schemas['SearchGap'];
+/** A feedback entry a document is about, as it is now (`feedback` on results and citations). */
+export type LinkedFeedback = Schemas['LinkedFeedback'];
 /**
  * The properties `analytics.track(name, properties)` takes: a flat object of strings, numbers and
  * booleans (up to 4 KB). Narrower than the API's `Event.properties`, which accepts any object.
@@ -423,6 +427,18 @@ export declare class Shipmate {
             from?: string;
             to?: string;
         }) => Promise<SearchAnalytics>;
+        /**
+         * `GET /v1/projects/:projectId/insights/search-gaps` (a member's `sessionToken`): what people
+         * searched the project's indexes for and did not find, rewordings grouped, most searched first,
+         * each with the most similar public request.
+         */
+        gaps: (projectId: string, query?: {
+            period?: "7d" | "30d" | "90d";
+            from?: string;
+            to?: string;
+        }) => Promise<List<SearchGap>>;
+        /** `POST /v1/projects/:projectId/insights/search-gaps/feedback`: a request made from a gap (its query as the title). */
+        gapToFeedback: (projectId: string, query: string, type: FeedbackType) => Promise<FeedbackEntry>;
     };
     /** Documents of an index; chunked and embedded by the service after upload. */
     readonly documents: {

@@ -203,6 +203,14 @@ export class Shipmate {
              * click-through rates, and the top, no-result and low-confidence queries over `period` or `from`-`to`.
              */
             analytics: (indexId, query = {}) => this.request('GET', `/v1/indexes/${seg(indexId)}/analytics`, undefined, query),
+            /**
+             * `GET /v1/projects/:projectId/insights/search-gaps` (a member's `sessionToken`): what people
+             * searched the project's indexes for and did not find, rewordings grouped, most searched first,
+             * each with the most similar public request.
+             */
+            gaps: (projectId, query = {}) => this.request('GET', `/v1/projects/${seg(projectId)}/insights/search-gaps`, undefined, query, 'session'),
+            /** `POST /v1/projects/:projectId/insights/search-gaps/feedback`: a request made from a gap (its query as the title). */
+            gapToFeedback: (projectId, query, type) => this.request('POST', `/v1/projects/${seg(projectId)}/insights/search-gaps/feedback`, { query, type }, undefined, 'session'),
         };
         /** Documents of an index; chunked and embedded by the service after upload. */
         this.documents = {

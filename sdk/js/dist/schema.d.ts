@@ -1784,6 +1784,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{project_id}/insights/search-gaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The period's no-result and low-confidence queries of every index of the project, queries close
+         *     in meaning (by the bundled local model) taken as one gap, most searched first (up to 20 per
+         *     index are read), each with the most similar public feedback entry (`null` when none is
+         *     related).
+         */
+        get: operations["knowledge_base_search_gaps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{project_id}/insights/search-gaps/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Makes a feedback entry of a gap: its query as the title (first letter upper case), on the
+         *     default board, approved and on the roadmap as a member's entries are.
+         */
+        post: operations["knowledge_base_gap_to_feedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{project_id}/integrations/github": {
         parameters: {
             query?: never;
@@ -2494,6 +2536,8 @@ export interface components {
             chunk_index: number;
             /** Format: uuid */
             document_id: string;
+            /** @description As in search results: the feedback entries the document is about, as they are now. */
+            feedback?: components["schemas"]["LinkedFeedback"][] | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -2612,6 +2656,11 @@ export interface components {
             error?: string | null;
             /** @description The caller's own id for the document (unique in the index), or null. */
             external_id?: string | null;
+            /**
+             * @description Feedback entries of the project the document is about: search results and answers'
+             *     citations of its chunks carry their live title, status and score (`feedback`).
+             */
+            feedback_ids: string[];
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -2628,6 +2677,11 @@ export interface components {
         /** @description `POST /v1/indexes/:id/documents/file` (multipart/form-data). */
         DocumentFile: {
             external_id?: string | null;
+            /**
+             * @description Feedback entries of the same project the document is about: ids separated by commas, or a
+             *     JSON array of them (at most 20).
+             */
+            feedback_ids?: string | null;
             /**
              * Format: binary
              * @description `.md`, `.markdown`, `.txt`, `.html`, `.htm` or `.pdf`, at most 10 MB; the text taken from it
@@ -2646,6 +2700,8 @@ export interface components {
         DocumentVersion: {
             content: string;
             content_type?: null | components["schemas"]["ContentType"];
+            /** @description Replaces the linked feedback entries whole (none when absent). */
+            feedback_ids?: string[] | null;
             /** @description Replaces the old metadata whole (`{}` when absent). */
             metadata?: {
                 [key: string]: unknown;
@@ -2857,6 +2913,24 @@ export interface components {
             name: string;
             period: components["schemas"]["Period"];
             steps: components["schemas"]["StepRow"][];
+        };
+        /** @description The public feedback entry most similar to a gap (by the bundled local model). */
+        GapFeedback: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: double
+             * @description Cosine similarity, 0 to 1.
+             */
+            similarity: number;
+            status: string;
+            title: string;
+        };
+        /** @description `POST /v1/projects/:projectId/insights/search-gaps/feedback`: a feedback entry made from a gap. */
+        GapToFeedback: {
+            /** @description The gap's query: the entry's title (its first letter made upper case). */
+            query: string;
+            type: components["schemas"]["FeedbackType"];
         };
         /**
          * @description `POST /v1/projects/:id/integrations/github`: what to paste into the repository's webhook settings
@@ -3081,6 +3155,21 @@ export interface components {
         Link: {
             url: string;
         };
+        /**
+         * @description A feedback entry a document is about, as it is now. A publishable key sees entries of public
+         *     boards only.
+         */
+        LinkedFeedback: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: int64
+             * @description Upvotes minus downvotes.
+             */
+            score: number;
+            status: string;
+            title: string;
+        };
         /** @description A one-page list (`{"data": [...]}`). */
         List_AccessToken: {
             data: {
@@ -3225,6 +3314,11 @@ export interface components {
                 error?: string | null;
                 /** @description The caller's own id for the document (unique in the index), or null. */
                 external_id?: string | null;
+                /**
+                 * @description Feedback entries of the project the document is about: search results and answers'
+                 *     citations of its chunks carry their live title, status and score (`feedback`).
+                 */
+                feedback_ids: string[];
                 /** Format: uuid */
                 id: string;
                 /** Format: uuid */
@@ -3330,6 +3424,19 @@ export interface components {
                 publishable_key: string;
                 role: components["schemas"]["Role"];
                 slug: string;
+            }[];
+        };
+        /** @description A one-page list (`{"data": [...]}`). */
+        List_SearchGap: {
+            data: {
+                /** @description The most searched spelling of the group (queries close in meaning are one gap). */
+                query: string;
+                /**
+                 * Format: int64
+                 * @description Searches of the group that found nothing, or found only low-confidence results.
+                 */
+                searches: number;
+                similar_feedback?: null | components["schemas"]["GapFeedback"];
             }[];
         };
         /** @description A one-page list (`{"data": [...]}`). */
@@ -3526,6 +3633,8 @@ export interface components {
             content_type?: null | components["schemas"]["ContentType"];
             /** @description The caller's own id for the document, 1 to 256 characters, unique in the index. */
             external_id?: string | null;
+            /** @description Up to 20 feedback entries of the same project the document is about. */
+            feedback_ids?: string[] | null;
             /**
              * @description Returned with every search result, and matched by search filters (at most 16 KB). A
              *     `language` (or `lang`) key naming a language, e.g. `"de"` or `"german"`, sets how keyword
@@ -3737,6 +3846,11 @@ export interface components {
                 error?: string | null;
                 /** @description The caller's own id for the document (unique in the index), or null. */
                 external_id?: string | null;
+                /**
+                 * @description Feedback entries of the project the document is about: search results and answers'
+                 *     citations of its chunks carry their live title, status and score (`feedback`).
+                 */
+                feedback_ids: string[];
                 /** Format: uuid */
                 id: string;
                 /** Format: uuid */
@@ -4092,6 +4206,20 @@ export interface components {
             position: number;
         };
         /**
+         * @description A search gap: what people searched for across the project's indexes and did not find (no
+         *     result, or a low-confidence one), with the public feedback entry closest to it.
+         */
+        SearchGap: {
+            /** @description The most searched spelling of the group (queries close in meaning are one gap). */
+            query: string;
+            /**
+             * Format: int64
+             * @description Searches of the group that found nothing, or found only low-confidence results.
+             */
+            searches: number;
+            similar_feedback?: null | components["schemas"]["GapFeedback"];
+        };
+        /**
          * @description Search by meaning (`vector`), by words (`keyword`, PostgreSQL full text), or both fused (`hybrid`).
          * @enum {string}
          */
@@ -4114,6 +4242,12 @@ export interface components {
              * @description 1 to 20, default 5.
              */
             top_k?: number | null;
+            /**
+             * @description In `keyword` and `hybrid` modes, also find the words of the index within one edit of a
+             *     query word of five or more letters (two edits from nine) that the index does not hold.
+             *     On unless `false`.
+             */
+            typo_tolerance?: boolean | null;
         };
         SearchResult: {
             chunk_content: string;
@@ -4124,6 +4258,11 @@ export interface components {
             chunk_index: number;
             /** Format: uuid */
             document_id: string;
+            /**
+             * @description The feedback entries the chunk's document is about (`feedback_ids`), as they are now;
+             *     absent when it names none.
+             */
+            feedback?: components["schemas"]["LinkedFeedback"][] | null;
             /**
              * @description With `"highlight": true`: the chunk's passages that hold the query's words, those words
              *     in `<mark>`, everything else HTML-escaped (empty when no word occurs, as in a search by
@@ -19667,6 +19806,257 @@ export interface operations {
                 };
             };
             /** @description validation failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_search_gaps: {
+        parameters: {
+            query?: {
+                /** @description `7d`, `30d` (default) or `90d` */
+                period?: components["schemas"]["Period"];
+                /** @description first day, `YYYY-MM-DD` */
+                from?: string;
+                /** @description last day, `YYYY-MM-DD` */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["List_SearchGap"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member (viewers neither) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a bad period or range */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate limited (see Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description a dependency is unavailable; nothing was accepted */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    knowledge_base_gap_to_feedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GapToFeedback"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description credential missing, unknown, revoked or of the wrong scheme */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not a member (viewers neither) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description no such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description method not allowed */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description an empty query or an unknown type */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -61,6 +61,12 @@ async fn keyword_and_hybrid_searches_forgive_a_typo_unless_told_not_to() {
     for exact in ["pasrowd", "rset", "\"pasword\"", "E1235"] {
         assert!(keyword(exact, json!({})).await.is_empty(), "{exact}");
     }
+    // Widened inside the query: every other word must still occur (quarterly & (pasword |
+    // password)), as it must without a typo; and a word the index holds is taken as typed.
+    assert!(keyword("quarterly pasword", json!({})).await.is_empty());
+    assert!(keyword("reset security pasword invoices", json!({}))
+        .await
+        .is_empty());
     // An excluded word is not widened: excluding "pasword" excludes nothing.
     assert_eq!(keyword("settings -pasword", json!({})).await, [PASSWORDS]);
 
