@@ -360,6 +360,24 @@ async fn kb_ask_writes_the_answer_then_its_sources() {
     let whole = cli.json(&ask).await;
     assert_eq!(whole["citations"][0]["metadata"]["path"], "kayak.md");
 
+    // The question found nothing in keyword mode: a gap of the project.
+    cli.ok(&[
+        "kb",
+        "search",
+        "--project",
+        "kb-ask",
+        "--index",
+        "docs",
+        "--mode",
+        "keyword",
+        "gift cards",
+    ])
+    .await;
+    let gaps = cli
+        .ok(&["kb", "gaps", "--project", "kb-ask", "--period", "7d"])
+        .await;
+    assert!(gaps.contains("gift cards") && gaps.contains('1'), "{gaps}");
+
     chat.set(Behaviour::Fail);
     let err = cli.run(&ask).await.fails(1);
     assert!(err.contains("the chat provider failed"), "{err}");

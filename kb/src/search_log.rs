@@ -29,12 +29,16 @@ pub struct Logged<'a> {
     pub top_score: Option<f64>,
 }
 
-/// Logs the search; answers its id.
+/// Logs the search; answers its id. The row is committed without waiting for the WAL to reach
+/// the disk (`synchronous_commit` off for this statement alone): it is the record of a read, not
+/// an accepted write, and a crash of PostgreSQL may lose at most the last moment's rows, never
+/// leave a wrong one; the search does not wait for the flush.
 pub async fn log(db: &PgPool, s: Logged<'_>) -> AppResult<Uuid> {
     let id = Uuid::now_v7();
     sqlx::query!(
-        "insert into kb_searches (id, index_id, query, query_key, mode, filter_keys, results, top_score)
-         values ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "with async_commit as (select set_config('synchronous_commit', 'off', true))
+         insert into kb_searches (id, index_id, query, query_key, mode, filter_keys, results, top_score)
+         select $1, $2, $3, $4, $5, $6, $7, $8 from async_commit",
         id,
         s.index_id,
         s.query,

@@ -51,6 +51,16 @@ pub enum KbCommand {
         #[arg(long, default_value = "30d")]
         period: String,
     },
+    /// Search gaps: what people searched every index of the project for and did not find (no
+    /// result, or only low-confidence ones), rewordings grouped, each with the closest public
+    /// request (members).
+    Gaps {
+        #[command(flatten)]
+        project: ProjectArg,
+        /// `7d`, `30d` (the default) or `90d`.
+        #[arg(long, default_value = "30d")]
+        period: String,
+    },
     /// Delete the document with this external id.
     Delete {
         #[command(flatten)]

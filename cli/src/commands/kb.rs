@@ -1,4 +1,4 @@
-//! Knowledge base: `shipmate indexes ...`, `shipmate kb upload|search|ask|delete` (and the earlier
+//! Knowledge base: `shipmate indexes ...`, `shipmate kb upload|search|ask|gaps|delete` (and the earlier
 //! names `docs upload`, `search`).
 //! These are API-key endpoints; the CLI calls them with the session naming the project
 //! (`X-Project-Id`), so members work here without the secret key owners and admins hold.
@@ -107,6 +107,10 @@ pub async fn run(ctx: &Ctx, command: KbCommand) -> anyhow::Result<()> {
             let pid = project_id(&ctx.client, &project.project).await?;
             let index = index_id(&ctx.client, &pid, &index).await?;
             status::analytics(ctx, &pid, &index, &period).await
+        }
+        KbCommand::Gaps { project, period } => {
+            let pid = project_id(&ctx.client, &project.project).await?;
+            status::gaps(ctx, &pid, &period).await
         }
         KbCommand::Delete {
             project,

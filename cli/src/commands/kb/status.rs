@@ -1,14 +1,16 @@
 //! `shipmate kb status`: an index's documents by status, and with `--wait` a progress bar of
 //! documents ready over all until none is pending (a bulk load's progress); `shipmate kb
-//! analytics`: what the index was searched for.
+//! analytics`: what the index was searched for; `shipmate kb gaps`: what the project's indexes
+//! were searched for and did not have.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
+use shipmate_types::common::List;
 use shipmate_types::kb::Index;
-use shipmate_types::search_analytics::SearchAnalytics;
+use shipmate_types::search_analytics::{SearchAnalytics, SearchGap};
 
 use crate::client::{Auth, Client};
 use crate::commands::seg;
@@ -149,6 +151,43 @@ pub async fn analytics(ctx: &Ctx, pid: &str, index: &str, period: &str) -> anyho
                 }
             }
         }
+        Ok(())
+    })
+}
+
+/// `kb gaps`: what people searched the project's indexes for and did not find, each gap with the
+/// closest public request.
+pub async fn gaps(ctx: &Ctx, pid: &str, period: &str) -> anyhow::Result<()> {
+    let path = format!("/v1/projects/{}/insights/search-gaps", seg(pid));
+    let read = ctx
+        .client
+        .get(&path, Auth::Session, &[("period", period)])
+        .await?;
+    ctx.show(&read, |gaps: List<SearchGap>| {
+        let mut t = table(&[
+            "QUERY",
+            "SEARCHES",
+            "CLOSEST REQUEST",
+            "STATUS",
+            "SIMILARITY",
+        ]);
+        for g in gaps.data {
+            let (title, status, similarity) = match g.similar_feedback {
+                Some(f) => (f.title, f.status, format!("{:.0}%", f.similarity * 100.0)),
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            t.add_row(vec![
+                g.query,
+                g.searches.to_string(),
+                title,
+                status,
+                similarity,
+            ]);
+        }
+        print_table(
+            &t,
+            "No gaps in this period: every search found something confident.",
+        );
         Ok(())
     })
 }
