@@ -46,21 +46,19 @@ pub fn router() -> Router<AppState> {
 pub async fn answer_question(
     State(state): State<AppState>,
     ReadDb(reads): ReadDb,
-    ProjectKey {
-        project,
-        public_client,
-    }: ProjectKey,
+    key: ProjectKey,
     Path(index_id): Path<String>,
     headers: HeaderMap,
     JsonBody(input): JsonBody,
 ) -> ApiResult<Response> {
-    let index = index_of(&state, project.id, &index_id).await?;
+    let caller = Caller::of(&key);
+    let index = index_of(&state, caller.project_id, &index_id).await?;
     let q = input.parse::<AnswerQuery>()?;
     let chat = state.chat.clone().ok_or_else(|| AppError::NotConfigured {
         code: "chat_not_configured",
         detail: "no chat API is configured: set SHIPMATE_CHAT_URL (and SHIPMATE_CHAT_KEY, SHIPMATE_CHAT_MODEL)".into(),
     })?;
-    let slot = chat.slot(project.id)?;
+    let slot = chat.slot(caller.project_id)?;
     let search = Search {
         query: q.question,
         top_k: q.top_k.unwrap_or(5),
@@ -68,10 +66,6 @@ pub async fn answer_question(
         filter: Filter::of(q.filter),
         highlight: false,
         typo_tolerance: true,
-    };
-    let caller = Caller {
-        project_id: project.id,
-        public: public_client.is_some(),
     };
     let (chunks, search_id) = find(&state, &reads, caller, &index, &search).await?;
     let prompt = answer::prompt(&search.query, &chunks);

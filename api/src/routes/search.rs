@@ -35,19 +35,13 @@ pub fn router() -> Router<AppState> {
 pub async fn search_index(
     State(state): State<AppState>,
     ReadDb(reads): ReadDb,
-    ProjectKey {
-        project,
-        public_client,
-    }: ProjectKey,
+    key: ProjectKey,
     Path(index_id): Path<String>,
     JsonBody(input): JsonBody,
 ) -> ApiResult<Json<SearchResults>> {
-    let index = index_of(&state, project.id, &index_id).await?;
+    let caller = Caller::of(&key);
+    let index = index_of(&state, caller.project_id, &index_id).await?;
     let search: Search = input.parse::<SearchQuery>()?.into();
-    let caller = Caller {
-        project_id: project.id,
-        public: public_client.is_some(),
-    };
     let (results, search_id) = find(&state, &reads, caller, &index, &search).await?;
     Ok(Json(SearchResults { results, search_id }))
 }
@@ -58,6 +52,15 @@ pub async fn search_index(
 pub(super) struct Caller {
     pub project_id: Uuid,
     pub public: bool,
+}
+
+impl Caller {
+    pub fn of(key: &ProjectKey) -> Caller {
+        Caller {
+            project_id: key.project.id,
+            public: key.public_client.is_some(),
+        }
+    }
 }
 
 /// The search's results, and its id in the index's search log.
