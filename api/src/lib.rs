@@ -119,7 +119,8 @@ impl Application {
             .expect("a bound listener has an address")
     }
 
-    /// Serves until SIGTERM or Ctrl-C; requests in flight then finish.
+    /// Serves until SIGTERM or Ctrl-C; requests in flight then finish, and the searches they
+    /// logged are written.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         axum::serve(
             self.listener,
@@ -127,7 +128,9 @@ impl Application {
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(telemetry::shutdown_signal())
-        .await
+        .await?;
+        self.state.search_log.settled().await;
+        Ok(())
     }
 }
 

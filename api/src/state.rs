@@ -52,6 +52,8 @@ pub struct Inner {
     pub models: Registry,
     /// The chat API answers are asked of; None when none is configured.
     pub chat: Option<Arc<Chat>>,
+    /// Searches on their way to the search log (`shipmate_kb::search_logger`).
+    pub search_log: shipmate_kb::search_logger::Logger,
     /// Whether an index (under a filter) is small enough for an exact scan, for a few seconds.
     pub index_sizes: shipmate_kb::search::Sizes,
     pub queue: Queue,
@@ -128,6 +130,10 @@ impl AppState {
             events_limiter: DefaultKeyedRateLimiter::keyed(Quota::per_second(events_per_second)),
             models: Registry::new(&settings.common.kb),
             chat: Chat::from_settings(&settings.common.kb).map(Arc::new),
+            search_log: match settings.common.kb.search_log {
+                true => shipmate_kb::search_logger::Logger::start(db.clone()),
+                false => shipmate_kb::search_logger::Logger::off(),
+            },
             index_sizes: Default::default(),
             queue,
             deliveries,

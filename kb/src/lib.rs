@@ -20,6 +20,7 @@ pub mod providers;
 pub mod roadmap;
 pub mod search;
 pub mod search_log;
+pub mod search_logger;
 pub mod search_stats;
 pub mod settings;
 pub mod typos;

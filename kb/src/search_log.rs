@@ -1,6 +1,6 @@
 //! Search analytics' writes: every search logged per index (query, mode, filter keys, result
 //! count, top similarity, time), and the results people open reported as clicks. The reads and the
-//! daily rollups are in `search_stats`.
+//! rollups are in `search_stats`.
 
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -19,38 +19,56 @@ pub fn key(query: &str) -> String {
 }
 
 /// One search as it is logged.
-pub struct Logged<'a> {
+#[derive(serde::Serialize)]
+pub struct Logged {
+    pub id: Uuid,
     pub index_id: Uuid,
-    pub query: &'a str,
-    pub mode: SearchMode,
+    pub query: String,
+    pub query_key: String,
+    pub mode: &'static str,
     pub filter_keys: Vec<String>,
-    pub results: usize,
+    pub results: i32,
     /// The best cosine similarity (vector and hybrid searches).
     pub top_score: Option<f64>,
 }
 
-/// Logs the search; answers its id. The row is committed without waiting for the WAL to reach
-/// the disk (`synchronous_commit` off for this statement alone): it is the record of a read, not
-/// an accepted write, and a crash of PostgreSQL may lose at most the last moment's rows, never
-/// leave a wrong one; the search does not wait for the flush.
-pub async fn log(db: &PgPool, s: Logged<'_>) -> AppResult<Uuid> {
-    let id = Uuid::now_v7();
+impl Logged {
+    pub fn new(
+        index_id: Uuid,
+        (query, mode): (&str, SearchMode),
+        filter_keys: Vec<String>,
+        results: usize,
+        top_score: Option<f64>,
+    ) -> Logged {
+        Logged {
+            id: Uuid::now_v7(),
+            index_id,
+            query: query.to_owned(),
+            query_key: key(query),
+            mode: mode.as_str(),
+            filter_keys,
+            results: i32::try_from(results).unwrap_or(i32::MAX),
+            top_score,
+        }
+    }
+}
+
+/// Writes logged searches in one statement, committed without waiting for the WAL to reach the
+/// disk (`synchronous_commit` off for this transaction alone): they are the record of reads, not
+/// accepted writes, and a crash of PostgreSQL may lose at most the last moment's rows, never leave
+/// a wrong one.
+pub async fn write(db: &PgPool, rows: &[Logged]) -> AppResult<()> {
     sqlx::query!(
         "with async_commit as (select set_config('synchronous_commit', 'off', true))
          insert into kb_searches (id, index_id, query, query_key, mode, filter_keys, results, top_score)
-         select $1, $2, $3, $4, $5, $6, $7, $8 from async_commit",
-        id,
-        s.index_id,
-        s.query,
-        key(s.query),
-        s.mode.as_str(),
-        &s.filter_keys,
-        i32::try_from(s.results).unwrap_or(i32::MAX),
-        s.top_score
+         select r.id, r.index_id, r.query, r.query_key, r.mode, r.filter_keys, r.results, r.top_score
+         from async_commit, jsonb_to_recordset($1) as r(id uuid, index_id uuid, query text,
+              query_key text, mode text, filter_keys text[], results int, top_score float8)",
+        sqlx::types::Json(rows) as _
     )
     .execute(db)
     .await?;
-    Ok(id)
+    Ok(())
 }
 
 /// Records that a result of the search was opened (once per document; a repeat changes nothing).
@@ -71,19 +89,22 @@ pub async fn click(db: &PgPool, index_id: Uuid, search_id: Uuid, c: &SearchClick
     .await?;
     if done.rows_affected() == 1 {
         // A roll-up in progress holds the marker: wait for it, then (a new statement, a new
-        // snapshot) see the rows it wrote.
-        let until = sqlx::query_scalar!("select until from kb_search_rolled for share")
+        // snapshot) see the rows it wrote. A search already rolled counts its first click in
+        // each block holding its day.
+        let rolled_to = sqlx::query_scalar!("select rolled_to from kb_search_rolled for share")
             .fetch_one(&mut *tx)
             .await?;
         sqlx::query!(
-            "update kb_search_daily d set clicked = d.clicked + 1
-             from kb_searches s
-             where s.id = $1 and (select count(*) from kb_search_clicks k where k.search_id = $1) = 1
-               and (s.created_at at time zone 'utc')::date <= $2
-               and d.index_id = s.index_id and d.day = (s.created_at at time zone 'utc')::date
-               and d.query_key = s.query_key",
+            "update kb_search_rollups r set clicked = r.clicked + 1
+             from kb_searches s, (select (created_at at time zone 'utc')::date as day
+                                  from kb_searches where id = $1) d, generate_series(0, $3) k
+             where s.id = $1 and s.created_at < $2
+               and (select count(*) from kb_search_clicks c where c.search_id = $1) = 1
+               and r.index_id = s.index_id and r.query_key = s.query_key and r.span = k
+               and r.start = d.day - ((d.day - date '1970-01-01') % (1 << k))",
             search_id,
-            until
+            rolled_to,
+            crate::search_stats::SPANS as i32
         )
         .execute(&mut *tx)
         .await?;

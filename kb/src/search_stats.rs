@@ -1,10 +1,11 @@
-//! Search analytics' reads: an index's searches over a range of days, from the daily rollups of
-//! closed days and the logged searches of the days not yet rolled; and the roll-up itself, which
-//! the workers' housekeeping runs every minute (idempotent: one roll-up at a time, each day once).
+//! Search analytics' reads: an index's searches over a range of days, from the rollups (blocks of
+//! 1 to 128 days, see the migration `search_rollup_spans`) and the searches logged since the last
+//! roll-up; and the roll-up itself, which the workers' housekeeping runs every minute (one at a
+//! time, each search once).
 
 use std::collections::HashMap;
 
-use sqlx::types::chrono::{NaiveDate, Utc};
+use chrono::{DateTime, Days, NaiveDate, Utc};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -13,6 +14,9 @@ pub use shipmate_types::search_analytics::{LowConfidenceQuery, QueryCount, TopQu
 
 /// Each list of the read holds at most this many queries.
 const LIST: usize = 20;
+
+/// The longest rollup block is 2^SPANS days.
+pub const SPANS: u32 = 7;
 
 /// One query's figures over the range (summed from rollups and logged searches).
 #[derive(Default)]
@@ -44,38 +48,47 @@ pub async fn read(
     low: f64,
 ) -> AppResult<Reading> {
     let mut tx = db.begin().await?;
-    // One snapshot: a roll-up committing between the two reads would count its days twice.
+    // One snapshot: a roll-up committing between the reads would count its searches twice.
     sqlx::query!("set transaction isolation level repeatable read")
         .execute(&mut *tx)
         .await?;
+    let rolled_to = sqlx::query_scalar!("select rolled_to from kb_search_rolled")
+        .fetch_one(&mut *tx)
+        .await?;
+    let (spans, starts): (Vec<i16>, Vec<NaiveDate>) =
+        blocks(from, to, rolled_to.date_naive()).into_iter().unzip();
     let rolled = sqlx::query_as!(
         Row,
-        r#"select query_key as "query_key!", sum(searches) as "searches!", sum(empty) as "empty!",
-                  sum(clicked) as "clicked!", sum(score_sum) as "score_sum!", sum(scored) as "scored!"
-           from kb_search_daily
-           where index_id = $1 and day between $2 and least($3, (select until from kb_search_rolled))
-           group by query_key"#,
+        r#"select r.query_key, sum(r.searches)::int8 as "searches!", sum(r.empty)::int8 as "empty!",
+                  sum(r.clicked)::int8 as "clicked!", sum(r.score_sum) as "score_sum!",
+                  sum(r.scored)::int8 as "scored!"
+           from unnest($2::int2[], $3::date[]) b(span, start)
+           join kb_search_rollups r on r.index_id = $1 and r.span = b.span and r.start = b.start
+           group by r.query_key"#,
         index_id,
-        from,
-        to
+        &spans,
+        &starts
     )
     .fetch_all(&mut *tx)
     .await?;
+    // A search's click is looked up by its key (a join would read every click of the index).
     let fresh = sqlx::query_as!(
         Row,
         r#"select s.query_key, count(*) as "searches!",
                   count(*) filter (where s.results = 0) as "empty!",
-                  count(*) filter (where exists (
-                      select 1 from kb_search_clicks c where c.search_id = s.id)) as "clicked!",
+                  count(c.hit) as "clicked!",
                   coalesce(sum(s.top_score), 0) as "score_sum!", count(s.top_score) as "scored!"
            from kb_searches s
+           left join lateral (select 1 as hit from kb_search_clicks c
+                              where c.search_id = s.id limit 1) c on true
            where s.index_id = $1
-             and s.created_at >= (greatest($2, (select until from kb_search_rolled) + 1))::timestamp at time zone 'utc'
+             and s.created_at >= greatest($2::date::timestamp at time zone 'utc', $4)
              and s.created_at < ($3::date + 1)::timestamp at time zone 'utc'
            group by s.query_key"#,
         index_id,
         from,
-        to
+        to,
+        rolled_to
     )
     .fetch_all(&mut *tx)
     .await?;
@@ -92,39 +105,80 @@ pub async fn read(
     Ok(Reading::of(groups.into_iter().collect(), low))
 }
 
-/// Rolls every closed day (UTC) not rolled yet into `kb_search_daily`; answers how many days. The
-/// marker row's lock makes concurrent workers take turns, and a click arriving meanwhile waits for
-/// it (see `search_log::click`).
+/// The whole rollup blocks `(span, start)` that hold exactly the rolled searches of the days from
+/// `from` to `to`, when the rollups hold nothing after the day `last`: from `from` on, each block
+/// the longest that starts there (its start a multiple of its length) and ends by `to`, or past
+/// it when nothing is rolled past `to`. At most two blocks of each length.
+fn blocks(from: NaiveDate, to: NaiveDate, last: NaiveDate) -> Vec<(i16, NaiveDate)> {
+    let epoch = NaiveDate::default();
+    let day = |d: NaiveDate| (d - epoch).num_days();
+    let (open, end) = (to >= last, day(to.min(last)));
+    let mut at = day(from);
+    let mut out = Vec::new();
+    while at <= end {
+        let span = (0..=SPANS)
+            .rev()
+            .find(|k| at % (1 << k) == 0 && (open || at + (1 << k) - 1 <= end))
+            .unwrap_or(0);
+        out.push((span as i16, epoch + Days::new(at as u64)));
+        at += 1 << span;
+    }
+    out
+}
+
+/// Rolls the searches logged up to a minute ago and not rolled yet into the rollups; answers how
+/// many. The marker row's lock makes concurrent workers take turns, and a click arriving meanwhile
+/// waits for it (see `search_log::click`).
 pub async fn roll_up(db: &PgPool) -> AppResult<i64> {
-    let yesterday = Utc::now().date_naive().pred_opt().unwrap_or_default();
     let mut tx = db.begin().await?;
-    let until = sqlx::query_scalar!("select until from kb_search_rolled for update")
+    let rolled_to = sqlx::query_scalar!("select rolled_to from kb_search_rolled for update")
         .fetch_one(&mut *tx)
         .await?;
-    if until >= yesterday {
+    // A minute back: a search's row is stamped when its statement starts, so one stamped just
+    // before the cut may commit after this snapshot is taken.
+    let until: DateTime<Utc> = sqlx::query_scalar!(
+        r#"select date_trunc('minute', now()) - interval '1 minute' as "until!""#
+    )
+    .fetch_one(&mut *tx)
+    .await?;
+    if until <= rolled_to {
         return Ok(0);
     }
-    // From the first logged day after the marker (not the marker's own, which may be 1970).
-    sqlx::query!(
-        "insert into kb_search_daily (index_id, day, query_key, searches, empty, clicked, score_sum, scored)
-         select s.index_id, (s.created_at at time zone 'utc')::date, s.query_key, count(*),
-                count(*) filter (where s.results = 0),
-                count(*) filter (where exists (select 1 from kb_search_clicks c where c.search_id = s.id)),
-                coalesce(sum(s.top_score), 0), count(s.top_score)
-         from kb_searches s
-         where s.created_at >= ($1::date + 1)::timestamp at time zone 'utc'
-           and s.created_at < ($2::date + 1)::timestamp at time zone 'utc'
-         group by 1, 2, 3",
+    let rolled = sqlx::query_scalar!(
+        r#"with logged as (
+             select s.index_id, (s.created_at at time zone 'utc')::date as day, s.query_key,
+                    count(*) as searches, count(*) filter (where s.results = 0) as empty,
+                    count(c.hit) as clicked, coalesce(sum(s.top_score), 0) as score_sum,
+                    count(s.top_score) as scored
+             from kb_searches s
+             left join lateral (select 1 as hit from kb_search_clicks c
+                                where c.search_id = s.id limit 1) c on true
+             where s.created_at >= $1 and s.created_at < $2
+             group by 1, 2, 3
+           ), added as (
+             insert into kb_search_rollups as r
+                    (index_id, span, start, query_key, searches, empty, clicked, score_sum, scored)
+             select index_id, k, day - ((day - date '1970-01-01') % (1 << k)), query_key,
+                    sum(searches), sum(empty), sum(clicked), sum(score_sum), sum(scored)
+             from logged cross join generate_series(0, $3) k
+             group by 1, 2, 3, 4
+             on conflict (index_id, span, start, query_key) do update
+             set searches = r.searches + excluded.searches, empty = r.empty + excluded.empty,
+                 clicked = r.clicked + excluded.clicked,
+                 score_sum = r.score_sum + excluded.score_sum, scored = r.scored + excluded.scored
+           )
+           select coalesce(sum(searches), 0)::int8 as "searches!" from logged"#,
+        rolled_to,
         until,
-        yesterday
+        SPANS as i32
     )
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await?;
-    sqlx::query!("update kb_search_rolled set until = $1", yesterday)
+    sqlx::query!("update kb_search_rolled set rolled_to = $1", until)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok((yesterday - until).num_days())
+    Ok(rolled)
 }
 
 /// The read's figures, before the api adds the range.
@@ -191,5 +245,54 @@ impl Reading {
             no_result_queries: no_result,
             low_confidence_queries: low_confidence,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> NaiveDate {
+        s.parse().unwrap_or_default()
+    }
+
+    /// The days a list of blocks holds, in order.
+    fn days(blocks: &[(i16, NaiveDate)]) -> Vec<NaiveDate> {
+        blocks
+            .iter()
+            .flat_map(|(k, start)| (0..1u64 << k).map(move |i| *start + Days::new(i)))
+            .collect()
+    }
+
+    #[test]
+    fn blocks_hold_exactly_the_range_when_more_is_rolled() {
+        let (from, to) = (d("2026-01-03"), d("2026-05-20"));
+        let b = blocks(from, to, d("2026-11-27"));
+        let held = days(&b);
+        assert_eq!(held.first(), Some(&from));
+        assert_eq!(held.last(), Some(&to));
+        assert!(held.windows(2).all(|w| w[1] == w[0] + Days::new(1)));
+        assert!(b.len() <= 2 * (SPANS as usize + 1), "{b:?}");
+        for (k, start) in b {
+            let n = (start - NaiveDate::default()).num_days();
+            assert_eq!(n % (1 << k), 0, "block of 2^{k} days starting {start}");
+        }
+    }
+
+    #[test]
+    fn a_range_reaching_the_last_rolled_day_takes_longer_blocks() {
+        // 90 days up to today, rolled to yesterday: few blocks, the last running past today.
+        let (from, to) = (d("2026-08-31"), d("2026-11-28"));
+        let b = blocks(from, to, d("2026-11-27"));
+        assert!(b.len() <= SPANS as usize + 1, "{b:?}");
+        let held = days(&b);
+        assert_eq!(held.first(), Some(&from));
+        assert!(held.contains(&d("2026-11-27")));
+        assert!(held.windows(2).all(|w| w[1] == w[0] + Days::new(1)));
+    }
+
+    #[test]
+    fn nothing_rolled_in_the_range_takes_no_block() {
+        assert!(blocks(d("2026-11-28"), d("2026-11-28"), d("2026-11-27")).is_empty());
     }
 }

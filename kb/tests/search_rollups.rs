@@ -1,5 +1,6 @@
-//! Search analytics' daily rollups: the read gives the same figures before and after closed days
-//! are rolled up, and a click arriving after its day was rolled counts in the rollup.
+//! Search analytics' rollups: the read gives the same figures before and after the searches are
+//! rolled up (today's too, up to a minute ago), over a range reaching today and over a range of
+//! past days, and a click arriving after its search was rolled counts in the rollups.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -13,9 +14,9 @@ fn days_ago(n: u32) -> NaiveDate {
     (0..n).fold(Utc::now().date_naive(), |d, _| d.pred_opt().unwrap())
 }
 
-/// The read's figures over the last week, in one comparable line.
-async fn figures(db: &PgPool, index: Uuid) -> String {
-    let r = read(db, index, days_ago(6), days_ago(0), 0.3)
+/// The read's figures from `from` to `to` days ago, in one comparable line.
+async fn figures(db: &PgPool, index: Uuid, (from, to): (u32, u32)) -> String {
+    let r = read(db, index, days_ago(from), days_ago(to), 0.3)
         .await
         .unwrap();
     let top: Vec<String> = r
@@ -42,11 +43,11 @@ async fn figures(db: &PgPool, index: Uuid) -> String {
     )
 }
 
-/// Logs a search `days` ago; answers its id.
+/// Logs a search `minutes` ago; answers its id.
 async fn search(
     db: &PgPool,
     index: Uuid,
-    days: i32,
+    minutes: i32,
     key: &str,
     results: i32,
     score: Option<f64>,
@@ -54,14 +55,14 @@ async fn search(
     let id = Uuid::now_v7();
     sqlx::query(
         "insert into kb_searches (id, index_id, query, query_key, mode, results, top_score, created_at)
-         values ($1, $2, $3, $3, 'vector', $4, $5, now() - make_interval(days => $6))",
+         values ($1, $2, $3, $3, 'vector', $4, $5, now() - make_interval(mins => $6))",
     )
     .bind(id)
     .bind(index)
     .bind(key)
     .bind(results)
     .bind(score)
-    .bind(days)
+    .bind(minutes)
     .execute(db)
     .await
     .unwrap();
@@ -96,27 +97,42 @@ async fn rollups_keep_the_figures_exact(db: PgPool) {
     let doc = Uuid::now_v7();
     let mut clicked_late = None;
     for days in [0, 1, 2, 3] {
-        let a = search(&db, index, days, "reset password", 3, Some(0.8)).await;
-        search(&db, index, days, "reset password", 2, Some(0.6)).await;
-        search(&db, index, days, "invoices", 0, Some(0.1)).await;
-        search(&db, index, days, "refund policy", 1, None).await;
+        // Today's searches five minutes ago (rolled) and just now (not yet).
+        let ago = days * 1440 + 5;
+        let a = search(&db, index, ago, "reset password", 3, Some(0.8)).await;
+        search(&db, index, ago, "reset password", 2, Some(0.6)).await;
+        search(&db, index, ago, "invoices", 0, Some(0.1)).await;
+        search(&db, index, days * 1440, "refund policy", 1, None).await;
         if days != 2 {
             click(&db, a, doc).await;
         } else {
             clicked_late = Some(a);
         }
     }
-    let before = figures(&db, index).await;
-    assert!(before.starts_with("16 0.2500 0.1875"), "{before}");
-    assert!(roll_up(&db).await.unwrap() > 0);
-    assert_eq!(roll_up(&db).await.unwrap(), 0, "each day once");
+    let week = figures(&db, index, (6, 0)).await;
+    assert!(week.starts_with("16 0.2500 0.1875"), "{week}");
+    let past = figures(&db, index, (3, 1)).await;
+    assert!(past.starts_with("12 0.2500 0.1667"), "{past}");
     assert_eq!(
-        figures(&db, index).await,
-        before,
+        roll_up(&db).await.unwrap(),
+        15,
+        "all but the search of just now"
+    );
+    assert_eq!(roll_up(&db).await.unwrap(), 0, "each search once");
+    let rolled: i64 =
+        sqlx::query_scalar("select sum(searches)::int8 from kb_search_rollups where span = 0")
+            .fetch_one(&db)
+            .await
+            .unwrap();
+    assert_eq!(rolled, 15);
+    assert_eq!(
+        figures(&db, index, (6, 0)).await,
+        week,
         "rolled up or not, the same figures"
     );
+    assert_eq!(figures(&db, index, (3, 1)).await, past);
 
-    // A click on a search of a rolled day, through the api's path, lands in the rollup.
+    // A click on a rolled search, through the api's path, lands in the rollups.
     let late = clicked_late.unwrap();
     let c = shipmate_types::search_analytics::SearchClick {
         document_id: doc,
@@ -128,11 +144,13 @@ async fn rollups_keep_the_figures_exact(db: PgPool) {
     shipmate_kb::search_log::click(&db, index, late, &c)
         .await
         .unwrap();
-    let after = figures(&db, index).await;
+    let after = figures(&db, index, (6, 0)).await;
     assert!(after.starts_with("16 0.2500 0.2500"), "{after}");
     assert!(
         after.contains("\"reset password:8:4:Some(700.0)\""),
         "{after}"
     );
     assert!(after.contains("low=[\"invoices:4\"]"), "{after}");
+    let past = figures(&db, index, (3, 1)).await;
+    assert!(past.starts_with("12 0.2500 0.2500"), "{past}");
 }

@@ -49,6 +49,7 @@ pub async fn search_gaps(
 ) -> ApiResult<Json<List<SearchGap>>> {
     let range = ReadQuery::parse(&q, chrono::Utc::now())?.range;
     let low = state.settings.common.kb.search_low_score;
+    state.search_log.settled().await;
     let missed = gaps::missed(&state.db, project.id, range.start, range.end, low).await?;
     if missed.is_empty() {
         return Ok(Json(List { data: Vec::new() }));

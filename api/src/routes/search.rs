@@ -130,12 +130,10 @@ pub(super) async fn find(
             .await?;
         highlight::attach(&mut results, marks);
     }
-    // The log and the linked feedback entries are written and read side by side.
     let documents: Vec<Uuid> = results.iter().map(|r| r.document_id).collect();
-    let linked = reads.run(|db| roadmap::of(db, &documents, public));
-    let logged = log(state, index, search, results.len(), top_score);
-    let (linked, search_id) = tokio::join!(linked, logged);
-    roadmap::attach(&mut results, &linked?);
+    let linked = reads.run(|db| roadmap::of(db, &documents, public)).await?;
+    let search_id = log(state, index, search, results.len(), top_score);
+    roadmap::attach(&mut results, &linked);
     Ok((results, search_id))
 }
 
@@ -155,32 +153,21 @@ async fn by_words(
     Ok((results, widened))
 }
 
-/// Logs the search for the index's analytics (unless `SHIPMATE_SEARCH_LOG` is off); its id.
-/// Analytics are no reason to fail a search: a search the log could not take (the primary away
-/// while a replica answers) gets an id nothing will find.
-async fn log(
+/// Logs the search for the index's analytics (unless `SHIPMATE_SEARCH_LOG` is off): queued, so
+/// the search does not wait for the write; its id.
+fn log(
     state: &AppState,
     index: &IndexRef,
     search: &Search,
     results: usize,
     top_score: Option<f64>,
 ) -> Uuid {
-    if !state.settings.common.kb.search_log {
-        return Uuid::now_v7();
-    }
-    let logged = search_log::Logged {
-        index_id: index.id,
-        query: &search.query,
-        mode: search.mode,
-        filter_keys: search.filter.keys(),
+    let row = search_log::Logged::new(
+        index.id,
+        (&search.query, search.mode),
+        search.filter.keys(),
         results,
         top_score,
-    };
-    match search_log::log(&state.db, logged).await {
-        Ok(id) => id,
-        Err(e) => {
-            tracing::warn!(error = %e, index_id = %index.id, "search not logged for analytics");
-            Uuid::now_v7()
-        }
-    }
+    );
+    state.search_log.log(row)
 }

@@ -39,6 +39,8 @@ pub async fn click(
 ) -> ApiResult<Json<ClickRecorded>> {
     let index = index_of(&state, project.id, &index_id).await?;
     let search_id = parse_id(&search_id, "search")?;
+    // The search may still be on its way to the log.
+    state.search_log.settled().await;
     search_log::click(&state.db, index.id, search_id, &c).await?;
     Ok(Json(ClickRecorded {
         search_id,
@@ -71,6 +73,7 @@ pub async fn analytics(
     let index = index_of(&state, project.id, &index_id).await?;
     let range = ReadQuery::parse(&q, chrono::Utc::now())?.range;
     let low = state.settings.common.kb.search_low_score;
+    state.search_log.settled().await;
     let r = search_stats::read(&state.db, index.id, range.start, range.end, low).await?;
     Ok(Json(SearchAnalytics {
         period: range.period,

@@ -1,7 +1,7 @@
 //! Search analytics (#41): `GET /v1/indexes/:id/analytics` over 1,000,000 logged searches of one
 //! index spread over the last 90 days (5,000 distinct queries, the popular ones far more often,
 //! a tenth of the searches clicked, a twentieth with no result), read over 7, 30 and 90 days,
-//! before and after the closed days are rolled up. benches/README.md has the figures.
+//! before and after the log is rolled up. benches/README.md has the figures.
 
 use std::time::{Duration, Instant};
 
@@ -66,12 +66,12 @@ async fn main() -> anyhow::Result<()> {
     for rolled in [false, true] {
         if rolled {
             let t = Instant::now();
-            let days = shipmate_kb::search_stats::roll_up(&db).await?;
-            sqlx::raw_sql("vacuum analyze kb_search_daily")
+            let searches = shipmate_kb::search_stats::roll_up(&db).await?;
+            sqlx::raw_sql("vacuum analyze kb_search_rollups")
                 .execute(&db)
                 .await?;
             println!(
-                "rolled up to yesterday ({days} days since the marker) in {:.1} s",
+                "rolled up {searches} searches (to a minute ago) in {:.1} s",
                 t.elapsed().as_secs_f64()
             );
         }
