@@ -71,18 +71,22 @@ pub async fn read(
     )
     .fetch_all(&mut *tx)
     .await?;
-    // A search's click is looked up by its key (a join would read every click of the index).
+    // Clicks come after their searches: only those since the window opened (a minute earlier,
+    // for a click whose statement started just before its search's row was written) are read.
     let fresh = sqlx::query_as!(
         Row,
-        r#"select s.query_key, count(*) as "searches!",
+        r#"with window_opens as (
+             select greatest($2::date::timestamp at time zone 'utc', $4) as at
+           )
+           select s.query_key, count(*) as "searches!",
                   count(*) filter (where s.results = 0) as "empty!",
-                  count(c.hit) as "clicked!",
+                  count(c.search_id) as "clicked!",
                   coalesce(sum(s.top_score), 0) as "score_sum!", count(s.top_score) as "scored!"
-           from kb_searches s
-           left join lateral (select 1 as hit from kb_search_clicks c
-                              where c.search_id = s.id limit 1) c on true
+           from window_opens w
+           join kb_searches s on s.created_at >= w.at
+           left join (select distinct search_id from kb_search_clicks, window_opens w
+                      where created_at >= w.at - interval '1 minute') c on c.search_id = s.id
            where s.index_id = $1
-             and s.created_at >= greatest($2::date::timestamp at time zone 'utc', $4)
              and s.created_at < ($3::date + 1)::timestamp at time zone 'utc'
            group by s.query_key"#,
         index_id,
@@ -151,8 +155,8 @@ pub async fn roll_up(db: &PgPool) -> AppResult<i64> {
                     count(c.hit) as clicked, coalesce(sum(s.top_score), 0) as score_sum,
                     count(s.top_score) as scored
              from kb_searches s
-             left join lateral (select 1 as hit from kb_search_clicks c
-                                where c.search_id = s.id limit 1) c on true
+             left join (select distinct search_id as hit from kb_search_clicks
+                        where created_at >= $1::timestamptz - interval '1 minute') c on c.hit = s.id
              where s.created_at >= $1 and s.created_at < $2
              group by 1, 2, 3
            ), added as (
