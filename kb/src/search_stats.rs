@@ -185,6 +185,21 @@ pub async fn roll_up(db: &PgPool) -> AppResult<i64> {
     Ok(rolled)
 }
 
+/// Deletes the searches (and their clicks) logged more than `days` ago and rolled up: their
+/// figures stay in the rollups, and nobody clicks a month-old search. Answers how many.
+pub async fn purge_log(db: &PgPool, days: i32) -> AppResult<u64> {
+    let gone = sqlx::query!(
+        "delete from kb_searches s using kb_indexes i
+         where s.index_id = i.id
+           and s.created_at < least((select rolled_to from kb_search_rolled),
+                                    now() - make_interval(days => $1))",
+        days
+    )
+    .execute(db)
+    .await?;
+    Ok(gone.rows_affected())
+}
+
 /// The read's figures, before the api adds the range.
 pub struct Reading {
     pub searches: i64,

@@ -1,6 +1,7 @@
 //! Search analytics' rollups: the read gives the same figures before and after the searches are
 //! rolled up (today's too, up to a minute ago), over a range reaching today and over a range of
-//! past days, and a click arriving after its search was rolled counts in the rollups.
+//! past days, a click arriving after its search was rolled counts in the rollups, and purging the
+//! rolled log keeps them.
 
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used)]
@@ -153,4 +154,16 @@ async fn rollups_keep_the_figures_exact(db: PgPool) {
     assert!(after.contains("low=[\"invoices:4\"]"), "{after}");
     let past = figures(&db, index, (3, 1)).await;
     assert!(past.starts_with("12 0.2500 0.2500"), "{past}");
+
+    // Past the log's keep, rolled searches go; their figures stay. One not rolled yet stays.
+    use shipmate_kb::search_stats::purge_log;
+    assert_eq!(purge_log(&db, 2).await.unwrap(), 8, "days 2 and 3");
+    assert_eq!(purge_log(&db, 0).await.unwrap(), 7, "all rolled");
+    let left: i64 = sqlx::query_scalar("select count(*) from kb_searches")
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(left, 1, "the search of just now");
+    assert_eq!(figures(&db, index, (6, 0)).await, after);
+    assert_eq!(figures(&db, index, (3, 1)).await, past);
 }

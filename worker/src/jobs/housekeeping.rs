@@ -1,7 +1,7 @@
 //! Housekeeping on an `apalis-cron` schedule, once a minute in every worker (the deletes are
 //! idempotent): expired OAuth states, login failures, reset links and invites, the visitor salts of
-//! days that have ended, the search analytics of closed days (rolled up), and finished deliveries
-//! older than the log keeps. It runs whether or not
+//! days that have ended, the search log (rolled up to a minute ago; searches past the log's keep
+//! deleted, their figures staying in the rollups), and finished deliveries older than the log keeps. It runs whether or not
 //! anything else happens, so a salt goes within a minute after its UTC day ends (the contract allows
 //! an hour) even when no event arrives.
 
@@ -13,6 +13,8 @@ use sqlx::PgPool;
 
 /// Days a finished delivery stays in the log.
 const DELIVERY_LOG_DAYS: i32 = 30;
+/// Days a search stays in the search log once rolled up: long enough for any click on it.
+const SEARCH_LOG_DAYS: i32 = 30;
 
 /// One round; each purge is tried even when another fails.
 pub async fn round(db: &PgPool) {
@@ -28,8 +30,13 @@ pub async fn round(db: &PgPool) {
     }
     match search_stats::roll_up(db).await {
         Ok(0) => {}
-        Ok(days) => tracing::info!(days, "rolled up the search analytics of closed days"),
+        Ok(searches) => tracing::debug!(searches, "rolled up the search log"),
         Err(e) => tracing::warn!(error = %e, "rolling up search analytics failed; will retry"),
+    }
+    match search_stats::purge_log(db, SEARCH_LOG_DAYS).await {
+        Ok(0) => {}
+        Ok(gone) => tracing::info!(gone, "deleted searches past the search log's keep"),
+        Err(e) => tracing::warn!(error = %e, "purging the search log failed; will retry"),
     }
     match deliveries::purge(db, DELIVERY_LOG_DAYS).await {
         Ok(0) => {}
