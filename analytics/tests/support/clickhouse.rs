@@ -135,6 +135,10 @@ impl ClickHouse {
         }
     }
 
+    fn exited(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_some()
+    }
+
     /// Starts the server again on its ports and data, after `kill`.
     pub fn restart(&mut self) {
         self.kill();
@@ -269,10 +273,23 @@ impl Cluster {
                 nodes.push(ClickHouse::start_on(*p, &extra));
             }
         }
-        // A node that answered may have exited while the others started (CI saw node 0 refuse
-        // connections right after); each is checked again, and started again if so.
-        for node in &mut nodes {
-            node.wait_ready();
+        // A node that answered may exit moments later (CI saw node 0 refuse connections after
+        // answering, twice): the nodes must all stay up for a while in a row, and one that exits
+        // is started again (its log's tail printed).
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut up_since = Instant::now();
+        while up_since.elapsed() < Duration::from_secs(2) {
+            assert!(
+                Instant::now() < deadline,
+                "the cluster's nodes kept exiting"
+            );
+            for node in &mut nodes {
+                if node.exited() {
+                    node.wait_ready();
+                    up_since = Instant::now();
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
         Cluster {
             nodes,
