@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use shipmate_core::secret::Secret;
 use shipmate_core::{AppError, AppResult};
+use shipmate_types::sse::SseReader;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
@@ -105,7 +106,7 @@ impl Chat {
         let res = self.send(messages, true).await?;
         Ok(Deltas {
             res,
-            lines: SseLines::default(),
+            pieces: Pieces::default(),
             idle: self.timeout,
         })
     }
@@ -114,7 +115,7 @@ impl Chat {
 /// A streamed answer's pieces.
 pub struct Deltas {
     res: reqwest::Response,
-    lines: SseLines,
+    pieces: Pieces,
     idle: Duration,
 }
 
@@ -122,10 +123,10 @@ impl Deltas {
     /// The next piece of text; None once the answer is whole.
     pub async fn next(&mut self) -> AppResult<Option<String>> {
         loop {
-            if let Some(text) = self.lines.pending.pop_front() {
+            if let Some(text) = self.pieces.pending.pop_front() {
                 return Ok(Some(text));
             }
-            if self.lines.done {
+            if self.pieces.done {
                 return Ok(None);
             }
             match tokio::time::timeout(self.idle, self.res.chunk()).await {
@@ -136,47 +137,43 @@ impl Deltas {
                     )))
                 }
                 Ok(Err(e)) => return Err(AppError::Upstream(format!("the stream broke: {e}"))),
-                // A stream that ends without `[DONE]` has still said all it had.
-                Ok(Ok(None)) => self.lines.feed(b"\n\n")?.finish(),
-                Ok(Ok(Some(bytes))) => {
-                    self.lines.feed(&bytes)?;
-                }
+                Ok(Ok(None)) => self.pieces.finish()?,
+                Ok(Ok(Some(bytes))) => self.pieces.feed(&bytes)?,
             }
         }
     }
 }
 
-/// Server-Sent Events read line by line (a line may arrive in pieces; `\n` never occurs inside a
-/// UTF-8 character, so bytes are split there safely).
+/// The provider's stream read as its events arrive: each `data:` a `chat.completion.chunk` whose
+/// delta's text is a piece, until `[DONE]`.
 #[derive(Default)]
-struct SseLines {
-    partial: Vec<u8>,
+struct Pieces {
+    reader: SseReader,
     pending: VecDeque<String>,
     done: bool,
 }
 
-impl SseLines {
-    fn feed(&mut self, bytes: &[u8]) -> AppResult<&mut Self> {
-        self.partial.extend_from_slice(bytes);
-        while let Some(end) = self.partial.iter().position(|b| *b == b'\n') {
-            let line: Vec<u8> = self.partial.drain(..=end).collect();
-            let line = String::from_utf8_lossy(&line);
-            self.line(line.trim_end_matches(['\r', '\n']))?;
+impl Pieces {
+    fn feed(&mut self, bytes: &[u8]) -> AppResult<()> {
+        for event in self.reader.feed(bytes) {
+            self.event(&event.data)?;
         }
-        Ok(self)
+        Ok(())
     }
 
-    fn finish(&mut self) {
+    /// The stream ended (a stream that ends without `[DONE]` has still said all it had).
+    fn finish(&mut self) -> AppResult<()> {
+        if let Some(event) = self.reader.finish() {
+            self.event(&event.data)?;
+        }
         self.done = true;
+        Ok(())
     }
 
-    fn line(&mut self, line: &str) -> AppResult<()> {
+    fn event(&mut self, data: &str) -> AppResult<()> {
         if self.done {
             return Ok(());
         }
-        let Some(data) = line.strip_prefix("data:").map(str::trim_start) else {
-            return Ok(()); // comments, `event:` and `id:` lines, the blank line between events
-        };
         if data == "[DONE]" {
             self.done = true;
             return Ok(());
@@ -247,7 +244,7 @@ mod tests {
         )
         .as_bytes();
         for cut in 0..stream.len() {
-            let mut lines = SseLines::default();
+            let mut lines = Pieces::default();
             lines.feed(&stream[..cut]).unwrap();
             lines.feed(&stream[cut..]).unwrap();
             assert!(lines.done);
@@ -258,7 +255,7 @@ mod tests {
 
     #[test]
     fn an_error_event_fails_the_stream() {
-        let mut lines = SseLines::default();
+        let mut lines = Pieces::default();
         let err = lines
             .feed(b"data: {\"error\":{\"message\":\"overloaded\"}}\n\n")
             .err()

@@ -24,6 +24,7 @@ pub mod kb;
 pub mod projects;
 pub mod revenue;
 pub mod search_analytics;
+pub mod sse;
 pub mod tags;
 pub mod teams;
 pub mod testimonials;

@@ -5,6 +5,7 @@ use std::io::Write;
 
 use anyhow::bail;
 use serde_json::Value;
+use shipmate_types::sse::SseReader;
 
 use super::{index_id, search_body};
 use crate::cli::SearchArgs;
@@ -26,11 +27,14 @@ pub async fn run(ctx: &Ctx, args: SearchArgs) -> anyhow::Result<()> {
         .client
         .post_stream(&path, Auth::InProject(&pid), &body)
         .await?;
-    let mut events = Events::default();
+    let mut events = SseReader::default();
     let mut out = std::io::stdout();
     while let Some(bytes) = res.chunk().await.map_err(|e| ctx.client.transport(&e))? {
-        for (event, data) in events.feed(&bytes) {
-            match event.as_str() {
+        for event in events.feed(&bytes) {
+            let Ok(data) = serde_json::from_str::<Value>(&event.data) else {
+                continue;
+            };
+            match event.name.as_str() {
                 "delta" => {
                     write!(out, "{}", data["text"].as_str().unwrap_or_default())?;
                     out.flush()?;
@@ -73,54 +77,5 @@ fn print_sources(answer: &Value) {
             n + 1,
             c["chunk_index"]
         );
-    }
-}
-
-/// Server-Sent Events read as their bytes arrive: (event name, data as JSON) of each whole event.
-/// Bytes wait until their event is whole, so a character split between reads stays whole.
-#[derive(Default)]
-struct Events {
-    partial: Vec<u8>,
-}
-
-impl Events {
-    fn feed(&mut self, bytes: &[u8]) -> Vec<(String, Value)> {
-        // A carriage return only ends lines in this format.
-        self.partial.extend(bytes.iter().filter(|b| **b != b'\r'));
-        let mut events = Vec::new();
-        while let Some(end) = self.partial.windows(2).position(|w| w == b"\n\n") {
-            let block: Vec<u8> = self.partial.drain(..end + 2).collect();
-            let block = String::from_utf8_lossy(&block);
-            let (mut name, mut data) = ("message".to_owned(), String::new());
-            for line in block.lines() {
-                if let Some(v) = line.strip_prefix("event:") {
-                    name = v.trim().to_owned();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data.push_str(v.trim_start());
-                }
-            }
-            if let Ok(value) = serde_json::from_str(&data) {
-                events.push((name, value));
-            }
-        }
-        events
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn events_split_anywhere_come_out_whole() {
-        let stream = "event: delta\ndata: {\"text\":\"Hé\"}\n\n: ping\n\nevent: done\r\ndata: {\"answer\":\"Hé\"}\r\n\r\n";
-        for cut in 0..stream.len() {
-            let mut events = Events::default();
-            let mut seen = events.feed(&stream.as_bytes()[..cut]);
-            seen.extend(events.feed(&stream.as_bytes()[cut..]));
-            let names: Vec<_> = seen.iter().map(|(n, _)| n.as_str()).collect();
-            assert_eq!(names, ["delta", "done"], "cut at {cut}");
-            assert_eq!(seen[0].1["text"], "Hé");
-        }
     }
 }
