@@ -3,12 +3,23 @@
 
 use std::collections::HashMap;
 
-use super::reads::{matching, Read};
+use super::reads::{matching, report, Read};
 use crate::engagement::{Medians, EVENT};
+use crate::query::Dim;
 use shipmate_core::AppResult;
+use shipmate_types::analytics::{Breakdown, PageRow};
+
+/// Pages with their engagement medians.
+pub async fn pages(read: &Read<'_>) -> AppResult<Breakdown<PageRow>> {
+    let mut pages: Breakdown<PageRow> = report(read, Dim::Page).await?;
+    let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
+    let medians = medians(read, &paths).await?;
+    crate::engagement::apply(&mut pages.data, &medians);
+    Ok(pages)
+}
 
 /// Medians of `pages` (those with engagement events; the rest are absent).
-pub async fn medians(read: &Read<'_>, pages: &[String]) -> AppResult<HashMap<String, Medians>> {
+async fn medians(read: &Read<'_>, pages: &[String]) -> AppResult<HashMap<String, Medians>> {
     if pages.is_empty() {
         return Ok(HashMap::new());
     }

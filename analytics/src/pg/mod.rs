@@ -170,7 +170,7 @@ impl Reader for Read<'_> {
         reads::timeseries(self).await
     }
     async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
-        reads::pages(self).await
+        engagement::pages(self).await
     }
     async fn journeys(&self, page: &str) -> AppResult<Journeys> {
         journeys::journeys(self, page).await

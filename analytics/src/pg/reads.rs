@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 use shipmate_types::analytics::{
-    Breakdown, CountryRow, Devices, Figures, Interval, Overview, PageRow, Point, PropertyRow,
-    ReferrerRow, Timeseries, Utm, VisitPageRow,
+    Breakdown, CountryRow, Devices, Figures, Interval, Overview, Point, PropertyRow, ReferrerRow,
+    Timeseries, Utm, VisitPageRow,
 };
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -179,7 +179,10 @@ fn rows<T: From<(String, i64, i64)>>(rows: Vec<Row>) -> Vec<T> {
         .collect()
 }
 
-async fn report<T: From<(String, i64, i64)>>(read: &Read<'_>, dim: Dim) -> AppResult<Breakdown<T>> {
+pub(super) async fn report<T: From<(String, i64, i64)>>(
+    read: &Read<'_>,
+    dim: Dim,
+) -> AppResult<Breakdown<T>> {
     Ok(Breakdown {
         period: read.period(),
         data: rows(breakdown(read, dim).await?),
@@ -349,15 +352,6 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
     };
     let (now, previous) = tokio::try_join!(figures(read), previous)?;
     Ok(crate::figures::overview(read.period(), now, previous))
-}
-
-/// Pages with their engagement medians (`crate::engagement`).
-pub async fn pages(read: &Read<'_>) -> AppResult<Breakdown<PageRow>> {
-    let mut pages: Breakdown<PageRow> = report(read, Dim::Page).await?;
-    let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
-    let medians = super::engagement::medians(read, &paths).await?;
-    crate::engagement::apply(&mut pages.data, &medians);
-    Ok(pages)
 }
 
 pub async fn referrers(read: &Read<'_>) -> AppResult<Breakdown<ReferrerRow>> {
