@@ -36,13 +36,16 @@ pub(super) fn filter_sql(filters: &Filters) -> String {
         .collect()
 }
 
-/// One read: its project, what was asked, the instant it stops at, and its summarised days.
+/// One read: its project, what was asked, the instant it stops at, and its summarised days
+/// (`summarised`: their unfiltered rows and stored visits; `daily`: their rows under the read's
+/// filters, when a summary holds them).
 pub struct Read<'a> {
     pub(super) client: &'a Client,
     pub(super) project_id: Uuid,
     pub(super) query: &'a ReadQuery,
     pub(super) until: DateTime<Utc>,
     pub(super) summarised: Summarised,
+    daily: Summarised,
 }
 
 impl<'a> Read<'a> {
@@ -54,6 +57,7 @@ impl<'a> Read<'a> {
             query,
             until: query.range.until(Utc::now()),
             summarised: Summarised::NONE,
+            daily: Summarised::NONE,
         }
     }
 
@@ -67,16 +71,14 @@ impl<'a> Read<'a> {
         read.summarised = Summarised::of(client, &project_id.to_string(), &query.range)
             .await
             .map_err(failed)?;
+        read.daily = read.summarised.under(&query.filters);
         Ok(read)
     }
 
-    /// The summarised days a figure may take from `daily`: none with filters (its rows have none).
+    /// The summarised days a figure may take from the summaries' rows: with no filter `daily`'s,
+    /// with one `daily_by`'s, with more none.
     pub(super) fn daily(&self) -> &Summarised {
-        static NONE: Summarised = Summarised::NONE;
-        match self.query.filters.0.is_empty() {
-            true => &self.summarised,
-            false => &NONE,
-        }
+        &self.daily
     }
 
     pub(super) fn period(&self) -> Period {

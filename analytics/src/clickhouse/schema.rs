@@ -56,6 +56,7 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
         (1, events),
         (2, day_summaries(db, cluster)),
         (3, revenue(db, cluster)),
+        (4, filtered_summaries(db, cluster)),
     ]
 }
 
@@ -122,14 +123,7 @@ fn day_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
         "PARTITION BY toYYYYMM(day) ORDER BY (project_id, day, visitor, started)",
         "intHash64(visitor)",
     ));
-    let days = "(day Date, events UInt64, run UInt64)";
-    statements.push(match cluster {
-        None => format!("CREATE TABLE IF NOT EXISTS {db}.summarised_days {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
-        Some(c) => format!(
-            "CREATE TABLE IF NOT EXISTS {db}.summarised_days ON CLUSTER {c} {days}
-             ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/summarised_days', '{{replica}}', run) ORDER BY day"
-        ),
-    });
+    statements.push(days_table(db, cluster, "summarised_days"));
     statements
 }
 
@@ -194,5 +188,39 @@ fn revenue(db: &str, cluster: Option<&str>) -> Vec<String> {
                  ENGINE = Distributed({c}, {db}, events_local, intHash64(visitor))"
             ),
         ],
+    }
+}
+
+/// Closed days' figures under one filter (step 4): per project, day, filter (a dimension's column
+/// and a value) and dimension, each key's views and visitors over the events matching the filter,
+/// and the entry, exit and duration rows of the visits holding such an event. Sorted by filter
+/// first: a read with one filter takes one filter's rows. The summarised days are named in
+/// `closed_days` from here on (as `summarised_days` was, which stays, unread): a day summarised
+/// before this step is summarised again by the upkeep, its reads taken from the events until then.
+fn filtered_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
+    let columns = "(project_id UUID, day Date, fdim String, fval String, dim String, key String,
+                    views UInt64, visitors UInt64, run UInt64)";
+    let layout = "PARTITION BY toYYYYMM(day) ORDER BY (project_id, fdim, fval, dim, day, key)";
+    let mut statements = table(
+        (db, cluster),
+        "daily_by",
+        columns,
+        "MergeTree",
+        layout,
+        "cityHash64(fval, key)",
+    );
+    statements.push(days_table(db, cluster, "closed_days"));
+    statements
+}
+
+/// The summarised days, each with its current run (the latest), on every server of a cluster.
+fn days_table(db: &str, cluster: Option<&str>, name: &str) -> String {
+    let days = "(day Date, events UInt64, run UInt64)";
+    match cluster {
+        None => format!("CREATE TABLE IF NOT EXISTS {db}.{name} {days} ENGINE = ReplacingMergeTree(run) ORDER BY day"),
+        Some(c) => format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{name} ON CLUSTER {c} {days}
+             ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/{db}/{name}', '{{replica}}', run) ORDER BY day"
+        ),
     }
 }

@@ -2,10 +2,12 @@
 //! summaries: per project, day and dimension, each value's views and that day's visitors (the
 //! visitor hash changes daily, so a range's visitors are the days' sums), and the days' visits
 //! (entry and exit pages, durations with bounces). An unfiltered read over 90 days then adds up
-//! summary rows and aggregates only the days not summarised (today) from the events.
+//! summary rows and aggregates only the days not summarised (today) from the events. The same
+//! figures under each single filter (every value of every dimension an event holds) are kept in
+//! `daily_by`, so a read with one filter is summary rows too; one with more reads the events.
 //!
 //! A day whose events changed since its summary (late events, a copy) is summarised again, whole,
-//! as a new run; `summarised_days` names each day's current run once its rows are all written, so
+//! as a new run; `closed_days` names each day's current run once its rows are all written, so
 //! a read sees one whole run of a day and never a part. Nothing is dropped or altered (no DDL,
 //! which on a cluster waits for a server that is down); a superseded run's rows stay, unread.
 
@@ -16,10 +18,12 @@ use serde::Deserialize;
 
 use super::client::{quote, Client};
 use super::sql::{cut, days_of, dim_condition, VISIT_ROWS};
-use crate::query::{Dim, Range};
+use crate::query::{Dim, Filters, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
 const EVENTS_PER_CUT: u64 = 1_000_000;
+/// Parts of a visit cut's visitors the filtered rows are made in (each event is 110 rows there).
+const FILTERED_PARTS: u64 = 4;
 /// Days summarised per upkeep round at most, so a first run over a long history takes turns.
 const DAYS_PER_ROUND: usize = 31;
 
@@ -38,6 +42,8 @@ pub struct Summarised {
     project: String,
     days: Vec<(NaiveDate, u64)>,
     rest: Vec<NaiveDate>,
+    /// The one filter its rows are under (`daily_by`'s condition), empty for `daily`'s.
+    by: String,
 }
 
 impl Summarised {
@@ -46,12 +52,13 @@ impl Summarised {
         project: String::new(),
         days: Vec::new(),
         rest: Vec::new(),
+        by: String::new(),
     };
 
     pub async fn of(client: &Client, project: &str, range: &Range) -> anyhow::Result<Summarised> {
         let rows: Vec<Day> = client
             .rows(&format!(
-                "SELECT toString(day) AS day, events, run FROM summarised_days FINAL
+                "SELECT toString(day) AS day, events, run FROM closed_days FINAL
                  WHERE day >= '{}' AND day <= '{}'",
                 range.start, range.end
             ))
@@ -67,7 +74,21 @@ impl Summarised {
             project: project.to_owned(),
             days,
             rest,
+            by: String::new(),
         })
+    }
+
+    /// The same days' rows under `filters`: `daily_by`'s for one filter; none for more (no
+    /// summary holds two filters).
+    pub fn under(&self, filters: &Filters) -> Summarised {
+        match filters.0.as_slice() {
+            [] => self.clone(),
+            [(dim, value)] => Summarised {
+                by: format!(" AND fdim = '{}' AND fval = {}", dim.column(), quote(value)),
+                ..self.clone()
+            },
+            _ => Summarised::NONE,
+        }
     }
 
     fn list<T>(of: &[T], each: impl Fn(&T) -> String) -> String {
@@ -78,12 +99,13 @@ impl Summarised {
     /// condition that keeps the days not summarised, named so the sorting key finds them), the
     /// summaries add theirs, keyed by `key` (an expression of `daily`'s columns).
     pub fn with(&self, dim: &str, key: &str, live: impl Fn(&str) -> String) -> String {
-        let project = quote(&self.project);
+        let (project, by) = (quote(&self.project), &self.by);
+        let table = if by.is_empty() { "daily" } else { "daily_by" };
         self.joined(
             |days, runs| {
                 format!(
-                    "SELECT {key} AS key, views, visitors FROM daily
-                     WHERE project_id = {project} AND dim = '{dim}' AND day IN ({days}) AND run IN ({runs})"
+                    "SELECT {key} AS key, views, visitors FROM {table}
+                     WHERE project_id = {project} AND dim = '{dim}'{by} AND day IN ({days}) AND run IN ({runs})"
                 )
             },
             live,
@@ -132,7 +154,7 @@ pub async fn keep_current(client: &Client, upto: DateTime<Utc>) -> anyhow::Resul
         ))
         .await?;
     let done: HashMap<NaiveDate, u64> = client
-        .rows::<Day>("SELECT toString(day) AS day, events FROM summarised_days FINAL")
+        .rows::<Day>("SELECT toString(day) AS day, events FROM closed_days FINAL")
         .await?
         .into_iter()
         .map(|d| (d.day, d.events))
@@ -173,7 +195,15 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
         )));
     }
     // Visits are cut in parts of visitors: a key's rows of two parts add up (no visitor in both).
+    // The filtered rows, ten filters times eleven rows an event, in smaller parts.
     let parts = d.events / EVENTS_PER_CUT + 1;
+    for part in 0..parts * FILTERED_PARTS {
+        let part_of = format!(
+            "day = '{day}' AND intHash64(visitor) % {n} = {part}",
+            n = parts * FILTERED_PARTS
+        );
+        statements.push(filtered_events(&part_of, run));
+    }
     for part in 0..parts {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
         let visits = cut(&days_of(&part_of, "1", true), true);
@@ -195,14 +225,90 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
                  FROM ({visits}) WHERE page_views > 0 AND {key} != '' GROUP BY project_id, day, key"
             )));
         }
+        statements.push(filtered_visits(
+            &cut(&days_of(&part_of, "1", true), true),
+            run,
+        ));
     }
     for sql in statements {
         client.execute(&sql).await?;
     }
     client
         .execute(&format!(
-            "INSERT INTO summarised_days (day, events, run) VALUES ('{day}', {}, {run})",
+            "INSERT INTO closed_days (day, events, run) VALUES ('{day}', {}, {run})",
             d.events
         ))
         .await
+}
+
+/// `daily_by`'s columns, in the order the statements below select them.
+const BY_COLUMNS: &str = "project_id, day, fdim, fval, dim, key, views, visitors, run";
+
+/// The rows of one filter of the events in `part`: for each value each event holds, its page
+/// views and visitors (`total`) and its rows of each dimension (`dim_condition`'s events), as the
+/// reads aggregate the events under that filter.
+fn filtered_events(part: &str, run: i64) -> String {
+    let mut rows = vec!["('total', '', toUInt64(name = 'page_view'))".to_owned()];
+    for dim in Dim::ALL {
+        let col = dim.column();
+        rows.push(match dim {
+            Dim::Event => format!("('{col}', {col}, toUInt64(1))"),
+            _ => format!("('{col}', if(name = 'page_view', {col}, ''), toUInt64(1))"),
+        });
+    }
+    format!(
+        "INSERT INTO daily_by ({BY_COLUMNS})
+         SELECT project_id, day, f.1 AS fdim, f.2 AS fval, b.1 AS dim, b.2 AS key, sum(b.3) AS views,
+                uniqExact(visitor) AS visitors, toUInt64({run})
+         FROM (SELECT project_id, day, visitor, arrayJoin([{filters}]) AS f, arrayJoin([{rows}]) AS b
+               FROM events WHERE {part})
+         WHERE f.2 != '' AND (b.1 = 'total' OR b.2 != '')
+         GROUP BY project_id, day, fdim, fval, dim, key",
+        filters = Dim::ALL
+            .iter()
+            .map(|d| format!("('{c}', {c})", c = d.column()))
+            .collect::<Vec<_>>()
+            .join(", "),
+        rows = rows.join(", "),
+    )
+}
+
+/// The visit rows (`VISIT_ROWS`) of one filter: for each value any event of a visit holds, the
+/// visit counts once under it, as a filtered read counts the visits holding a matching event.
+fn filtered_visits(visits: &str, run: i64) -> String {
+    let rows: Vec<String> = VISIT_ROWS
+        .iter()
+        .map(|(dim, key, ..)| format!("('{dim}', {key})"))
+        .collect();
+    // Each figure by the row's dimension: `multiIf(dim = 'entry', a, dim = 'exit', b, c)`.
+    let by_dim =
+        |figure: fn(&(&'static str, &'static str, &'static str, &'static str)) -> &'static str| {
+            let (last, first) = VISIT_ROWS.split_last().expect("visit rows");
+            let arms: String = first
+                .iter()
+                .map(|r| format!("dim = '{}', {}, ", r.0, figure(r)))
+                .collect();
+            format!("multiIf({arms}{})", figure(last))
+        };
+    format!(
+        "INSERT INTO daily_by ({BY_COLUMNS})
+         SELECT project_id, day, f.1 AS fdim, f.2 AS fval, r.1 AS dim, r.2 AS key, {views} AS views,
+                {visitors} AS visitors, toUInt64({run})
+         FROM (SELECT project_id, day, visitor, page_views,
+                      arrayJoin(arrayConcat({filters})) AS f, arrayJoin([{rows}]) AS r
+               FROM ({visits}) WHERE page_views > 0)
+         WHERE f.2 != '' AND r.2 != ''
+         GROUP BY project_id, day, fdim, fval, dim, key",
+        views = by_dim(|r| r.2),
+        visitors = by_dim(|r| r.3),
+        filters = Dim::ALL
+            .iter()
+            .map(|d| format!(
+                "arrayMap(v -> ('{c}', v), arrayDistinct(d_{c}))",
+                c = d.column()
+            ))
+            .collect::<Vec<_>>()
+            .join(", "),
+        rows = rows.join(", "),
+    )
 }

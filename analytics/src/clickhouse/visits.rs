@@ -44,9 +44,9 @@ fn days_matching(read: &Read<'_>, also: &str) -> String {
 }
 
 /// Rows (key, views, visitors) of one of the visit dimensions (`summaries::VISIT_ROWS`) over the
-/// read's counted visits: summarised days' from their summaries (unfiltered, the days' rows; with
-/// filters, the stored visits holding an event that matches every filter), the rest cut from the
-/// events.
+/// read's counted visits: summarised days' from their summaries (with no filter or one, the
+/// days' rows; with more, the stored visits holding an event that matches every filter), the
+/// rest cut from the events.
 fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &str)) -> String {
     let filters = filter_sql(&read.query.filters);
     let rows = |from: &str, counted: &str| {
@@ -68,8 +68,8 @@ fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &
         };
         rows(&format!("({visits})"), "hit")
     };
-    if filters.is_empty() {
-        return read.summarised.with(dim, "key", live);
+    if read.query.filters.0.len() < 2 {
+        return read.daily().with(dim, "key", live);
     }
     // The filters as one lambda over the visit's arrays, each a parameter: no lambda captures a
     // column of its row (18.16, above).
