@@ -53,11 +53,11 @@ pub fn cut(days: &str, dims: bool) -> String {
     )
 }
 
-/// One row per visit of those days: page_views, hit, and `paths`, its page views' paths in time
-/// order with repeats in a row collapsed (journeys).
+/// One row per visit of those days: project_id, day, page_views, hit, and `paths`, its page
+/// views' paths in time order with repeats in a row collapsed (journeys).
 pub fn visit_paths(days: &str) -> String {
     format!(
-        "SELECT toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
+        "SELECT project_id, day, toUInt32(countIf(ev.2)) AS page_views, max(ev.4) AS hit,
                 arrayMap(x -> x.2, arraySort(x -> x.1, groupArrayIf((ev.1, ev.3), ev.2 AND ev.3 != ''))) AS raw,
                 arrayFilter((p, q) -> p != q, raw, arrayResize(arrayPushFront(arrayPopBack(raw), ''), length(raw))) AS paths
          FROM ({}) ARRAY JOIN evs AS ev, vns AS vn

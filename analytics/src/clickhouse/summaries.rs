@@ -17,7 +17,8 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::client::{quote, Client};
-use super::sql::{cut, days_of, dim_condition, VISIT_ROWS};
+use super::journeys::{neighbours, JOURNEY};
+use super::sql::{cut, days_of, dim_condition, visit_paths, VISIT_ROWS};
 use crate::query::{Dim, Filters, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
@@ -229,6 +230,7 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
             &cut(&days_of(&part_of, "1", true), true),
             run,
         ));
+        statements.push(journeys(&visit_paths(&days_of(&part_of, "1", false)), run));
     }
     for sql in statements {
         client.execute(&sql).await?;
@@ -310,5 +312,19 @@ fn filtered_visits(visits: &str, run: i64) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         rows = rows.join(", "),
+    )
+}
+
+/// Every page's neighbours in the visits (`journeys`), once per visit, as rows of `daily_by`
+/// under the pseudo-filter `journey` with the page as its value: dimension `next` or `previous`,
+/// the neighbour as key, visits as views.
+fn journeys(visits: &str, run: i64) -> String {
+    format!(
+        "INSERT INTO daily_by ({BY_COLUMNS})
+         SELECT project_id, day, '{JOURNEY}' AS fdim, n.2 AS fval, if(n.1 = 1, 'next', 'previous') AS dim,
+                n.3 AS key, count() AS views, toUInt64(0) AS visitors, toUInt64({run})
+         FROM (SELECT project_id, day, {pairs} AS pairs FROM ({visits}) WHERE page_views > 0)
+         ARRAY JOIN pairs AS n GROUP BY project_id, day, fdim, fval, dim, key",
+        pairs = neighbours(),
     )
 }
