@@ -535,6 +535,8 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     assert!(held(gone, "visits").await > 0 && kept_stored > 0);
     let kept_filtered = held(kept, "daily_by").await;
     assert!(held(gone, "daily_by").await > 0 && kept_filtered > 0);
+    let kept_goals = held(kept, "goal_daily").await;
+    assert!(held(gone, "goal_daily").await > 0 && kept_goals > 0);
 
     sqlx::query("delete from projects where id = $1")
         .bind(gone)
@@ -547,7 +549,7 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     let mut left = 1;
     while left > 0 {
         left = 0;
-        for table in ["events", "daily", "daily_by", "visits"] {
+        for table in ["events", "daily", "daily_by", "goal_daily", "visits"] {
             left += held(gone, table).await;
         }
         assert!(
@@ -557,6 +559,7 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(held(kept, "daily_by").await, kept_filtered);
+    assert_eq!(held(kept, "goal_daily").await, kept_goals);
     assert_eq!(held(kept, "events").await, kept_events);
     assert_eq!(held(kept, "daily").await, kept_visits);
     assert_eq!(held(kept, "visits").await, kept_stored);

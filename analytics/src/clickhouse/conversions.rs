@@ -3,6 +3,8 @@
 //! each source's page views checked against it). Revenue, for a goal with a currency: only the
 //! visitor days whose goal events carry revenue are read whole, each with its sources and its sum.
 //! Both sets are `IN` subqueries, which a cluster answers shard by shard (sharded by visitor).
+//! Closed days keep both per goal and source in `goal_daily` (made here, by the upkeep), so a read
+//! without filters takes those rows and reads only the other days from the events.
 
 use std::collections::HashMap;
 
@@ -29,6 +31,84 @@ struct Money {
     skipped: i64,
 }
 
+/// What a goal can be (`goals::Target`): an event name or a path.
+const GOAL_DIMS: [Dim; 2] = [Dim::Event, Dim::Page];
+/// The dimensions sources are broken down by (`crate::conversions`).
+const SOURCE_DIMS: [Dim; 4] = [
+    Dim::Referrer,
+    Dim::UtmSource,
+    Dim::UtmMedium,
+    Dim::UtmCampaign,
+];
+
+/// The statements that keep the conversions and revenue of every goal per source for the events
+/// of `part` (whole visitor days) in `goal_daily`, as run `run`.
+pub(super) fn summaries(part: &str, run: i64) -> Vec<String> {
+    let insert =
+        "INSERT INTO goal_daily (project_id, day, gdim, gval, dim, key, currency, conversions,
+                      revenue_micros, revenue_events, run)";
+    // Each visitor day's goals (every event's name and path) and sources (its page views').
+    let goals = GOAL_DIMS
+        .iter()
+        .map(|d| format!("groupUniqArrayIf(('{c}', {c}), {c} != '')", c = d.column()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sources = SOURCE_DIMS
+        .iter()
+        .map(|d| {
+            format!(
+                "groupUniqArrayIf(('{c}', {c}), name = 'page_view' AND {c} != '')",
+                c = d.column()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let days = |more: &str| {
+        format!(
+            "SELECT project_id, day, arrayConcat({sources}) AS sources{more}
+             FROM events WHERE {part} GROUP BY project_id, day, visitor"
+        )
+    };
+    let conversions = format!(
+        "{insert}
+         SELECT project_id, day, g.1 AS gdim, g.2 AS gval, s.1 AS dim, s.2 AS key, '', count(), 0, 0,
+                toUInt64({run})
+         FROM (SELECT project_id, day, arrayJoin(goals) AS g, arrayJoin(sources) AS s
+               FROM ({}))
+         GROUP BY project_id, day, gdim, gval, dim, key",
+        days(&format!(", arrayConcat({goals}) AS goals"))
+    );
+    // Each goal event with revenue counts under its name and its path, for every source of its
+    // visitor day.
+    let paid = format!(
+        ", groupArrayIf(({}, revenue_currency, revenue_micros), revenue_currency != '') AS paid",
+        GOAL_DIMS
+            .iter()
+            .map(|d| d.column())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let goal_of_paid = GOAL_DIMS
+        .iter()
+        .enumerate()
+        .map(|(k, d)| format!("('{}', e.{})", d.column(), k + 1))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (currency, micros) = (GOAL_DIMS.len() + 1, GOAL_DIMS.len() + 2);
+    let revenue = format!(
+        "{insert}
+         SELECT project_id, day, g.1 AS gdim, g.2 AS gval, s.1 AS dim, s.2 AS key, e.{currency} AS currency,
+                0, sum(e.{micros}), count(), toUInt64({run})
+         FROM (SELECT project_id, day, arrayJoin(paid) AS e, arrayJoin([{goal_of_paid}]) AS g,
+                      arrayJoin(sources) AS s
+               FROM ({}) WHERE notEmpty(paid))
+         WHERE g.2 != ''
+         GROUP BY project_id, day, gdim, gval, dim, key, currency",
+        days(&paid)
+    );
+    vec![conversions, revenue]
+}
+
 pub async fn conversions(
     read: &Read<'_>,
     dim: Dim,
@@ -42,33 +122,80 @@ pub async fn conversions(
         "name = 'page_view' AND {col} != ''{}",
         filter_sql(&read.query.filters)
     );
-    let count_sql = format!(
-        "SELECT {col} AS key, toInt64(uniqExact(day, visitor)) AS conversions FROM events
-         WHERE {all} AND {source} AND cityHash64(day, visitor) IN
-             (SELECT cityHash64(day, visitor) FROM events WHERE {goal})
-         GROUP BY key"
+    // Closed days from `goal_daily` when the read has no filter of its own (the goal's is the one).
+    let summarised = match (read.query.filters.0.is_empty(), reached.0.as_slice()) {
+        (true, [(gdim, gval)]) if GOAL_DIMS.contains(gdim) && SOURCE_DIMS.contains(&dim) => {
+            read.summarised.clone()
+        }
+        _ => super::summaries::Summarised::NONE,
+    };
+    let stored = |days: &str, runs: &str, what: &str| {
+        let (gdim, gval) = &reached.0[0];
+        format!(
+            "SELECT key, {what} FROM goal_daily
+             WHERE project_id = {project} AND gdim = '{gcol}' AND gval = {gval} AND dim = '{col}'
+                 AND day IN ({days}) AND run IN ({runs})",
+            project = quote(&read.project_id.to_string()),
+            gcol = gdim.column(),
+            gval = quote(gval),
+        )
+    };
+    let count_sql = summarised.summed(
+        |days, runs| {
+            stored(days, runs, "conversions AS views, toUInt64(0) AS visitors")
+                + " AND currency = ''"
+        },
+        |and| {
+            format!(
+                "SELECT {col} AS key, uniqExact(day, visitor) AS views, toUInt64(0) AS visitors
+                 FROM events WHERE {all}{and} AND {source} AND cityHash64(day, visitor) IN
+                     (SELECT cityHash64(day, visitor) FROM events WHERE {goal}{and})
+                 GROUP BY key"
+            )
+        },
+        "sum(views) AS views, sum(visitors) AS visitors",
     );
+    let count_sql = format!("SELECT key, toInt64(views) AS conversions FROM ({count_sql})");
     let counts = read.client.rows::<Count>(&count_sql);
     let money = async {
         let Some(c) = currency else {
             return Ok(Vec::new());
         };
         let c = quote(c);
+        let sql = summarised.summed(
+            |days, runs| {
+                stored(
+                    days,
+                    runs,
+                    &format!(
+                        "if(currency = {c}, revenue_micros, 0) AS total,
+                         if(currency = {c}, revenue_events, 0) AS counted,
+                         if(currency = {c}, 0, revenue_events) AS skipped"
+                    ),
+                ) + " AND currency != ''"
+            },
+            |and| {
+                format!(
+                    "SELECT key, sum(total) AS total, sum(counted) AS counted, sum(skipped) AS skipped
+                     FROM (
+                        SELECT groupUniqArrayIf({col}, {source}) AS keys,
+                               sumIf(revenue_micros, {goal} AND revenue_currency = {c}) AS total,
+                               countIf({goal} AND revenue_currency = {c}) AS counted,
+                               countIf({goal} AND revenue_currency NOT IN ({c}, '')) AS skipped
+                        FROM events
+                        WHERE {all}{and} AND cityHash64(day, visitor) IN
+                            (SELECT cityHash64(day, visitor) FROM events
+                             WHERE {goal}{and} AND revenue_currency != '')
+                        GROUP BY day, visitor
+                     ) ARRAY JOIN keys AS key GROUP BY key"
+                )
+            },
+            "sum(total) AS total, sum(counted) AS counted, sum(skipped) AS skipped",
+        );
         read.client
             .rows::<Money>(&format!(
-                "SELECT key, toInt64(sum(total)) AS total, toInt64(sum(counted)) AS counted,
-                        toInt64(sum(skipped)) AS skipped
-                 FROM (
-                    SELECT groupUniqArrayIf({col}, {source}) AS keys,
-                           sumIf(revenue_micros, {goal} AND revenue_currency = {c}) AS total,
-                           countIf({goal} AND revenue_currency = {c}) AS counted,
-                           countIf({goal} AND revenue_currency NOT IN ({c}, '')) AS skipped
-                    FROM events
-                    WHERE {all} AND cityHash64(day, visitor) IN
-                        (SELECT cityHash64(day, visitor) FROM events
-                         WHERE {goal} AND revenue_currency != '')
-                    GROUP BY day, visitor
-                 ) ARRAY JOIN keys AS key GROUP BY key"
+                "SELECT key, toInt64(total) AS total, toInt64(counted) AS counted,
+                        toInt64(skipped) AS skipped FROM ({sql})"
             ))
             .await
     };

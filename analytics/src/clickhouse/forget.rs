@@ -27,7 +27,7 @@ pub async fn forget_deleted(client: &Client, db: &PgPool) -> anyhow::Result<usiz
         .map(|id| format!("toUUID('{id}')"))
         .collect::<Vec<_>>()
         .join(", ");
-    for table in ["events", "daily", "daily_by", "visits"] {
+    for table in ["events", "daily", "daily_by", "goal_daily", "visits"] {
         client
             .execute(&match &client.cluster {
                 None => format!("ALTER TABLE {table} DELETE WHERE project_id IN ({list})"),

@@ -193,7 +193,8 @@ fn revenue(db: &str, cluster: Option<&str>) -> Vec<String> {
 
 /// Closed days' figures under one filter (step 4): per project, day, filter (a dimension's column
 /// and a value) and dimension, each key's views and visitors over the events matching the filter,
-/// and the entry, exit and duration rows of the visits holding such an event. Sorted by filter
+/// and the entry, exit and duration rows of the visits holding such an event; and the goals'
+/// conversions per source. Sorted by filter
 /// first: a read with one filter takes one filter's rows. The summarised days are named in
 /// `closed_days` from here on (as `summarised_days` was, which stays, unread): a day summarised
 /// before this step is summarised again by the upkeep, its reads taken from the events until then.
@@ -209,6 +210,19 @@ fn filtered_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
         layout,
         "cityHash64(fval, key)",
     );
+    // Goals' conversions per source (`conversions`): per goal (an event name or a path), source
+    // dimension and key, the visitor days with both (`currency` ''), and the revenue of the goal's
+    // events in each currency those days.
+    statements.extend(table(
+        (db, cluster),
+        "goal_daily",
+        "(project_id UUID, day Date, gdim String, gval String, dim String, key String,
+          currency String, conversions UInt64, revenue_micros Int64, revenue_events UInt64,
+          run UInt64)",
+        "MergeTree",
+        "PARTITION BY toYYYYMM(day) ORDER BY (project_id, gdim, gval, dim, day, key, currency)",
+        "cityHash64(gval, key)",
+    ));
     statements.push(days_table(db, cluster, "closed_days"));
     statements
 }

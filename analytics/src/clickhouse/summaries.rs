@@ -17,6 +17,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::client::{quote, Client};
+use super::conversions;
 use super::journeys::{neighbours, JOURNEY};
 use super::sql::{cut, days_of, dim_condition, visit_paths, VISIT_ROWS};
 use crate::query::{Dim, Filters, Range};
@@ -121,6 +122,20 @@ impl Summarised {
         summary: impl Fn(&str, &str) -> String,
         live: impl Fn(&str) -> String,
     ) -> String {
+        self.summed(
+            summary,
+            live,
+            "sum(views) AS views, sum(visitors) AS visitors",
+        )
+    }
+
+    /// As `joined`, with other figures: `sums` adds them up per key.
+    pub fn summed(
+        &self,
+        summary: impl Fn(&str, &str) -> String,
+        live: impl Fn(&str) -> String,
+        sums: &str,
+    ) -> String {
         if self.days.is_empty() {
             return live("");
         }
@@ -135,7 +150,7 @@ impl Summarised {
             ),
         };
         format!(
-            "SELECT key, sum(views) AS views, sum(visitors) AS visitors FROM ({}{rest}) GROUP BY key",
+            "SELECT key, {sums} FROM ({}{rest}) GROUP BY key",
             summary(
                 &Self::list(&self.days, |(d, _)| format!("'{d}'")),
                 &Self::list(&self.days, |(_, r)| r.to_string())
@@ -204,6 +219,7 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
             n = parts * FILTERED_PARTS
         );
         statements.push(filtered_events(&part_of, run));
+        statements.extend(conversions::summaries(&part_of, run));
     }
     for part in 0..parts {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
