@@ -180,7 +180,8 @@ pub async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<Vis
 }
 
 /// Visitors at each step: per visitor and day, each step's earliest matching event (a page view
-/// of its path, or its event name, matching the filters) at or after the step before's.
+/// of its path, or its event name, matching the filters) at or after the step before's. The
+/// arrays hold only the events that can be a step.
 pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport> {
     // Each step's event as its index in the sorted array (0: not reached), searched from the step
     // before's: events of one visitor at one instant do not occur, so "at or after its time" is
@@ -205,14 +206,19 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
         });
         reached.push(format!("toInt64(countIf(i{k} > 0)) AS s{k}"));
     }
-    // Only visitor days that reach the first step can reach any.
-    let first = funnel
+    let steps: Vec<String> = funnel
         .steps
-        .first()
+        .iter()
         .map(|step| match &step.page {
-            Some(page) => format!(" AND name = 'page_view' AND path = {}", quote(page)),
-            None => format!(" AND name = {}", quote(step.label())),
+            Some(page) => format!("name = 'page_view' AND path = {}", quote(page)),
+            None => format!("name = {}", quote(step.label())),
         })
+        .collect();
+    // Only visitor days that reach the first step can reach any, and only the events that match
+    // a step (and the filters) can be one: the others are left out of the arrays.
+    let first = steps
+        .first()
+        .map(|s| format!(" AND {s}"))
         .unwrap_or_default();
     let hit = filter_sql(&read.query.filters);
     let sql = format!(
@@ -220,8 +226,12 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
         reached.join(", "),
         columns.join(", "),
         days_of(
-            &days_matching(read, &first),
-            hit.strip_prefix(" AND ").unwrap_or("1"),
+            &format!(
+                "{} AND (({})){hit}",
+                days_matching(read, &first),
+                steps.join(") OR (")
+            ),
+            "1",
             false
         )
     );
