@@ -62,7 +62,7 @@ fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &
                 false,
             ),
             Some(hit) => cut(
-                &days_of(&format!("{}{and}", days_matching(read, "")), hit, false),
+                &days_of(&format!("{}{and}", days_matching(read, and)), hit, false),
                 false,
             ),
         };
