@@ -24,8 +24,8 @@ use crate::query::{Dim, Filters, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
 const EVENTS_PER_CUT: u64 = 1_000_000;
-/// Parts of a visit cut's visitors the filtered rows are made in (each event is 110 rows there).
-const FILTERED_PARTS: u64 = 4;
+/// Events made into filtered rows per statement at most (each event is 110 rows there).
+const EVENTS_PER_FILTERED: u64 = 250_000;
 /// Days summarised per upkeep round at most, so a first run over a long history takes turns.
 const DAYS_PER_ROUND: usize = 31;
 
@@ -212,15 +212,13 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
     }
     // Visits are cut in parts of visitors: a key's rows of two parts add up (no visitor in both).
     // The filtered rows, ten filters times eleven rows an event, in smaller parts.
-    let parts = d.events / EVENTS_PER_CUT + 1;
-    for part in 0..parts * FILTERED_PARTS {
-        let part_of = format!(
-            "day = '{day}' AND intHash64(visitor) % {n} = {part}",
-            n = parts * FILTERED_PARTS
-        );
+    let filtered = d.events / EVENTS_PER_FILTERED + 1;
+    for part in 0..filtered {
+        let part_of = format!("day = '{day}' AND intHash64(visitor) % {filtered} = {part}");
         statements.push(filtered_events(&part_of, run));
         statements.extend(conversions::summaries(&part_of, run));
     }
+    let parts = d.events / EVENTS_PER_CUT + 1;
     for part in 0..parts {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
         let visits = cut(&days_of(&part_of, "1", true), true);
