@@ -3,8 +3,9 @@
 //! each source's page views checked against it). Revenue, for a goal with a currency: only the
 //! visitor days whose goal events carry revenue are read whole, each with its sources and its sum.
 //! Both sets are `IN` subqueries, which a cluster answers shard by shard (sharded by visitor).
-//! Closed days keep both per goal and source in `goal_daily` (made here, by the upkeep), so a read
-//! without filters takes those rows and reads only the other days from the events.
+//! Closed days keep both per goal and source in `goal_daily` (made by the upkeep from
+//! `summary_rows`), so a read without filters takes those rows and reads only the other days
+//! from the events.
 
 use std::collections::HashMap;
 
@@ -12,6 +13,7 @@ use serde::Deserialize;
 
 use super::client::quote;
 use super::reads::{failed, filter_sql, Read};
+use super::sql::{GOAL_DIMS, SOURCE_DIMS};
 use super::visits::unfiltered;
 use crate::query::{Dim, Filters};
 use crate::seam::{Converted, RevenueSums};
@@ -29,84 +31,6 @@ struct Money {
     total: i64,
     counted: i64,
     skipped: i64,
-}
-
-/// What a goal can be (`goals::Target`): an event name or a path.
-const GOAL_DIMS: [Dim; 2] = [Dim::Event, Dim::Page];
-/// The dimensions sources are broken down by (`crate::conversions`).
-const SOURCE_DIMS: [Dim; 4] = [
-    Dim::Referrer,
-    Dim::UtmSource,
-    Dim::UtmMedium,
-    Dim::UtmCampaign,
-];
-
-/// The statements that keep the conversions and revenue of every goal per source for the events
-/// of `part` (whole visitor days) in `goal_daily`, as run `run`.
-pub(super) fn summaries(part: &str, run: i64) -> Vec<String> {
-    let insert =
-        "INSERT INTO goal_daily (project_id, day, gdim, gval, dim, key, currency, conversions,
-                      revenue_micros, revenue_events, run)";
-    // Each visitor day's goals (every event's name and path) and sources (its page views').
-    let goals = GOAL_DIMS
-        .iter()
-        .map(|d| format!("groupUniqArrayIf(('{c}', {c}), {c} != '')", c = d.column()))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sources = SOURCE_DIMS
-        .iter()
-        .map(|d| {
-            format!(
-                "groupUniqArrayIf(('{c}', {c}), name = 'page_view' AND {c} != '')",
-                c = d.column()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ");
-    let days = |more: &str| {
-        format!(
-            "SELECT project_id, day, arrayConcat({sources}) AS sources{more}
-             FROM events WHERE {part} GROUP BY project_id, day, visitor"
-        )
-    };
-    let conversions = format!(
-        "{insert}
-         SELECT project_id, day, g.1 AS gdim, g.2 AS gval, s.1 AS dim, s.2 AS key, '', count(), 0, 0,
-                toUInt64({run})
-         FROM (SELECT project_id, day, arrayJoin(goals) AS g, arrayJoin(sources) AS s
-               FROM ({}))
-         GROUP BY project_id, day, gdim, gval, dim, key",
-        days(&format!(", arrayConcat({goals}) AS goals"))
-    );
-    // Each goal event with revenue counts under its name and its path, for every source of its
-    // visitor day.
-    let paid = format!(
-        ", groupArrayIf(({}, revenue_currency, revenue_micros), revenue_currency != '') AS paid",
-        GOAL_DIMS
-            .iter()
-            .map(|d| d.column())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let goal_of_paid = GOAL_DIMS
-        .iter()
-        .enumerate()
-        .map(|(k, d)| format!("('{}', e.{})", d.column(), k + 1))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let (currency, micros) = (GOAL_DIMS.len() + 1, GOAL_DIMS.len() + 2);
-    let revenue = format!(
-        "{insert}
-         SELECT project_id, day, g.1 AS gdim, g.2 AS gval, s.1 AS dim, s.2 AS key, e.{currency} AS currency,
-                0, sum(e.{micros}), count(), toUInt64({run})
-         FROM (SELECT project_id, day, arrayJoin(paid) AS e, arrayJoin([{goal_of_paid}]) AS g,
-                      arrayJoin(sources) AS s
-               FROM ({}) WHERE notEmpty(paid))
-         WHERE g.2 != ''
-         GROUP BY project_id, day, gdim, gval, dim, key, currency",
-        days(&paid)
-    );
-    vec![conversions, revenue]
 }
 
 pub async fn conversions(

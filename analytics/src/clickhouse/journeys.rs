@@ -11,28 +11,11 @@ use shipmate_types::analytics::Journeys;
 
 use super::client::quote;
 use super::reads::{failed, filter_sql, Read};
-use super::sql::{days_of, visit_paths};
+use super::sql::{days_of, neighbours, visit_paths, JOURNEY};
 use super::visits::unfiltered;
-use crate::journeys::{report, ENTRANCE, EXIT};
+use crate::journeys::report;
 use crate::seam::Row;
 use shipmate_core::AppResult;
-
-/// `daily_by`'s filter dimension for the neighbours of the page named as its value.
-pub(super) const JOURNEY: &str = "journey";
-
-/// Each page of a visit's `paths` with the page after it (`1`; `(exit)` after the last) and the
-/// page before it (`0`; `(entrance)` before the first), as (next, page, neighbour), each once.
-pub(super) fn neighbours() -> String {
-    format!(
-        "arrayDistinct(arrayConcat(
-            arrayMap((p, x) -> (toUInt8(1), p, x), paths,
-                arrayResize(arrayPushBack(arrayPopFront(paths), {exit}), length(paths))),
-            arrayMap((p, x) -> (toUInt8(0), p, x), paths,
-                arrayResize(arrayPushFront(arrayPopBack(paths), {entrance}), length(paths)))))",
-        exit = quote(EXIT),
-        entrance = quote(ENTRANCE),
-    )
-}
 
 pub async fn journeys(read: &Read<'_>, page: &str) -> AppResult<Journeys> {
     let target = quote(page);

@@ -33,6 +33,7 @@ pub mod schema;
 pub mod sql;
 pub mod store;
 pub mod summaries;
+mod summary_rows;
 pub mod visits;
 
 pub struct ClickHouse {

@@ -2,6 +2,8 @@
 //! visitor's day as a sorted array, the cut of those arrays into visits, and the visit rows the
 //! summaries keep. A leaf: it knows the events' columns, not who runs the statements.
 
+use super::client::quote;
+use crate::journeys::{ENTRANCE, EXIT};
 use crate::query::Dim;
 
 /// The events one dimension's rows count: page views with a value, or every event for names.
@@ -88,3 +90,30 @@ pub const VISIT_ROWS: [(&str, &str, &str, &str); 3] = [
         "countIf(page_views = 1)",
     ),
 ];
+
+/// What a goal can be (`goals::Target`): an event name or a path.
+pub const GOAL_DIMS: [Dim; 2] = [Dim::Event, Dim::Page];
+/// The dimensions sources are broken down by (`crate::conversions`).
+pub const SOURCE_DIMS: [Dim; 4] = [
+    Dim::Referrer,
+    Dim::UtmSource,
+    Dim::UtmMedium,
+    Dim::UtmCampaign,
+];
+
+/// `daily_by`'s filter dimension for the neighbours of the page named as its value.
+pub const JOURNEY: &str = "journey";
+
+/// Each page of a visit's `paths` with the page after it (`1`; `(exit)` after the last) and the
+/// page before it (`0`; `(entrance)` before the first), as (next, page, neighbour), each once.
+pub fn neighbours() -> String {
+    format!(
+        "arrayDistinct(arrayConcat(
+            arrayMap((p, x) -> (toUInt8(1), p, x), paths,
+                arrayResize(arrayPushBack(arrayPopFront(paths), {exit}), length(paths))),
+            arrayMap((p, x) -> (toUInt8(0), p, x), paths,
+                arrayResize(arrayPushFront(arrayPopBack(paths), {entrance}), length(paths)))))",
+        exit = quote(EXIT),
+        entrance = quote(ENTRANCE),
+    )
+}

@@ -17,9 +17,8 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 
 use super::client::{quote, Client};
-use super::conversions;
-use super::journeys::{neighbours, JOURNEY};
 use super::sql::{cut, days_of, dim_condition, visit_paths, VISIT_ROWS};
+use super::summary_rows::{filtered_events, filtered_visits, goals, journeys};
 use crate::query::{Dim, Filters, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
@@ -216,7 +215,7 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
     for part in 0..filtered {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {filtered} = {part}");
         statements.push(filtered_events(&part_of, run));
-        statements.extend(conversions::summaries(&part_of, run));
+        statements.extend(goals(&part_of, run));
     }
     let parts = d.events / EVENTS_PER_CUT + 1;
     for part in 0..parts {
@@ -255,90 +254,4 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
             d.events
         ))
         .await
-}
-
-/// `daily_by`'s columns, in the order the statements below select them.
-const BY_COLUMNS: &str = "project_id, day, fdim, fval, dim, key, views, visitors, run";
-
-/// The rows of one filter of the events in `part`: for each value each event holds, its page
-/// views and visitors (`total`) and its rows of each dimension (`dim_condition`'s events), as the
-/// reads aggregate the events under that filter.
-fn filtered_events(part: &str, run: i64) -> String {
-    let mut rows = vec!["('total', '', toUInt64(name = 'page_view'))".to_owned()];
-    for dim in Dim::ALL {
-        let col = dim.column();
-        rows.push(match dim {
-            Dim::Event => format!("('{col}', {col}, toUInt64(1))"),
-            _ => format!("('{col}', if(name = 'page_view', {col}, ''), toUInt64(1))"),
-        });
-    }
-    format!(
-        "INSERT INTO daily_by ({BY_COLUMNS})
-         SELECT project_id, day, f.1 AS fdim, f.2 AS fval, b.1 AS dim, b.2 AS key, sum(b.3) AS views,
-                uniqExact(visitor) AS visitors, toUInt64({run})
-         FROM (SELECT project_id, day, visitor, arrayJoin([{filters}]) AS f, arrayJoin([{rows}]) AS b
-               FROM events WHERE {part})
-         WHERE f.2 != '' AND (b.1 = 'total' OR b.2 != '')
-         GROUP BY project_id, day, fdim, fval, dim, key",
-        filters = Dim::ALL
-            .iter()
-            .map(|d| format!("('{c}', {c})", c = d.column()))
-            .collect::<Vec<_>>()
-            .join(", "),
-        rows = rows.join(", "),
-    )
-}
-
-/// The visit rows (`VISIT_ROWS`) of one filter: for each value any event of a visit holds, the
-/// visit counts once under it, as a filtered read counts the visits holding a matching event.
-fn filtered_visits(visits: &str, run: i64) -> String {
-    let rows: Vec<String> = VISIT_ROWS
-        .iter()
-        .map(|(dim, key, ..)| format!("('{dim}', {key})"))
-        .collect();
-    // Each figure by the row's dimension: `multiIf(dim = 'entry', a, dim = 'exit', b, c)`.
-    let by_dim =
-        |figure: fn(&(&'static str, &'static str, &'static str, &'static str)) -> &'static str| {
-            let (last, first) = VISIT_ROWS.split_last().expect("visit rows");
-            let arms: String = first
-                .iter()
-                .map(|r| format!("dim = '{}', {}, ", r.0, figure(r)))
-                .collect();
-            format!("multiIf({arms}{})", figure(last))
-        };
-    format!(
-        "INSERT INTO daily_by ({BY_COLUMNS})
-         SELECT project_id, day, f.1 AS fdim, f.2 AS fval, r.1 AS dim, r.2 AS key, {views} AS views,
-                {visitors} AS visitors, toUInt64({run})
-         FROM (SELECT project_id, day, visitor, page_views,
-                      arrayJoin(arrayConcat({filters})) AS f, arrayJoin([{rows}]) AS r
-               FROM ({visits}) WHERE page_views > 0)
-         WHERE f.2 != '' AND r.2 != ''
-         GROUP BY project_id, day, fdim, fval, dim, key",
-        views = by_dim(|r| r.2),
-        visitors = by_dim(|r| r.3),
-        filters = Dim::ALL
-            .iter()
-            .map(|d| format!(
-                "arrayMap(v -> ('{c}', v), arrayDistinct(d_{c}))",
-                c = d.column()
-            ))
-            .collect::<Vec<_>>()
-            .join(", "),
-        rows = rows.join(", "),
-    )
-}
-
-/// Every page's neighbours in the visits (`journeys`), once per visit, as rows of `daily_by`
-/// under the pseudo-filter `journey` with the page as its value: dimension `next` or `previous`,
-/// the neighbour as key, visits as views.
-fn journeys(visits: &str, run: i64) -> String {
-    format!(
-        "INSERT INTO daily_by ({BY_COLUMNS})
-         SELECT project_id, day, '{JOURNEY}' AS fdim, n.2 AS fval, if(n.1 = 1, 'next', 'previous') AS dim,
-                n.3 AS key, count() AS views, toUInt64(0) AS visitors, toUInt64({run})
-         FROM (SELECT project_id, day, {pairs} AS pairs FROM ({visits}) WHERE page_views > 0)
-         ARRAY JOIN pairs AS n GROUP BY project_id, day, fdim, fval, dim, key",
-        pairs = neighbours(),
-    )
 }
