@@ -551,11 +551,13 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     ch.upkeep(Utc::now()).await.unwrap();
     // Mutations run in the background: polled until they are done.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let mut left = 1;
-    while left > 0 {
-        left = 0;
+    loop {
+        let mut left = 0;
         for table in ["events", "daily", "daily_by", "goal_daily", "visits"] {
             left += held(gone, table).await;
+        }
+        if left == 0 {
+            break;
         }
         assert!(
             std::time::Instant::now() < deadline,

@@ -53,12 +53,13 @@ pub async fn conversions(
         }
         _ => super::summaries::Summarised::NONE,
     };
-    let stored = |days: &str, runs: &str, what: &str| {
+    // The stored rows of the goal and source: conversions (`currency` '') or revenue (the rest).
+    let stored = |days: &str, runs: &str, what: &str, currency: &str| {
         let (gdim, gval) = &reached.0[0];
         format!(
             "SELECT key, {what} FROM goal_daily
              WHERE project_id = {project} AND gdim = '{gcol}' AND gval = {gval} AND dim = '{col}'
-                 AND day IN ({days}) AND run IN ({runs})",
+                 AND currency {currency} AND day IN ({days}) AND run IN ({runs})",
             project = quote(&read.project_id.to_string()),
             gcol = gdim.column(),
             gval = quote(gval),
@@ -66,8 +67,12 @@ pub async fn conversions(
     };
     let count_sql = summarised.summed(
         |days, runs| {
-            stored(days, runs, "conversions AS views, toUInt64(0) AS visitors")
-                + " AND currency = ''"
+            stored(
+                days,
+                runs,
+                "conversions AS views, toUInt64(0) AS visitors",
+                "= ''",
+            )
         },
         |and| {
             format!(
@@ -96,7 +101,8 @@ pub async fn conversions(
                          if(currency = {c}, revenue_events, 0) AS counted,
                          if(currency = {c}, 0, revenue_events) AS skipped"
                     ),
-                ) + " AND currency != ''"
+                    "!= ''",
+                )
             },
             |and| {
                 format!(

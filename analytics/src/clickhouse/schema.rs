@@ -193,11 +193,11 @@ fn revenue(db: &str, cluster: Option<&str>) -> Vec<String> {
 
 /// Closed days' figures under one filter (step 4): per project, day, filter (a dimension's column
 /// and a value) and dimension, each key's views and visitors over the events matching the filter,
-/// and the entry, exit and duration rows of the visits holding such an event; and the goals'
-/// conversions per source. Sorted by filter
-/// first: a read with one filter takes one filter's rows. The summarised days are named in
-/// `closed_days` from here on (as `summarised_days` was, which stays, unread): a day summarised
-/// before this step is summarised again by the upkeep, its reads taken from the events until then.
+/// and the entry, exit and duration rows of the visits holding such an event, sorted by filter
+/// first (a read with one filter takes one filter's rows); and the goals' conversions per source.
+/// The summarised days are named in `closed_days` from here on (as `summarised_days` was, which
+/// stays, unread): a day summarised before this step is summarised again by the upkeep, its reads
+/// taken from the events until then.
 fn filtered_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
     let columns = "(project_id UUID, day Date, fdim String, fval String, dim String, key String,
                     views UInt64, visitors UInt64, run UInt64)";
