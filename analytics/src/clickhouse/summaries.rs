@@ -209,14 +209,15 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
             dim_condition(dim)
         )));
     }
-    // Visits are cut in parts of visitors: a key's rows of two parts add up (no visitor in both).
-    // The filtered rows, ten filters times eleven rows an event, in smaller parts.
+    // The filtered rows (ten filters times eleven rows an event) and goals, in parts of visitors:
+    // a key's rows of two parts add up (no visitor in both).
     let filtered = d.events / EVENTS_PER_FILTERED + 1;
     for part in 0..filtered {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {filtered} = {part}");
         statements.push(filtered_events(&part_of, run));
         statements.extend(goals(&part_of, run));
     }
+    // Visits are cut in larger parts likewise.
     let parts = d.events / EVENTS_PER_CUT + 1;
     for part in 0..parts {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
