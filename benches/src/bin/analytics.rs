@@ -416,7 +416,8 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     // 1,000 pages, 50 referrers, 10 countries, three devices, a pool of 28,000 visitors a day
     // (about 4 events each), in time order as the workers append them. A visitor keeps a country,
     // device, browser and OS; visitor hashes change every day (the daily salt): the day's number
-    // is added to the pool's.
+    // is added to the pool's. One signup in ten carries revenue (19.99 EUR): the sources-by-goal
+    // reads attribute it.
     let labels: Vec<String> = [
         "desktop", "mobile", "tablet", "Chrome", "Safari", "Firefox", "Windows", "iOS", "macOS",
         "Android",
@@ -430,13 +431,15 @@ async fn reads(b: &Bench, db: &PgPool, project: &str, n: i64) -> anyhow::Result<
     for chunk in 0..chunks {
         let count = per_chunk.min(n - chunk * per_chunk);
         sqlx::query!(
-            "insert into analytics_events (project_id, ts, visitor, device, browser, os, name, path, referrer_host, utm_source, country)
+            "insert into analytics_events (project_id, ts, visitor, device, browser, os, name, path, referrer_host, utm_source, country,
+                 revenue_micros, revenue_currency)
              select $1::text::uuid, ts, v + (extract(epoch from ts)::int8 / 86400) * 1000000,
                     ($6::int2[])[1 + v % 3], ($6::int2[])[4 + v / 3 % 3], ($6::int2[])[7 + v / 9 % 4],
                     case when i % 10 = 0 then 'signup' else 'page_view' end,
                     '/page/' || (i * 7919 % 1000), case when i % 3 = 0 then 'ref' || (i % 50) || '.example' end,
                     case when i % 11 = 0 then 'newsletter' end,
-                    (array['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'])[1 + v / 36 % 10]
+                    (array['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'])[1 + v / 36 % 10],
+                    case when i % 100 = 0 then 19990000 end, case when i % 100 = 0 then 'EUR' end
              from (select i, (i * 2654435761) % 28000 as v,
                           now() - interval '90 days' * (1 - ($4::float8 + random()) / $5::float8) as ts
                    from generate_series($2::int8, $3::int8) as i) g order by ts",
