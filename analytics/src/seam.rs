@@ -65,6 +65,14 @@ pub struct RevenueSums {
     pub skipped: i64,
 }
 
+impl std::ops::AddAssign for RevenueSums {
+    fn add_assign(&mut self, other: RevenueSums) {
+        self.total += other.total;
+        self.counted += other.counted;
+        self.skipped += other.skipped;
+    }
+}
+
 /// One source's conversions of a goal: its visitors (per day) who reached the goal, and the
 /// revenue of their events that reached it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

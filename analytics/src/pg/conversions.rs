@@ -1,10 +1,11 @@
 //! A goal's conversions per source (`crate::conversions`): the visitors from the range's events
-//! in memory (`explore`), the revenue of their goal events from the raw events.
+//! in memory (`explore`); the revenue of their goal events summed per visitor day from the raw
+//! events (few: the index of revenue-bearing events), then given to their sources in memory.
 
-use std::collections::HashMap;
+use chrono::NaiveDate;
 
-use super::explore::{self, scan};
-use super::reads::{matching, Read};
+use super::explore::{self, revenue::attributed, scan};
+use super::reads::Read;
 use crate::query::{Dim, Filters};
 use crate::seam::{Converted, RevenueSums};
 use shipmate_core::AppResult;
@@ -20,87 +21,64 @@ pub async fn conversions(
         return Ok(Vec::new());
     };
     let col = explore::column(dim);
-    let rows = events
-        .run(move |days, codes| scan::converted(days, codes, &filters, &goal, col))
-        .await?;
-    let mut revenue = match currency {
-        Some(c) => revenue(read, dim, reached, c).await?,
-        None => HashMap::new(),
+    let paid = match currency {
+        Some(c) => events.per_day(
+            paying(read, reached, c)
+                .await?
+                .into_iter()
+                .map(|p| (p.day, (p.visitor, p.sums))),
+        ),
+        None => Vec::new(),
     };
+    let (rows, mut revenue) = events
+        .run(move |days, codes| {
+            let rows = scan::converted(days, codes, &filters, &goal, col);
+            (rows, attributed(days, &paid, &filters, col))
+        })
+        .await?;
     Ok(rows
         .into_iter()
-        .map(|(code, _, visitors)| {
-            let key = events.value(code);
-            Converted {
-                revenue: revenue.remove(&key).unwrap_or_default(),
-                key,
-                conversions: visitors,
-            }
+        .map(|(code, _, visitors)| Converted {
+            key: events.value(code),
+            conversions: visitors,
+            revenue: revenue.remove(&code).unwrap_or_default(),
         })
         .collect())
 }
 
+/// A visitor day whose events matching the goal carry revenue.
 #[derive(sqlx::FromRow)]
-struct SourceRevenue {
-    key: String,
+struct Paying {
+    day: NaiveDate,
+    visitor: i64,
     #[sqlx(flatten)]
     sums: RevenueSums,
 }
 
-/// Per source, the revenue in `currency` of the events matching `reached` of its visitors (each
-/// visitor's day once per source).
-async fn revenue(
-    read: &Read<'_>,
-    dim: Dim,
-    reached: &Filters,
-    currency: &str,
-) -> AppResult<HashMap<String, RevenueSums>> {
-    let col = dim.column();
+/// The visitor days whose events matching `reached` carry revenue, with its sums in `currency`,
+/// by day and visitor.
+async fn paying(read: &Read<'_>, reached: &Filters, currency: &str) -> AppResult<Vec<Paying>> {
     let after = 4 + read.filters().0.len();
-    // Most goals' events carry no revenue: asked first, through the index of revenue events
-    // (`analytics_events_revenue`), before the range's source page views are read.
-    let any = format!(
-        "select exists (select 1 from analytics_events e
-            where e.project_id = $1 and e.ts >= $2 and e.ts < $3{goal} and e.revenue_currency is not null)",
-        goal = reached.sql(after),
-    );
-    let paid = reached
-        .values()
-        .fold(read.bind_raw(sqlx::query_as::<_, (bool,)>(&any)), |q, v| {
-            q.bind(v)
-        })
-        .fetch_one(read.db)
-        .await?;
-    if !paid.0 {
-        return Ok(HashMap::new());
-    }
     let c = after + reached.0.len();
+    // `revenue_currency is not null`: read through the index of revenue-bearing events
+    // (`analytics_events_revenue`), not the range's.
     let query = format!(
-        "select s.key, coalesce(sum(g.total), 0)::int8 as total,
-                coalesce(sum(g.counted), 0)::int8 as counted,
-                coalesce(sum(g.skipped), 0)::int8 as skipped
-         from (select distinct (e.ts at time zone 'UTC')::date as day, e.visitor, e.{col} as key
-               from {sources} and e.name = 'page_view' and e.{col} <> '') s
-         join (select (e.ts at time zone 'UTC')::date as day, e.visitor,
-                      sum(e.revenue_micros) filter (where e.revenue_currency = ${c}) as total,
-                      count(*) filter (where e.revenue_currency = ${c}) as counted,
-                      count(*) filter (where e.revenue_currency <> ${c}) as skipped
-               from analytics_events e
-               where e.project_id = $1 and e.ts >= $2 and e.ts < $3{goal}
-                 and e.revenue_currency is not null
-               group by 1, 2) g using (day, visitor)
-         group by s.key",
-        sources = matching(read.filters()),
+        "select (e.ts at time zone 'UTC')::date as day, e.visitor,
+                coalesce(sum(e.revenue_micros) filter (where e.revenue_currency = ${c}), 0)::int8 as total,
+                count(*) filter (where e.revenue_currency = ${c})::int8 as counted,
+                count(*) filter (where e.revenue_currency <> ${c})::int8 as skipped
+         from analytics_events e
+         where e.project_id = $1 and e.ts >= $2 and e.ts < $3{goal} and e.revenue_currency is not null
+         group by 1, 2 order by 1, 2",
         goal = reached.sql(after),
     );
-    let rows = reached
+    Ok(reached
         .values()
         .fold(
-            read.bind_raw(sqlx::query_as::<_, SourceRevenue>(&query)),
+            read.bind_raw(sqlx::query_as::<_, Paying>(&query)),
             |q, v| q.bind(v),
         )
         .bind(currency)
         .fetch_all(read.db)
-        .await?;
-    Ok(rows.into_iter().map(|r| (r.key, r.sums)).collect())
+        .await?)
 }

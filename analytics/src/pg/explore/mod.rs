@@ -17,6 +17,7 @@
 pub mod day;
 pub mod journeys;
 mod memory;
+pub mod revenue;
 pub mod scan;
 
 use std::collections::HashMap;
@@ -46,6 +47,8 @@ struct Sealed {
 /// The events a read covers: the days of the range up to `until`, and how to name their codes.
 pub struct Snapshot {
     project: Arc<Project>,
+    /// From the range's first day on, one per day.
+    start: NaiveDate,
     days: Arc<Vec<Arc<Day>>>,
     /// Codes seen when it was taken: every code in `days` is below.
     codes: usize,
@@ -129,6 +132,7 @@ impl Snapshot {
             .len();
         Ok(Snapshot {
             project,
+            start,
             days: Arc::new(days),
             codes,
         })
@@ -164,6 +168,18 @@ impl Snapshot {
         rows.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(y.2.cmp(&x.2)).then(x.0.cmp(&y.0)));
         rows.truncate(100);
         rows
+    }
+
+    /// `rows` per day of the snapshot, in the days' order (rows of other days left out).
+    pub fn per_day<T>(&self, rows: impl IntoIterator<Item = (NaiveDate, T)>) -> Vec<Vec<T>> {
+        let mut out: Vec<Vec<T>> = (0..self.days.len()).map(|_| Vec::new()).collect();
+        for (day, row) in rows {
+            let k = usize::try_from((day - self.start).num_days()).ok();
+            if let Some(rows) = k.and_then(|k| out.get_mut(k)) {
+                rows.push(row);
+            }
+        }
+        out
     }
 
     /// Runs a scan of the days (and the number of codes) off the async threads.
