@@ -55,13 +55,13 @@ struct Paying {
     sums: RevenueSums,
 }
 
-/// The visitor days whose events matching `reached` carry revenue, with its sums in `currency`,
-/// by day and visitor.
+/// The visitor days whose events matching `reached` carry revenue, with its sums in `currency`
+/// (in no order: hashed, not sorted, by PostgreSQL).
 async fn paying(read: &Read<'_>, reached: &Filters, currency: &str) -> AppResult<Vec<Paying>> {
     let after = 4 + read.filters().0.len();
     let c = after + reached.0.len();
-    // `revenue_currency is not null`: read through the index of revenue-bearing events
-    // (`analytics_events_revenue`), not the range's.
+    // `revenue_currency is not null`: read from the index of revenue-bearing events alone
+    // (`analytics_events_revenue_cover`), not the range's.
     let query = format!(
         "select (e.ts at time zone 'UTC')::date as day, e.visitor,
                 coalesce(sum(e.revenue_micros) filter (where e.revenue_currency = ${c}), 0)::int8 as total,
@@ -69,7 +69,7 @@ async fn paying(read: &Read<'_>, reached: &Filters, currency: &str) -> AppResult
                 count(*) filter (where e.revenue_currency <> ${c})::int8 as skipped
          from analytics_events e
          where e.project_id = $1 and e.ts >= $2 and e.ts < $3{goal} and e.revenue_currency is not null
-         group by 1, 2 order by 1, 2",
+         group by 1, 2",
         goal = reached.sql(after),
     );
     Ok(reached

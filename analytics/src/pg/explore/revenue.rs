@@ -11,7 +11,7 @@ use super::day::{Day, NAME, PAGE_VIEW};
 use super::scan::hit;
 use crate::seam::RevenueSums;
 
-/// Per day of `days` (same order), its paying visitors as (hash, their sums), sorted by hash.
+/// Per day of `days` (same order), its paying visitors as (hash, their sums).
 pub type Paid = Vec<Vec<(i64, RevenueSums)>>;
 
 /// The sums per code of `col`.
