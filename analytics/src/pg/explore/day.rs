@@ -22,6 +22,22 @@ pub struct Ev {
     pub codes: [u32; COLUMNS],
 }
 
+#[cfg(test)]
+impl Ev {
+    /// An event of `visitor` at `secs` with the codes `set` as (column, code), the rest 0.
+    pub fn of(visitor: i64, secs: i64, set: &[(usize, u32)]) -> Ev {
+        let mut codes = [0; COLUMNS];
+        for &(col, code) in set {
+            codes[col] = code;
+        }
+        Ev {
+            visitor,
+            ts: secs * 1_000_000,
+            codes,
+        }
+    }
+}
+
 /// A visit: a visitor's events with gaps under 30 minutes.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Visit {
@@ -141,14 +157,7 @@ mod tests {
     use super::*;
 
     fn ev(visitor: i64, secs: i64, name: u32, page: u32) -> Ev {
-        let mut codes = [0; COLUMNS];
-        codes[NAME] = name;
-        codes[PAGE] = page;
-        Ev {
-            visitor,
-            ts: secs * 1_000_000,
-            codes,
-        }
+        Ev::of(visitor, secs, &[(NAME, name), (PAGE, page)])
     }
 
     #[test]

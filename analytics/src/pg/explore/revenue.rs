@@ -55,22 +55,18 @@ pub fn attributed(
 
 #[cfg(test)]
 mod tests {
-    use super::super::day::{Ev, COLUMNS, REFERRER};
+    use super::super::day::{Ev, REFERRER};
     use super::*;
 
     /// The country's column (`query::Dim::ALL`'s order).
     const COUNTRY: usize = 2;
 
     fn view(visitor: i64, secs: i64, referrer: u32, country: u32) -> Ev {
-        let mut codes = [0; COLUMNS];
-        codes[NAME] = PAGE_VIEW;
-        codes[REFERRER] = referrer;
-        codes[COUNTRY] = country;
-        Ev {
+        Ev::of(
             visitor,
-            ts: secs * 1_000_000,
-            codes,
-        }
+            secs,
+            &[(NAME, PAGE_VIEW), (REFERRER, referrer), (COUNTRY, country)],
+        )
     }
 
     fn sums(total: i64) -> RevenueSums {
