@@ -20,6 +20,14 @@ pub struct Ev {
     /// Microseconds since the epoch.
     pub ts: i64,
     pub codes: [u32; COLUMNS],
+    pub paid: Option<Paid>,
+}
+
+/// Revenue an event carries: millionths of the currency, and the currency's code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paid {
+    pub micros: i64,
+    pub currency: u32,
 }
 
 #[cfg(test)]
@@ -34,6 +42,7 @@ impl Ev {
             visitor,
             ts: secs * 1_000_000,
             codes,
+            paid: None,
         }
     }
 }
@@ -62,6 +71,9 @@ pub struct Day {
     /// Per visit, in event order; `visit_runs` as `runs`, over events.
     pub visits: Vec<Visit>,
     pub visit_runs: Vec<u32>,
+    /// The few events that carry revenue: (event index, what it carries), by index. Kept apart
+    /// so revenue by source needs no statement and the common event no column of its own.
+    pub paid: Vec<(u32, Paid)>,
 }
 
 impl Day {
@@ -101,6 +113,9 @@ impl Day {
                     visit.exit = e.codes[PAGE];
                 }
             }
+            if let Some(paid) = e.paid {
+                day.paid.push((i as u32, paid));
+            }
             day.ts.push(e.ts);
             for (col, code) in day.cols.iter_mut().zip(e.codes) {
                 col.push(code);
@@ -125,12 +140,14 @@ impl Day {
     /// The events back as rows, in the day's order.
     pub fn events(&self) -> Vec<Ev> {
         let mut out = Vec::with_capacity(self.len());
+        let mut paid = self.paid.iter().peekable();
         for (v, run) in self.runs.windows(2).enumerate() {
             for i in run[0] as usize..run[1] as usize {
                 out.push(Ev {
                     visitor: self.hashes[v],
                     ts: self.ts[i],
                     codes: std::array::from_fn(|c| self.cols[c][i]),
+                    paid: paid.next_if(|(at, _)| *at as usize == i).map(|(_, p)| *p),
                 });
             }
         }
@@ -148,7 +165,10 @@ impl Day {
 
     /// Bytes held, about.
     pub fn bytes(&self) -> usize {
-        self.len() * (8 + 4 * COLUMNS) + self.hashes.len() * 12 + self.visits.len() * 28
+        self.len() * (8 + 4 * COLUMNS)
+            + self.hashes.len() * 12
+            + self.visits.len() * 28
+            + self.paid.len() * 24
     }
 }
 
@@ -181,5 +201,26 @@ mod tests {
         assert_eq!(v, vec![(0, 0, 0, 0), (2, 60, 5, 6), (1, 0, 5, 5)]);
         let again = Day::build(day.events());
         assert_eq!(again.ts, day.ts);
+    }
+
+    #[test]
+    fn revenue_follows_its_event_through_sorting_and_back() {
+        let paid = |micros| {
+            Some(Paid {
+                micros,
+                currency: 3,
+            })
+        };
+        let mut late = ev(2, 200, 7, 0);
+        late.paid = paid(5);
+        let mut early = ev(1, 300, 7, 0);
+        early.paid = paid(9);
+        let day = Day::build(vec![late, ev(2, 100, 1, 5), early, ev(1, 50, 1, 5)]);
+        // Sorted: visitor 1 at 50 and 300, visitor 2 at 100 and 200.
+        assert_eq!(day.paid, vec![(1, paid(9).unwrap()), (3, paid(5).unwrap())]);
+        let back = day.events();
+        assert_eq!(back.iter().filter(|e| e.paid.is_some()).count(), 2);
+        assert_eq!(back[3], late);
+        assert_eq!(Day::build(back).paid, day.paid);
     }
 }

@@ -181,7 +181,7 @@ impl Explorer {
 
 #[cfg(test)]
 mod tests {
-    use super::super::day::{Ev, COLUMNS, PAGE};
+    use super::super::day::{Ev, PAGE};
     use super::*;
 
     /// Bytes the explorer counts: every mapped project's dictionary and kept days.
@@ -203,17 +203,7 @@ mod tests {
 
     /// Keeps a day of `events` page views, the first at path code `page`.
     fn keep(explorer: &Explorer, project: &Project, date: &str, events: i64, page: u32) {
-        let evs = (0..events)
-            .map(|i| {
-                let mut codes = [0; COLUMNS];
-                codes[PAGE] = page;
-                Ev {
-                    visitor: i,
-                    ts: i * 1_000_000,
-                    codes,
-                }
-            })
-            .collect();
+        let evs = (0..events).map(|i| Ev::of(i, i, &[(PAGE, page)])).collect();
         let day: NaiveDate = date.parse().unwrap();
         lock(&project.days).insert(
             day,

@@ -28,7 +28,7 @@ use futures::{StreamExt, TryStreamExt};
 use sqlx::{PgPool, Row as _};
 use uuid::Uuid;
 
-use self::day::{Day, Ev, COLUMNS};
+use self::day::{Day, Ev, Paid, COLUMNS};
 use self::memory::{lock, Kept, Project, EXPLORER};
 use crate::days;
 use crate::query::{Dim, Filters};
@@ -48,7 +48,6 @@ struct Sealed {
 pub struct Snapshot {
     project: Arc<Project>,
     /// From the range's first day on, one per day.
-    start: NaiveDate,
     days: Arc<Vec<Arc<Day>>>,
     /// Codes seen when it was taken: every code in `days` is below.
     codes: usize,
@@ -132,7 +131,6 @@ impl Snapshot {
             .len();
         Ok(Snapshot {
             project,
-            start,
             days: Arc::new(days),
             codes,
         })
@@ -168,18 +166,6 @@ impl Snapshot {
         rows.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(y.2.cmp(&x.2)).then(x.0.cmp(&y.0)));
         rows.truncate(100);
         rows
-    }
-
-    /// `rows` per day of the snapshot, in the days' order (rows of other days left out).
-    pub fn per_day<T>(&self, rows: impl IntoIterator<Item = (NaiveDate, T)>) -> Vec<Vec<T>> {
-        let mut out: Vec<Vec<T>> = (0..self.days.len()).map(|_| Vec::new()).collect();
-        for (day, row) in rows {
-            let k = usize::try_from((day - self.start).num_days()).ok();
-            if let Some(rows) = k.and_then(|k| out.get_mut(k)) {
-                rows.push(row);
-            }
-        }
-        out
     }
 
     /// Runs a scan of the days (and the number of codes) off the async threads.
@@ -353,10 +339,11 @@ async fn realise(source: &Source<'_>, plan: Plan, until: DateTime<Utc>) -> AppRe
     }
 }
 
-/// The columns in `Dim::ALL` order, as selected by `load`.
+/// The columns in `Dim::ALL` order, then the revenue, as selected by `load`.
 const SELECT: &str =
     "select visitor, ts, path, referrer_host, country, device, browser, os, utm_source, utm_medium,
-        utm_campaign, name from analytics_events where project_id = $1 and ts >= $2 and ts < $3";
+        utm_campaign, name, revenue_micros, revenue_currency
+     from analytics_events where project_id = $1 and ts >= $2 and ts < $3";
 
 /// The project's events in `[from, to)`, their values interned: first in a dictionary of their
 /// own, then into the project's under one lock.
@@ -394,16 +381,25 @@ async fn load(source: &Source<'_>, from: DateTime<Utc>, to: DateTime<Utc>) -> Ap
             };
         }
         let ts: DateTime<Utc> = row.try_get(1)?;
+        let micros: Option<i64> = row.try_get(COLUMNS + 2)?;
+        let currency: Option<&str> = row.try_get(COLUMNS + 3)?;
         events.push(Ev {
             visitor: row.try_get(0)?,
             ts: ts.timestamp_micros(),
             codes,
+            paid: micros.zip(currency).map(|(micros, c)| Paid {
+                micros,
+                currency: intern(Some(c)),
+            }),
         });
     }
     let map = source.project.intern(&local);
     for e in &mut events {
         for code in &mut e.codes {
             *code = map[*code as usize];
+        }
+        if let Some(paid) = &mut e.paid {
+            paid.currency = map[paid.currency as usize];
         }
     }
     Ok(events)
