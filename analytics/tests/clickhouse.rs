@@ -270,6 +270,13 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
         let stored = reads(&ch, project, &query(case, Utc::now())).await;
         assert_eq!(stored, cut, "summarised with {case:?}");
     }
+    // Funnels read without filters stored their summarised days' counts, and the reads from here
+    // on take them from there.
+    let funnel_days = "SELECT count() FROM shipmate_diff.funnel_daily";
+    assert!(
+        number(&server, funnel_days).await > 0,
+        "no funnel counts stored"
+    );
     same_answers(&pg, &ch, project, &cases).await;
     let mut late = events(project, now);
     late.truncate(3);
@@ -286,6 +293,12 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
         "the late events' day"
     );
     same_answers(&pg, &ch, project, &cases).await;
+    // The late events' day was summarised again: its funnel counts were computed again under the
+    // new run, not taken from the old one's.
+    let late_day = late[0].ts.date_naive();
+    let runs =
+        format!("SELECT uniqExact(run) FROM shipmate_diff.funnel_daily WHERE day = '{late_day}'");
+    assert_eq!(number(&server, &runs).await, 2, "{late_day}");
     let filters = [
         Filters::default(),
         query(&[("device", "tablet")], now).filters,

@@ -27,7 +27,14 @@ pub async fn forget_deleted(client: &Client, db: &PgPool) -> anyhow::Result<usiz
         .map(|id| format!("toUUID('{id}')"))
         .collect::<Vec<_>>()
         .join(", ");
-    for table in ["events", "daily", "daily_by", "goal_daily", "visits"] {
+    for table in [
+        "events",
+        "daily",
+        "daily_by",
+        "goal_daily",
+        "visits",
+        "funnel_daily",
+    ] {
         client
             .execute(&match &client.cluster {
                 None => format!("ALTER TABLE {table} DELETE WHERE project_id IN ({list})"),

@@ -27,6 +27,7 @@ mod conversions;
 pub mod copy;
 mod engagement;
 pub mod forget;
+mod funnels;
 mod journeys;
 pub mod reads;
 pub mod schema;
@@ -147,7 +148,8 @@ impl EventStore for ClickHouse {
     }
 
     async fn funnel(&self, funnel: &Funnel, query: &ReadQuery) -> AppResult<FunnelReport> {
-        visits::funnel(&Read::new(&self.client, funnel.project_id, query), funnel).await
+        let read = Read::open(&self.client, funnel.project_id, query).await?;
+        funnels::funnel(&read, funnel).await
     }
 }
 

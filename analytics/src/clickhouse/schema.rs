@@ -57,6 +57,7 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
         (2, day_summaries(db, cluster)),
         (3, revenue(db, cluster)),
         (4, filtered_summaries(db, cluster)),
+        (5, funnel_days(db, cluster)),
     ]
 }
 
@@ -225,6 +226,19 @@ fn filtered_summaries(db: &str, cluster: Option<&str>) -> Vec<String> {
     ));
     statements.push(days_table(db, cluster, "closed_days"));
     statements
+}
+
+/// Funnels' counts per closed day (step 5, `funnels`): per project, funnel (its steps'
+/// conditions) and day, the visitors at each step, under the day's summary run.
+fn funnel_days(db: &str, cluster: Option<&str>) -> Vec<String> {
+    table(
+        (db, cluster),
+        "funnel_daily",
+        "(project_id UUID, funnel String, day Date, run UInt64, reached Array(Int64))",
+        "MergeTree",
+        "PARTITION BY toYYYYMM(day) ORDER BY (project_id, funnel, day)",
+        "cityHash64(funnel)",
+    )
 }
 
 /// The summarised days, each with its current run (the latest), on every server of a cluster.

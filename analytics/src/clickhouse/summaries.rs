@@ -92,8 +92,14 @@ impl Summarised {
         }
     }
 
-    fn list<T>(of: &[T], each: impl Fn(&T) -> String) -> String {
-        of.iter().map(each).collect::<Vec<_>>().join(", ")
+    /// The summarised days, each with its run.
+    pub fn days(&self) -> &[(NaiveDate, u64)] {
+        &self.days
+    }
+
+    /// The range's days not summarised.
+    pub fn rest(&self) -> &[NaiveDate] {
+        &self.rest
     }
 
     /// Rows (key, views, visitors) of one dimension: `live` aggregates the events (given a
@@ -144,18 +150,23 @@ impl Summarised {
                 " UNION ALL {}",
                 live(&format!(
                     " AND day IN ({})",
-                    Self::list(days, |d| format!("'{d}'"))
+                    list(days, |d| format!("'{d}'"))
                 ))
             ),
         };
         format!(
             "SELECT key, {sums} FROM ({}{rest}) GROUP BY key",
             summary(
-                &Self::list(&self.days, |(d, _)| format!("'{d}'")),
-                &Self::list(&self.days, |(_, r)| r.to_string())
+                &list(&self.days, |(d, _)| format!("'{d}'")),
+                &list(&self.days, |(_, r)| r.to_string())
             ),
         )
     }
+}
+
+/// The items of `of`, each as `each` writes it, comma-separated (an `IN` list).
+pub fn list<T>(of: &[T], each: impl Fn(&T) -> String) -> String {
+    of.iter().map(each).collect::<Vec<_>>().join(", ")
 }
 
 /// Summarises the days closed five minutes before `upto` (events still queued at midnight) that

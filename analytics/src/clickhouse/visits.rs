@@ -3,13 +3,12 @@
 //! when it has a page view and an event matching the read's filters; its entry and exit pages are
 //! its first and last page views' paths, its duration the whole seconds from its first event to
 //! its last. 18.16 has no window functions: each visitor's day is one sorted array, cut where the
-//! gap is 30 minutes or more. Funnels walk the same arrays: each step's earliest matching event at
-//! or after the step before's. No lambda here captures a column of its row: 18.16 pairs such
+//! gap is 30 minutes or more. Funnels walk the same arrays (`funnels`). No lambda here captures a column of its row: 18.16 pairs such
 //! captures with the wrong rows. Closed days' visits are cut once and stored (`summaries`, with
 //! their events' dimensions for filtered reads); the other days are cut at read time, filtered
-//! ones and funnels only on the visitor days holding a matching event.
+//! ones and funnels (`funnels`) only on the visitor days holding a matching event.
 
-use shipmate_types::analytics::{Breakdown, Funnel, FunnelReport, Overview, VisitPageRow};
+use shipmate_types::analytics::{Breakdown, Overview, VisitPageRow};
 
 use super::client::quote;
 use super::reads::{breakdown, failed, filter_sql, totals, Read};
@@ -35,7 +34,7 @@ pub(super) fn unfiltered(read: &Read<'_>) -> String {
 /// hash of (day, visitor), twice as fast as the pair on 18.16 (whose sorting-key analysis of a
 /// large set of pairs is slow): a collision only adds a day without a matching event, whose
 /// visits count for nothing and reach no step.
-fn days_matching(read: &Read<'_>, also: &str) -> String {
+pub(super) fn days_matching(read: &Read<'_>, also: &str) -> String {
     format!(
         "{} AND cityHash64(day, visitor) IN (SELECT cityHash64(day, visitor) FROM events WHERE {}{also})",
         unfiltered(read),
@@ -177,73 +176,4 @@ pub async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<Vis
             })
             .collect(),
     })
-}
-
-/// Visitors at each step: per visitor and day, each step's earliest matching event (a page view
-/// of its path, or its event name, matching the filters) at or after the step before's. The
-/// arrays hold only the events that can be a step.
-pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport> {
-    // Each step's event as its index in the sorted array (0: not reached), searched from the step
-    // before's: events of one visitor at one instant do not occur, so "at or after its time" is
-    // "from its place on". 18.16 misreads a lambda that captures a column of its row (a step's
-    // time), so none here does: the search runs on a slice instead.
-    let mut columns = Vec::new();
-    let mut reached = Vec::new();
-    for (k, step) in funnel.steps.iter().enumerate() {
-        let matches = match &step.page {
-            Some(page) => format!("x.2 AND x.3 = {}", quote(page)),
-            None => format!("x.5 = {}", quote(step.label())),
-        };
-        let find = |within: &str| format!("arrayFirstIndex(x -> {matches} AND x.4, {within})");
-        columns.push(if k == 0 {
-            format!("{} AS i0", find("evs"))
-        } else {
-            let (prev, found) = (
-                format!("i{}", k - 1),
-                find(&format!("arraySlice(evs, i{})", k - 1)),
-            );
-            format!("if({prev} = 0 OR {found} = 0, 0, {prev} - 1 + {found}) AS i{k}")
-        });
-        reached.push(format!("toInt64(countIf(i{k} > 0)) AS s{k}"));
-    }
-    let steps: Vec<String> = funnel
-        .steps
-        .iter()
-        .map(|step| match &step.page {
-            Some(page) => format!("name = 'page_view' AND path = {}", quote(page)),
-            None => format!("name = {}", quote(step.label())),
-        })
-        .collect();
-    // Only visitor days that reach the first step can reach any, and only the events that match
-    // a step (and the filters) can be one: the others are left out of the arrays.
-    let first = steps
-        .first()
-        .map(|s| format!(" AND {s}"))
-        .unwrap_or_default();
-    let hit = filter_sql(&read.query.filters);
-    let sql = format!(
-        "SELECT {} FROM (SELECT {} FROM ({}))",
-        reached.join(", "),
-        columns.join(", "),
-        days_of(
-            &format!(
-                "{} AND (({})){hit}",
-                days_matching(read, &first),
-                steps.join(") OR (")
-            ),
-            "1",
-            false
-        )
-    );
-    let rows: Vec<serde_json::Map<String, serde_json::Value>> =
-        read.client.rows(&sql).await.map_err(failed)?;
-    let counts = (0..funnel.steps.len())
-        .map(|k| {
-            rows.first()
-                .and_then(|r| r.get(&format!("s{k}")))
-                .and_then(|v| v.as_i64())
-                .unwrap_or_default()
-        })
-        .collect();
-    Ok(crate::funnels::report_of(funnel, read.query, counts))
 }
