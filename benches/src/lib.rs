@@ -242,7 +242,8 @@ pub fn ms(d: Duration) -> String {
 
 /// Every analytics read of `project` over 7, 30 and 90 days: unfiltered (`reps` times each), with
 /// one filter (six in turn) and with two (three pairs), `filtered` times each, and a funnel of 4
-/// steps over 30 and 90 days (its first read, then `reps`); a line of p95s per read. Both stores' benchmarks print the same lines.
+/// steps over 30 and 90 days (its first read, then `reps`); a line of p95s per read. Both stores'
+/// benchmarks print the same lines.
 pub async fn read_figures(
     b: &Bench,
     project: &str,

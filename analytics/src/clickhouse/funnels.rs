@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 use serde::Deserialize;
 use serde_json::json;
-use shipmate_types::analytics::{Funnel, FunnelReport};
+use shipmate_types::analytics::{Funnel, FunnelReport, Step};
 
 use super::client::quote;
 use super::reads::{failed, filter_sql, Read};
@@ -30,8 +30,12 @@ struct Reached {
 }
 
 pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport> {
-    let steps = conditions(funnel);
-    let key = steps.join(" THEN ");
+    let steps: Vec<Condition> = funnel.steps.iter().map(condition).collect();
+    let key = steps
+        .iter()
+        .map(|s| s.event.as_str())
+        .collect::<Vec<_>>()
+        .join(" THEN ");
     let project = quote(&read.project_id.to_string());
     let closed = match read.query.filters.0.is_empty() {
         true => read.summarised.days(),
@@ -73,7 +77,7 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
         None => HashMap::new(),
         Some(only) => read
             .client
-            .rows::<Reached>(&per_day(read, funnel, &steps, &only))
+            .rows::<Reached>(&per_day(read, &steps, &only))
             .await
             .map_err(failed)?
             .into_iter()
@@ -109,32 +113,38 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
     Ok(crate::funnels::report_of(funnel, read.query, counts))
 }
 
-/// Each step's condition on an event.
-fn conditions(funnel: &Funnel) -> Vec<String> {
-    funnel
-        .steps
-        .iter()
-        .map(|step| match &step.page {
-            Some(page) => format!("name = 'page_view' AND path = {}", quote(page)),
-            None => format!("name = {}", quote(step.label())),
-        })
-        .collect()
+/// A step's condition on an event's columns, and on an element `x` of a visitor day's array
+/// (`sql::days_of`: x.2 page view, x.3 path, x.5 name).
+struct Condition {
+    event: String,
+    element: String,
+}
+
+fn condition(step: &Step) -> Condition {
+    let (event, element) = match &step.page {
+        Some(page) => (
+            format!("name = 'page_view' AND path = {}", quote(page)),
+            format!("x.2 AND x.3 = {}", quote(page)),
+        ),
+        None => (
+            format!("name = {}", quote(step.label())),
+            format!("x.5 = {}", quote(step.label())),
+        ),
+    };
+    Condition { event, element }
 }
 
 /// Per day of the read's events (those where `only` holds too), the visitors at each step.
-fn per_day(read: &Read<'_>, funnel: &Funnel, steps: &[String], only: &str) -> String {
+fn per_day(read: &Read<'_>, steps: &[Condition], only: &str) -> String {
     // Each step's event as its index in the sorted array (0: not reached), searched from the step
     // before's: events of one visitor at one instant do not occur, so "at or after its time" is
     // "from its place on". 18.16 misreads a lambda that captures a column of its row (a step's
     // time), so none here does: the search runs on a slice instead.
     let mut columns = Vec::new();
     let mut reached = Vec::new();
-    for (k, step) in funnel.steps.iter().enumerate() {
-        let matches = match &step.page {
-            Some(page) => format!("x.2 AND x.3 = {}", quote(page)),
-            None => format!("x.5 = {}", quote(step.label())),
-        };
-        let find = |within: &str| format!("arrayFirstIndex(x -> {matches} AND x.4, {within})");
+    for (k, step) in steps.iter().enumerate() {
+        let find =
+            |within: &str| format!("arrayFirstIndex(x -> {} AND x.4, {within})", step.element);
         columns.push(if k == 0 {
             format!("{} AS i0", find("evs"))
         } else {
@@ -150,8 +160,9 @@ fn per_day(read: &Read<'_>, funnel: &Funnel, steps: &[String], only: &str) -> St
     // a step (and the filters) can be one: the others are left out of the arrays.
     let first = steps
         .first()
-        .map(|s| format!(" AND {s}"))
+        .map(|s| format!(" AND {}", s.event))
         .unwrap_or_default();
+    let any: Vec<&str> = steps.iter().map(|s| s.event.as_str()).collect();
     let hit = filter_sql(&read.query.filters);
     format!(
         "SELECT toString(day) AS day, [{}] AS reached FROM (SELECT day, {} FROM ({})) GROUP BY day",
@@ -161,7 +172,7 @@ fn per_day(read: &Read<'_>, funnel: &Funnel, steps: &[String], only: &str) -> St
             &format!(
                 "{} AND (({})){hit}{only}",
                 days_matching(read, &format!("{first}{only}")),
-                steps.join(") OR (")
+                any.join(") OR (")
             ),
             "1",
             false

@@ -3,8 +3,8 @@
 //! when it has a page view and an event matching the read's filters; its entry and exit pages are
 //! its first and last page views' paths, its duration the whole seconds from its first event to
 //! its last. 18.16 has no window functions: each visitor's day is one sorted array, cut where the
-//! gap is 30 minutes or more. Funnels walk the same arrays (`funnels`). No lambda here captures a column of its row: 18.16 pairs such
-//! captures with the wrong rows. Closed days' visits are cut once and stored (`summaries`, with
+//! gap is 30 minutes or more. Funnels walk the same arrays (`funnels`). No lambda here captures a
+//! column of its row: 18.16 pairs such captures with the wrong rows. Closed days' visits are cut once and stored (`summaries`, with
 //! their events' dimensions for filtered reads); the other days are cut at read time, filtered
 //! ones and funnels (`funnels`) only on the visitor days holding a matching event.
 
