@@ -61,6 +61,20 @@ pub async fn list(db: &PgPool, project_id: Uuid) -> AppResult<Vec<Funnel>> {
     .collect())
 }
 
+/// Every project's saved funnels' steps, oldest first (ClickHouse mode's upkeep keeps their
+/// closed days' counts).
+pub async fn saved_steps(db: &PgPool) -> AppResult<Vec<(Uuid, Vec<Step>)>> {
+    Ok(sqlx::query!(
+        r#"select project_id, steps as "steps: Json<Vec<Step>>" from analytics_funnels
+         order by created_at, id"#
+    )
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .map(|r| (r.project_id, r.steps.0))
+    .collect())
+}
+
 pub async fn find(db: &PgPool, id: Uuid) -> AppResult<Funnel> {
     sqlx::query_as!(
         FunnelRecord,

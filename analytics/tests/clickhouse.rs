@@ -26,7 +26,7 @@ use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::query::{Dim, Filters};
 use shipmate_analytics::seam::{Batch, EventStore, Stored};
 use shipmate_analytics::ReadQuery;
-use shipmate_types::analytics::{Funnel, Step};
+use shipmate_types::analytics::{Funnel, NewFunnel, Step};
 use uuid::Uuid;
 
 async fn fresh_pg() -> sqlx::PgPool {
@@ -263,9 +263,44 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
     for case in &cases {
         cut.push(reads(&ch, project, &query(case, Utc::now())).await);
     }
+    // The first funnel `reads` reads, saved: the upkeep counts its closed days before any read
+    // (the reads below then take them, and must still equal PostgreSQL's).
+    let page = |p: &str| Step {
+        page: Some(p.into()),
+        event: None,
+    };
+    let signup = Step {
+        page: None,
+        event: Some("signup".into()),
+    };
+    let steps = vec![page("/"), page("/pricing"), signup, page("/docs")];
+    let saved = NewFunnel {
+        project_id: project,
+        name: "saved".into(),
+        steps,
+    };
+    shipmate_analytics::funnels::create(&db, saved)
+        .await
+        .unwrap();
     let tomorrow = Utc::now() + Duration::days(1);
     assert!(ch.upkeep(tomorrow).await.unwrap() >= 2);
     assert_eq!(ch.upkeep(tomorrow).await.unwrap(), 0, "nothing changed");
+    let start = (tomorrow - Duration::days(89)).date_naive();
+    let closed =
+        format!("SELECT count() FROM shipmate_diff.closed_days FINAL WHERE day >= '{start}'");
+    let closed = number(&server, &closed).await;
+    for (of, want) in [
+        ("uniqExact(funnel)", 1),
+        ("uniqExact(day)", closed),
+        ("count()", closed),
+    ] {
+        let sql = format!("SELECT {of} FROM shipmate_diff.funnel_daily");
+        assert_eq!(
+            number(&server, &sql).await,
+            want,
+            "{of}: the saved funnel's days, once"
+        );
+    }
     for (case, cut) in cases.iter().zip(cut) {
         let stored = reads(&ch, project, &query(case, Utc::now())).await;
         assert_eq!(stored, cut, "summarised with {case:?}");

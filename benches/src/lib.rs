@@ -240,13 +240,31 @@ pub fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// The funnel of 4 steps `read_figures` reads, saved in `project`: its id.
+pub async fn bench_funnel(b: &Bench, project: &str) -> anyhow::Result<String> {
+    let res = b
+        .http
+        .post(format!("{}/v1/analytics/funnels", b.base))
+        .bearer_auth(&b.token)
+        .json(
+            &serde_json::json!({"project_id": project, "name": "bench", "steps": [
+                {"page": "/page/1"}, {"page": "/page/2"}, {"page": "/page/3"}, {"event": "signup"}
+            ]}),
+        )
+        .send()
+        .await?;
+    anyhow::ensure!(res.status().is_success(), "funnel: {}", res.status());
+    let funnel: serde_json::Value = res.json().await?;
+    Ok(funnel["id"].as_str().unwrap_or_default().to_owned())
+}
+
 /// Every analytics read of `project` over 7, 30 and 90 days: unfiltered (`reps` times each), with
-/// one filter (six in turn) and with two (three pairs), `filtered` times each, and a funnel of 4
-/// steps over 30 and 90 days (its first read, then `reps`); a line of p95s per read. Both stores'
+/// one filter (six in turn) and with two (three pairs), `filtered` times each, and its `funnel`
+/// (`bench_funnel`) over 30 and 90 days (its first read, then `reps`); a line of p95s per read. Both stores'
 /// benchmarks print the same lines.
 pub async fn read_figures(
     b: &Bench,
-    project: &str,
+    (project, funnel): (&str, &str),
     reps: usize,
     filtered: usize,
 ) -> anyhow::Result<()> {
@@ -358,23 +376,10 @@ pub async fn read_figures(
         }
         println!("{line}");
     }
-    let res = b
-        .http
-        .post(format!("{}/v1/analytics/funnels", b.base))
-        .bearer_auth(&b.token)
-        .json(
-            &serde_json::json!({"project_id": project, "name": "bench", "steps": [
-                {"page": "/page/1"}, {"page": "/page/2"}, {"page": "/page/3"}, {"event": "signup"}
-            ]}),
-        )
-        .send()
-        .await?;
-    anyhow::ensure!(res.status().is_success(), "funnel: {}", res.status());
-    let funnel: serde_json::Value = res.json().await?;
-    let id = funnel["id"].as_str().unwrap_or_default();
-    // Its first read apart: ClickHouse mode computes and stores the closed days' counts then.
+    // Its first read apart: ClickHouse mode computes the closed days' counts the upkeep has not
+    // stored.
     for period in ["30d", "90d"] {
-        let read = [format!("funnels/{id}?period={period}")];
+        let read = [format!("funnels/{funnel}?period={period}")];
         let first = b.reads_p95(&read, 1).await?;
         let p95 = b.reads_p95(&read, reps).await?;
         println!(

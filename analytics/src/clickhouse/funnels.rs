@@ -7,21 +7,29 @@
 //! summary run (`closed_days`), so later reads, after a restart too, compute only the days not
 //! summarised (today). A day summarised again (late events, a copy) has a new run, so its stored
 //! counts are no longer read and are computed again; an edited funnel has other steps, so another
-//! key. Two reads storing one day at once store the same counts; a read takes one.
+//! key. Two reads storing one day at once store the same counts; a read takes one. The workers'
+//! upkeep stores the closed days of every saved funnel ahead of its reads (`keep_saved`), so even
+//! a saved funnel's first read over a range computes only today.
 
 use std::collections::HashMap;
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::Deserialize;
 use serde_json::json;
-use shipmate_types::analytics::{Funnel, FunnelReport, Step};
+use shipmate_types::analytics::{Funnel, FunnelReport, Period, Step};
+use sqlx::PgPool;
 
-use super::client::quote;
+use super::client::{quote, Client};
 use super::reads::{failed, filter_sql, Read};
 use super::sql::days_of;
-use super::summaries::list;
+use super::summaries::{list, Summarised};
 use super::visits::days_matching;
+use crate::query::{Range, ReadQuery};
 use shipmate_core::AppResult;
+
+/// Saved funnels whose closed days are counted per upkeep round at most (about 0.4 s each for 90
+/// days of 10 M events), so many new funnels take turns with the summaries.
+const FUNNELS_PER_ROUND: usize = 16;
 
 #[derive(Deserialize)]
 struct Reached {
@@ -31,16 +39,96 @@ struct Reached {
 
 pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport> {
     let steps: Vec<Condition> = funnel.steps.iter().map(condition).collect();
-    let key = steps
-        .iter()
-        .map(|s| s.event.as_str())
-        .collect::<Vec<_>>()
-        .join(" THEN ");
-    let project = quote(&read.project_id.to_string());
+    // Closed days' counts are kept for reads without filters only.
     let closed = match read.query.filters.0.is_empty() {
         true => read.summarised.days(),
         false => &[],
     };
+    let also = (!closed.is_empty()).then(|| read.summarised.rest());
+    let days = per_day(read, &steps, closed, also).await?;
+    let counts = (0..steps.len())
+        .map(|k| {
+            days.iter()
+                .map(|r| r.get(k).copied().unwrap_or_default())
+                .sum()
+        })
+        .collect();
+    Ok(crate::funnels::report_of(funnel, read.query, counts))
+}
+
+/// The workers' upkeep: every saved funnel's counts of the closed days of a 90-day read (the
+/// longest period a read names) stored ahead of its reads, so that its first read over a range
+/// computes only today, as later reads do (a custom range further back is still computed and
+/// stored by its first read). Returns how many funnels it counted.
+pub async fn keep_saved(client: &Client, db: &PgPool, upto: DateTime<Utc>) -> AppResult<usize> {
+    let saved = crate::funnels::saved_steps(db).await?;
+    let query = ReadQuery {
+        range: Range::period(Period::Days90, upto),
+        filters: Default::default(),
+        compare: false,
+    };
+    // Closed days are every project's (no project named: only their days and runs are used).
+    let closed = Summarised::of(client, "", &query.range)
+        .await
+        .map_err(failed)?;
+    let days = closed.days();
+    if saved.is_empty() || days.is_empty() {
+        return Ok(0);
+    }
+    #[derive(Deserialize)]
+    struct Kept {
+        project: String,
+        funnel: String,
+        days: u64,
+    }
+    let kept: HashMap<(String, String), u64> = client
+        .rows::<Kept>(&format!(
+            "SELECT toString(project_id) AS project, funnel, uniqExact(day) AS days FROM funnel_daily
+             WHERE day IN ({}) AND run IN ({}) GROUP BY project, funnel",
+            list(days, |(d, _)| format!("'{d}'")),
+            list(days, |(_, r)| r.to_string()),
+        ))
+        .await
+        .map_err(failed)?
+        .into_iter()
+        .map(|k| ((k.project, k.funnel), k.days))
+        .collect();
+    let behind = saved.iter().filter_map(|(project, steps)| {
+        let steps: Vec<Condition> = steps.iter().map(condition).collect();
+        let kept = kept.get(&(project.to_string(), key_of(&steps)));
+        (kept.copied().unwrap_or_default() < days.len() as u64).then_some((project, steps))
+    });
+    let mut counted = 0;
+    for (project, steps) in behind.take(FUNNELS_PER_ROUND) {
+        let mut read = Read::new(client, *project, &query);
+        read.summarised = closed.clone();
+        per_day(&read, &steps, days, Some(&[])).await?;
+        counted += 1;
+    }
+    Ok(counted)
+}
+
+/// The funnel's key in `funnel_daily`: its steps' conditions.
+fn key_of(steps: &[Condition]) -> String {
+    steps
+        .iter()
+        .map(|s| s.event.as_str())
+        .collect::<Vec<_>>()
+        .join(" THEN ")
+}
+
+/// Each day's visitors per step: `closed` days' (summarised, with their runs) from `funnel_daily`
+/// where stored, the others computed with the days of `also` (every day of the range when `None`)
+/// in one statement; the closed days computed are stored, with zeros where no one reached the
+/// first step.
+async fn per_day(
+    read: &Read<'_>,
+    steps: &[Condition],
+    closed: &[(NaiveDate, u64)],
+    also: Option<&[NaiveDate]>,
+) -> AppResult<Vec<Vec<i64>>> {
+    let key = key_of(steps);
+    let project = quote(&read.project_id.to_string());
     let stored: HashMap<NaiveDate, Vec<i64>> = match closed {
         [] => HashMap::new(),
         days => read
@@ -59,16 +147,18 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
             .map(|r| (r.day, r.reached))
             .collect(),
     };
-    // The days to compute: all of the range's unless some are stored.
-    let only = match stored.is_empty() {
-        true => Some(String::new()),
-        false => {
-            let rest = read.summarised.rest().iter().copied();
-            let missing = closed
+    let missing: Vec<&(NaiveDate, u64)> = closed
+        .iter()
+        .filter(|(d, _)| !stored.contains_key(d))
+        .collect();
+    let only = match also {
+        None => Some(String::new()),
+        Some(also) => {
+            let days: Vec<NaiveDate> = also
                 .iter()
-                .map(|(d, _)| *d)
-                .filter(|d| !stored.contains_key(d));
-            let days: Vec<NaiveDate> = rest.chain(missing).collect();
+                .copied()
+                .chain(missing.iter().map(|(d, _)| *d))
+                .collect();
             (!days.is_empty())
                 .then(|| format!(" AND day IN ({})", list(&days, |d| format!("'{d}'"))))
         }
@@ -77,18 +167,16 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
         None => HashMap::new(),
         Some(only) => read
             .client
-            .rows::<Reached>(&per_day(read, &steps, &only))
+            .rows::<Reached>(&computed(read, steps, &only))
             .await
             .map_err(failed)?
             .into_iter()
             .map(|r| (r.day, r.reached))
             .collect(),
     };
-    // Closed days computed now are stored, with zeros where no one reached the first step.
     let zeros = vec![0; steps.len()];
-    let new: Vec<serde_json::Value> = closed
+    let new: Vec<serde_json::Value> = missing
         .iter()
-        .filter(|(d, _)| !stored.contains_key(d))
         .map(|(d, run)| {
             let reached = computed.get(d).unwrap_or(&zeros);
             json!({"project_id": read.project_id, "funnel": key, "day": d.to_string(),
@@ -101,16 +189,7 @@ pub async fn funnel(read: &Read<'_>, funnel: &Funnel) -> AppResult<FunnelReport>
             tracing::warn!(error = %e, "funnel counts not stored");
         }
     }
-    let counts = (0..steps.len())
-        .map(|k| {
-            stored
-                .values()
-                .chain(computed.values())
-                .map(|r| r.get(k).copied().unwrap_or_default())
-                .sum()
-        })
-        .collect();
-    Ok(crate::funnels::report_of(funnel, read.query, counts))
+    Ok(stored.into_values().chain(computed.into_values()).collect())
 }
 
 /// A step's condition on an event's columns, and on an element `x` of a visitor day's array
@@ -135,7 +214,7 @@ fn condition(step: &Step) -> Condition {
 }
 
 /// Per day of the read's events (those where `only` holds too), the visitors at each step.
-fn per_day(read: &Read<'_>, steps: &[Condition], only: &str) -> String {
+fn computed(read: &Read<'_>, steps: &[Condition], only: &str) -> String {
     // Each step's event as its index in the sorted array (0: not reached), searched from the step
     // before's: events of one visitor at one instant do not occur, so "at or after its time" is
     // "from its place on". 18.16 misreads a lambda that captures a column of its row (a step's

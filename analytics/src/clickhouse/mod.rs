@@ -76,12 +76,13 @@ impl EventStore for ClickHouse {
         Ok(0)
     }
 
-    /// Closed days' visits, cut once (`summaries`; every other read aggregates the events), and
-    /// deleted projects' rows deleted (`forget`).
+    /// Closed days' summaries, made once (`summaries`), then saved funnels' counts of those days
+    /// (`funnels`), and deleted projects' rows deleted (`forget`).
     async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
         let summarised = summaries::keep_current(&self.client, upto)
             .await
             .map_err(reads::failed)?;
+        funnels::keep_saved(&self.client, &self.db, upto).await?;
         forget::forget_deleted(&self.client, &self.db)
             .await
             .map_err(reads::failed)?;

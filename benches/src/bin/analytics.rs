@@ -526,7 +526,8 @@ async fn filtered_reads(b: &Bench, project: &str) -> anyhow::Result<()> {
             ms(t.elapsed())
         );
     }
-    shipmate_benches::read_figures(b, project, 20, FILTERED_READS).await
+    let funnel = shipmate_benches::bench_funnel(b, project).await?;
+    shipmate_benches::read_figures(b, (project, &funnel), 20, FILTERED_READS).await
 }
 
 /// Filtered reads per period and read: each of the six filters (or three pairs) 4 (8) times.

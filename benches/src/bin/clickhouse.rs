@@ -105,7 +105,9 @@ async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<
     )
     .await?
     .parse()?;
-    // The closed days' visits, as the workers' upkeep keeps them (a month of days per round).
+    // The closed days' summaries, and the saved funnel's counts of them, as the workers' upkeep
+    // keeps them (a month of days per round).
+    let funnel = shipmate_benches::bench_funnel(b, &project).await?;
     let t = Instant::now();
     let db = sqlx::PgPool::connect(&b.db_url).await?;
     let store = ClickHouse::connect(&url_of(ch), None, db).await?;
@@ -119,7 +121,7 @@ async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<
     }
     let summarised = t.elapsed();
     println!(
-        "clickhouse: {n} events over 90 days generated in {:.0} s, merged in {:.0} s, {days} days of visits summarised in {:.0} s; {:.1} bytes per event on disk",
+        "clickhouse: {n} events over 90 days generated in {:.0} s, merged in {:.0} s, {days} days summarised (and the saved funnel counted) in {:.0} s; {:.1} bytes per event on disk",
         loaded.as_secs_f64(),
         merged.as_secs_f64(),
         summarised.as_secs_f64(),
@@ -138,6 +140,6 @@ async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<
         "first read of the process (overview, 90d, one filter): {}",
         ms(t.elapsed())
     );
-    shipmate_benches::read_figures(b, &project, args.reps, args.filtered).await?;
+    shipmate_benches::read_figures(b, (&project, &funnel), args.reps, args.filtered).await?;
     Ok(())
 }
