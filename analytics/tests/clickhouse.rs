@@ -92,6 +92,22 @@ fn query(pairs: &[(&str, &str)], now: DateTime<Utc>) -> ReadQuery {
     ReadQuery::parse(&q, now).unwrap()
 }
 
+fn page(path: &str) -> Step {
+    Step {
+        page: Some(path.into()),
+        event: None,
+    }
+}
+
+/// The first funnel `reads` reads: four steps, a signup among them.
+fn checkout() -> Vec<Step> {
+    let signup = Step {
+        page: None,
+        event: Some("signup".into()),
+    };
+    vec![page("/"), page("/pricing"), signup, page("/docs")]
+}
+
 /// Every read ClickHouse answers, as JSON, for one query.
 async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
     let r = events.reader(project, q).await.unwrap();
@@ -102,21 +118,8 @@ async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
         steps,
         created_at: Utc::now(),
     };
-    let page = |p: &str| Step {
-        page: Some(p.into()),
-        event: None,
-    };
-    let signup = Step {
-        page: None,
-        event: Some("signup".into()),
-    };
     let funnels = [
-        funnel(vec![
-            page("/"),
-            page("/pricing"),
-            signup.clone(),
-            page("/docs"),
-        ]),
+        funnel(checkout()),
         funnel(vec![page("/docs"), page("/"), page("/nowhere")]),
     ];
     // Goal breakdowns of sources: an event goal with revenue, a page goal without.
@@ -265,19 +268,10 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
     }
     // The first funnel `reads` reads, saved: the upkeep counts its closed days before any read
     // (the reads below then take them, and must still equal PostgreSQL's).
-    let page = |p: &str| Step {
-        page: Some(p.into()),
-        event: None,
-    };
-    let signup = Step {
-        page: None,
-        event: Some("signup".into()),
-    };
-    let steps = vec![page("/"), page("/pricing"), signup, page("/docs")];
     let saved = NewFunnel {
         project_id: project,
         name: "saved".into(),
-        steps,
+        steps: checkout(),
     };
     shipmate_analytics::funnels::create(&db, saved)
         .await

@@ -76,16 +76,17 @@ impl EventStore for ClickHouse {
         Ok(0)
     }
 
-    /// Closed days' summaries, made once (`summaries`), then saved funnels' counts of those days
-    /// (`funnels`), and deleted projects' rows deleted (`forget`).
+    /// Closed days' summaries, made once (`summaries`), deleted projects' rows deleted
+    /// (`forget`), then saved funnels' counts of the closed days (`funnels`): last, as a cache
+    /// whose failure must not hold up the rest.
     async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
         let summarised = summaries::keep_current(&self.client, upto)
             .await
             .map_err(reads::failed)?;
-        funnels::keep_saved(&self.client, &self.db, upto).await?;
         forget::forget_deleted(&self.client, &self.db)
             .await
             .map_err(reads::failed)?;
+        funnels::keep_saved(&self.client, &self.db, upto).await?;
         Ok(summarised)
     }
 
