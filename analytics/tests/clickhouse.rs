@@ -17,8 +17,8 @@ use aside::{import, summaries_aside};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chrono::{DateTime, Duration, Utc};
-use mix::events;
+use chrono::{Duration, Utc};
+use mix::{checkout, events, page, query};
 use serde_json::{json, Value};
 use shipmate_analytics::clickhouse::ClickHouse;
 use shipmate_analytics::imports::reads::WithImports;
@@ -82,30 +82,6 @@ async fn try_store(events: &dyn EventStore, rows: &[Stored]) -> shipmate_core::A
             redelivered: false,
         })
         .await
-}
-
-fn query(pairs: &[(&str, &str)], now: DateTime<Utc>) -> ReadQuery {
-    let q: HashMap<String, String> = pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    ReadQuery::parse(&q, now).unwrap()
-}
-
-fn page(path: &str) -> Step {
-    Step {
-        page: Some(path.into()),
-        event: None,
-    }
-}
-
-/// The first funnel `reads` reads: four steps, a signup among them.
-fn checkout() -> Vec<Step> {
-    let signup = Step {
-        page: None,
-        event: Some("signup".into()),
-    };
-    vec![page("/"), page("/pricing"), signup, page("/docs")]
 }
 
 /// Every read ClickHouse answers, as JSON, for one query.

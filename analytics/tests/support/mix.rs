@@ -1,10 +1,15 @@
-//! The differential tests' events: the same mix stored in both stores.
+//! The differential tests' events (the same mix stored in both stores), their reads' queries and
+//! funnel steps.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 use shipmate_analytics::enrich::Enriched;
 use shipmate_analytics::events::{IncomingEvent, Money};
 use shipmate_analytics::seam::Stored;
+use shipmate_analytics::ReadQuery;
+use shipmate_types::analytics::Step;
 use uuid::Uuid;
 
 /// A small deterministic mix: visitors over yesterday and today, pages, sources, devices, a
@@ -74,4 +79,29 @@ pub fn events(project_id: Uuid, now: DateTime<Utc>) -> Vec<Stored> {
             }
         })
         .collect()
+}
+
+/// The read of these query parameters (`period`, filters, ...) at `now`.
+pub fn query(pairs: &[(&str, &str)], now: DateTime<Utc>) -> ReadQuery {
+    let q: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    ReadQuery::parse(&q, now).unwrap()
+}
+
+pub fn page(path: &str) -> Step {
+    Step {
+        page: Some(path.into()),
+        event: None,
+    }
+}
+
+/// The first funnel `reads` reads: four steps, a signup among them.
+pub fn checkout() -> Vec<Step> {
+    let signup = Step {
+        page: None,
+        event: Some("signup".into()),
+    };
+    vec![page("/"), page("/pricing"), signup, page("/docs")]
 }
