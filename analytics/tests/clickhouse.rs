@@ -257,7 +257,7 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
     assert_eq!(ch.upkeep(tomorrow).await.unwrap(), 0, "nothing changed");
     let start = (tomorrow - Duration::days(89)).date_naive();
     let closed =
-        format!("SELECT count() FROM shipmate_diff.closed_days FINAL WHERE day >= '{start}'");
+        format!("SELECT count() FROM shipmate_diff.summary_days FINAL WHERE day >= '{start}'");
     let closed = number(&server, &closed).await;
     for (of, want) in [
         ("uniqExact(funnel)", 1),
@@ -554,8 +554,8 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     let (kept_events, kept_visits) = (held(kept, "events").await, held(kept, "daily").await);
     assert_eq!(kept_events, 400);
     assert!(held(gone, "daily").await > 0 && kept_visits > 0);
-    let kept_stored = held(kept, "visits").await;
-    assert!(held(gone, "visits").await > 0 && kept_stored > 0);
+    let kept_stored = held(kept, "events_by").await;
+    assert!(held(gone, "events_by").await > 0 && kept_stored > 0);
     let kept_filtered = held(kept, "daily_by").await;
     assert!(held(gone, "daily_by").await > 0 && kept_filtered > 0);
     let kept_goals = held(kept, "goal_daily").await;
@@ -571,7 +571,7 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let mut left = 0;
-        for table in ["events", "daily", "daily_by", "goal_daily", "visits"] {
+        for table in ["events", "daily", "daily_by", "goal_daily", "events_by"] {
             left += held(gone, table).await;
         }
         if left == 0 {
@@ -587,7 +587,7 @@ async fn a_deleted_projects_events_and_summaries_are_deleted_and_no_one_elses() 
     assert_eq!(held(kept, "goal_daily").await, kept_goals);
     assert_eq!(held(kept, "events").await, kept_events);
     assert_eq!(held(kept, "daily").await, kept_visits);
-    assert_eq!(held(kept, "visits").await, kept_stored);
+    assert_eq!(held(kept, "events_by").await, kept_stored);
     let left: i64 = sqlx::query_scalar("select count(*) from analytics_forgotten_projects")
         .fetch_one(&db)
         .await

@@ -2,7 +2,8 @@
 //! filters included, computed as PostgreSQL mode does: the value at rank ⌈n/2⌉ of the sorted
 //! whole numbers in range (`quantileExact` would take the upper middle, and `percentile_disc` the
 //! lower). The name is read first (`PREWHERE`): engagement events are few, and ClickHouse would
-//! otherwise pick a filter's column to read first and scan every event of the range with it.
+//! otherwise pick a filter's column to read first and scan every event of the range with it (with
+//! two filters or more, the copy sorted by one of them is read instead).
 
 use std::collections::HashMap;
 
@@ -32,6 +33,8 @@ pub async fn medians(read: &Read<'_>, pages: &[String]) -> AppResult<HashMap<Str
         return Ok(HashMap::new());
     }
     let list: Vec<String> = pages.iter().map(|p| quote(p)).collect();
+    // A table's rows can be read name first; the copy's union (`Read::events`) cannot.
+    let copied = read.sorted().is_some();
     let rows: Vec<Median> = read
         .client
         .rows(&format!(
@@ -42,12 +45,15 @@ pub async fn medians(read: &Read<'_>, pages: &[String]) -> AppResult<HashMap<Str
                 FROM (
                     SELECT path, prop_values[indexOf(prop_keys, 'scroll_depth')] AS d,
                            prop_values[indexOf(prop_keys, 'engaged_ms')] AS m
-                    FROM events PREWHERE name = {event} WHERE {matching} AND path IN ({list})
+                    FROM {events} {first} name = {event} {then} {matching} AND path IN ({list})
                 ) GROUP BY path
              )",
             depth = lower_median("depths"),
             ms = lower_median("mss"),
             matching = read.matching(),
+            events = read.events(),
+            first = if copied { "WHERE" } else { "PREWHERE" },
+            then = if copied { "AND" } else { "WHERE" },
             event = quote(EVENT),
             list = list.join(", "),
         ))

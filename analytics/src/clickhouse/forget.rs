@@ -34,6 +34,7 @@ pub async fn forget_deleted(client: &Client, db: &PgPool) -> anyhow::Result<usiz
         "goal_daily",
         "visits",
         "funnel_daily",
+        "events_by",
     ] {
         client
             .execute(&match &client.cluster {

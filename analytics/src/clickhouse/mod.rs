@@ -22,6 +22,7 @@ use crate::seam::{Batch, Converted, EventStore, Reader, RevenueSums, Row};
 use reads::Read;
 use shipmate_core::AppResult;
 
+mod by_filter;
 pub mod client;
 mod conversions;
 pub mod copy;

@@ -10,6 +10,7 @@ use shipmate_types::analytics::{
 };
 use uuid::Uuid;
 
+use super::by_filter::Sorted;
 use super::client::{quote, Client};
 use super::sql::dim_condition;
 use super::summaries::Summarised;
@@ -85,6 +86,22 @@ impl<'a> Read<'a> {
         self.query.range.period
     }
 
+    /// The copy sorted by filter (`by_filter`) that holds the summarised days' events: with two
+    /// filters or more and summarised days, the rarest filter's.
+    pub(super) fn sorted(&self) -> Option<Sorted<'_>> {
+        Sorted::of(&self.project_id.to_string(), &self.query.filters)
+            .filter(|_| !self.summarised.days().is_empty())
+    }
+
+    /// The table a statement reads the events from: the copy's rows for summarised days and
+    /// the events for the others (`sorted`), else the events.
+    pub(super) fn events(&self) -> String {
+        match self.sorted() {
+            Some(sorted) => sorted.events(&self.matching(), &self.summarised),
+            None => "events".to_owned(),
+        }
+    }
+
     /// The read's events: the project, the range's days up to `until`, the filters.
     pub(super) fn matching(&self) -> String {
         let range = &self.query.range;
@@ -108,7 +125,8 @@ pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})",
             read.daily().with("total", "key", |live| format!(
                 "SELECT '' AS key, countIf(name = 'page_view') AS views, uniqExact(day, visitor) AS visitors
-                 FROM events WHERE {}{live}",
+                 FROM {} WHERE {}{live}",
+                read.events(),
                 read.matching()
             ))
         ))
@@ -127,7 +145,8 @@ pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
              ORDER BY views DESC, visitors DESC, key LIMIT 100",
             read.daily().with(col, "key", |live| format!(
                 "SELECT {col} AS key, count() AS views, uniqExact(day, visitor) AS visitors
-                 FROM events WHERE {}{}{live} GROUP BY key",
+                 FROM {} WHERE {}{}{live} GROUP BY key",
+                read.events(),
                 read.matching(),
                 dim_condition(dim)
             ))
@@ -196,7 +215,8 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
 fn live_buckets(read: &Read<'_>, key: &str, and: &str) -> String {
     format!(
         "SELECT {key} AS key, countIf(name = 'page_view') AS views, uniqExact(visitor) AS visitors
-         FROM events WHERE {}{and} GROUP BY key",
+         FROM {} WHERE {}{and} GROUP BY key",
+        read.events(),
         read.matching()
     )
 }
@@ -210,7 +230,8 @@ pub async fn revenue(read: &Read<'_>, currency: &str) -> AppResult<RevenueSums> 
             "SELECT toInt64(sumIf(revenue_micros, revenue_currency = {c})) AS total,
                     toInt64(countIf(revenue_currency = {c})) AS counted,
                     toInt64(countIf(revenue_currency != {c})) AS skipped
-             FROM events WHERE {} AND revenue_currency != ''",
+             FROM {} WHERE {} AND revenue_currency != ''",
+            read.events(),
             read.matching()
         ))
         .await
@@ -237,8 +258,9 @@ pub async fn properties(
         .rows(&format!(
             "SELECT prop_values[indexOf(prop_keys, {key})] AS value, toInt64(count()) AS count,
                     toInt64(uniqExact(visitor)) AS visitors
-             FROM events WHERE {} AND name = {} AND has(prop_keys, {key})
+             FROM {} WHERE {} AND name = {} AND has(prop_keys, {key})
              GROUP BY value ORDER BY count DESC, visitors DESC, value LIMIT 100",
+            read.events(),
             read.matching(),
             quote(event),
         ))

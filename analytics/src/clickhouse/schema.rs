@@ -58,6 +58,7 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
         (3, revenue(db, cluster)),
         (4, filtered_summaries(db, cluster)),
         (5, funnel_days(db, cluster)),
+        (6, sorted_copy(db, cluster)),
     ]
 }
 
@@ -239,6 +240,24 @@ fn funnel_days(db: &str, cluster: Option<&str>) -> Vec<String> {
         "PARTITION BY toYYYYMM(day) ORDER BY (project_id, funnel, day)",
         "cityHash64(funnel)",
     )
+}
+
+/// The closed days' events sorted by each filter (step 6, `by_filter`), for reads with two
+/// filters or more, sharded by visitor as the events are. Their days are named in `summary_days`
+/// from here on: a day summarised before this step has no copy, so the upkeep summarises it again
+/// (its reads with two filters come from the events until then). `closed_days` stays, unread, and
+/// so does `visits` (step 2), which the copy replaces and no run writes any more.
+fn sorted_copy(db: &str, cluster: Option<&str>) -> Vec<String> {
+    let mut statements = table(
+        (db, cluster),
+        "events_by",
+        super::by_filter::TABLE,
+        "MergeTree",
+        "PARTITION BY toYYYYMM(day) ORDER BY (project_id, fdim, fval, day, visitor, ts)",
+        "intHash64(visitor)",
+    );
+    statements.push(days_table(db, cluster, super::summaries::DAYS));
+    statements
 }
 
 /// The summarised days, each with its current run (the latest), on every server of a cluster.

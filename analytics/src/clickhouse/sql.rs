@@ -69,7 +69,7 @@ pub fn visit_paths(days: &str) -> String {
 }
 
 /// The days with each event's visit number (`vns`): a new visit after a gap of 30 minutes.
-fn numbered(days: &str) -> String {
+pub(super) fn numbered(days: &str) -> String {
     format!(
         "SELECT project_id, day, visitor, evs,
                 arrayMap(x -> x.1, evs) AS ts,

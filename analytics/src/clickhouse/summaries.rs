@@ -4,10 +4,11 @@
 //! (entry and exit pages, durations with bounces). An unfiltered read over 90 days then adds up
 //! summary rows and aggregates only the days not summarised (today) from the events. The same
 //! figures under each single filter (every value of every dimension an event holds) are kept in
-//! `daily_by`, so a read with one filter is summary rows too; one with more reads the events.
+//! `daily_by`, so a read with one filter is summary rows too; one with more reads the day's events
+//! in a copy sorted by one of its filters (`by_filter`).
 //!
 //! A day whose events changed since its summary (late events, a copy) is summarised again, whole,
-//! as a new run; `closed_days` names each day's current run once its rows are all written, so
+//! as a new run; `summary_days` names each day's current run once its rows are all written, so
 //! a read sees one whole run of a day and never a part. Nothing is dropped or altered (no DDL,
 //! which on a cluster waits for a server that is down); a superseded run's rows stay, unread.
 
@@ -16,6 +17,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 
+use super::by_filter;
 use super::client::{quote, Client};
 use super::sql::{cut, days_of, dim_condition, visit_paths, VISIT_ROWS};
 use super::summary_rows::{filtered_events, filtered_visits, goals, journeys};
@@ -27,6 +29,9 @@ const EVENTS_PER_CUT: u64 = 1_000_000;
 const EVENTS_PER_FILTERED: u64 = 250_000;
 /// Days summarised per upkeep round at most, so a first run over a long history takes turns.
 const DAYS_PER_ROUND: usize = 31;
+/// The summarised days, each with its current run (`schema`: from step 6 on, each run holds the
+/// day's copy sorted by filter, so days summarised before it are summarised again).
+pub const DAYS: &str = "summary_days";
 
 #[derive(Deserialize)]
 struct Day {
@@ -59,7 +64,7 @@ impl Summarised {
     pub async fn of(client: &Client, project: &str, range: &Range) -> anyhow::Result<Summarised> {
         let rows: Vec<Day> = client
             .rows(&format!(
-                "SELECT toString(day) AS day, events, run FROM closed_days FINAL
+                "SELECT toString(day) AS day, events, run FROM {DAYS} FINAL
                  WHERE day >= '{}' AND day <= '{}'",
                 range.start, range.end
             ))
@@ -180,7 +185,9 @@ pub async fn keep_current(client: &Client, upto: DateTime<Utc>) -> anyhow::Resul
         ))
         .await?;
     let done: HashMap<NaiveDate, u64> = client
-        .rows::<Day>("SELECT toString(day) AS day, events FROM closed_days FINAL")
+        .rows::<Day>(&format!(
+            "SELECT toString(day) AS day, events FROM {DAYS} FINAL"
+        ))
         .await?
         .into_iter()
         .map(|d| (d.day, d.events))
@@ -232,18 +239,7 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
     let parts = d.events / EVENTS_PER_CUT + 1;
     for part in 0..parts {
         let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
-        let visits = cut(&days_of(&part_of, "1", true), true);
-        let dims: String = Dim::ALL
-            .iter()
-            .map(|d| format!(", d_{}", d.column()))
-            .collect();
-        statements.push(format!(
-            "INSERT INTO visits (project_id, day, visitor, started, ended, page_views, entry, exit, run{dims})
-             SELECT project_id, day, visitor, started, ended, page_views, entry, exit, toUInt64({run}){dims}
-             FROM ({visits}) WHERE page_views > 0"
-        ));
-        // The part's visit rows, cut again without the arrays rather than read back: on a
-        // cluster the visits just stored may not have reached the replica a read would ask.
+        statements.push(by_filter::copy(&part_of, run));
         let visits = cut(&days_of(&part_of, "1", false), false);
         for (dim, key, views, visitors) in VISIT_ROWS {
             statements.push(insert(format!(
@@ -262,7 +258,7 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
     }
     client
         .execute(&format!(
-            "INSERT INTO closed_days (day, events, run) VALUES ('{day}', {}, {run})",
+            "INSERT INTO {DAYS} (day, events, run) VALUES ('{day}', {}, {run})",
             d.events
         ))
         .await

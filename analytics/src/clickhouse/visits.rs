@@ -4,13 +4,13 @@
 //! its first and last page views' paths, its duration the whole seconds from its first event to
 //! its last. 18.16 has no window functions: each visitor's day is one sorted array, cut where the
 //! gap is 30 minutes or more. Funnels walk the same arrays (`funnels`). No lambda here captures a
-//! column of its row: 18.16 pairs such captures with the wrong rows. Closed days' visits are cut once and stored (`summaries`, with
-//! their events' dimensions for filtered reads); the other days are cut at read time, filtered
-//! ones and funnels (`funnels`) only on the visitor days holding a matching event.
+//! column of its row: 18.16 pairs such captures with the wrong rows. Closed days' visits are cut
+//! once (`summaries`, and with their events in the copy sorted by filter, `by_filter`); the other
+//! days are cut at read time, filtered ones and funnels (`funnels`) only on the visitor days
+//! holding a matching event.
 
 use shipmate_types::analytics::{Breakdown, Overview, VisitPageRow};
 
-use super::client::quote;
 use super::reads::{breakdown, failed, filter_sql, totals, Read};
 use super::sql::{cut, days_of, VISIT_ROWS};
 use crate::figures::{Figured, VisitFigures};
@@ -44,8 +44,8 @@ pub(super) fn days_matching(read: &Read<'_>, also: &str) -> String {
 
 /// Rows (key, views, visitors) of one of the visit dimensions (`summaries::VISIT_ROWS`) over the
 /// read's counted visits: summarised days' from their summaries (with no filter or one, the
-/// days' rows; with more, the stored visits holding an event that matches every filter), the
-/// rest cut from the events.
+/// days' rows; with more, the visits of the events in the copy sorted by a filter that match
+/// every filter, `by_filter`), the rest cut from the events.
 fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &str)) -> String {
     let filters = filter_sql(&read.query.filters);
     let rows = |from: &str, counted: &str| {
@@ -67,40 +67,12 @@ fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &
         };
         rows(&format!("({visits})"), "hit")
     };
-    if read.query.filters.0.len() < 2 {
-        return read.daily().with(dim, "key", live);
+    match read.sorted() {
+        None => read.daily().with(dim, "key", live),
+        Some(sorted) => read
+            .summarised
+            .joined(|days, runs| sorted.visit_rows(dim, (days, runs)), live),
     }
-    // The filters as one lambda over the visit's arrays, each a parameter: no lambda captures a
-    // column of its row (18.16, above).
-    let filters = &read.query.filters.0;
-    let params: Vec<String> = (0..filters.len()).map(|k| format!("f{k}")).collect();
-    let tests: Vec<String> = filters
-        .iter()
-        .zip(&params)
-        .map(|((_, value), p)| format!("{p} = {}", quote(value)))
-        .collect();
-    let arrays: Vec<String> = filters
-        .iter()
-        .map(|(d, _)| format!("d_{}", d.column()))
-        .collect();
-    let matched = format!(
-        "arrayExists(({}) -> {}, {})",
-        params.join(", "),
-        tests.join(" AND "),
-        arrays.join(", ")
-    );
-    let project = quote(&read.project_id.to_string());
-    read.summarised.joined(
-        |days, runs| {
-            rows(
-                "visits",
-                &format!(
-                    "project_id = {project} AND day IN ({days}) AND run IN ({runs}) AND {matched}"
-                ),
-            )
-        },
-        live,
-    )
 }
 
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {

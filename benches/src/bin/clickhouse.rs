@@ -120,6 +120,18 @@ async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<
         days += n;
     }
     let summarised = t.elapsed();
+    // What the summaries and the copy sorted by filter add on disk, per event.
+    let kept = sql(
+        b,
+        ch,
+        "SELECT concat(table, ' ', toString(round(sum(bytes) / 1000000, 1))) FROM system.parts
+         WHERE database = 'shipmate_bench' AND active AND table != 'events' GROUP BY table ORDER BY table",
+    )
+    .await?;
+    println!(
+        "clickhouse: on disk beside the events (MB): {}",
+        kept.replace('\n', "; ")
+    );
     println!(
         "clickhouse: {n} events over 90 days generated in {:.0} s, merged in {:.0} s, {days} days summarised (and the saved funnel counted) in {:.0} s; {:.1} bytes per event on disk",
         loaded.as_secs_f64(),
