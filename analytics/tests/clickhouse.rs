@@ -472,8 +472,9 @@ async fn a_cluster_of_two_shards_answers_as_one_server_with_a_replica_down() {
     store(&ch, middle).await;
     store(&pg, middle).await;
     // Sharded by visitor: both shards hold events, each shard's replicas the same ones. An insert
-    // reaches one replica of each shard and the other fetches it: polled until they agree.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    // reaches one replica of each shard and the other fetches it: polled until they agree (a
+    // restarted replica's ZooKeeper session can take its time under the other tests' load).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
     loop {
         let mut counts = Vec::new();
         for node in &cluster.nodes {

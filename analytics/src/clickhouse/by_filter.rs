@@ -6,9 +6,9 @@
 //! would outgrow the events, and 18.16 has no projections. The upkeep writes a day's copy with
 //! its summaries, under the day's run; the days not summarised come from the events.
 //!
-//! To keep it small, the copy holds each event's second (`ts`: ranges are whole UTC days, and
-//! hourly buckets whole hours) and its visit as a number within the visitor's day (`visit`) with
-//! its length in whole seconds (`seconds`), not microseconds.
+//! To keep it small, the copy holds each event's hour of its UTC day (`hour`: ranges are whole
+//! days, and the finest buckets hours) and its visit as a number within the visitor's day
+//! (`visit`) with its length in whole seconds (`seconds`), not microseconds.
 
 use super::client::quote;
 use super::reads::filter_sql;
@@ -18,12 +18,16 @@ use crate::query::{Dim, Filters};
 
 /// The copy's table (schema step 6).
 pub const TABLE: &str = "(
-    project_id UUID, fdim String, fval String, day Date, visitor Int64, ts UInt32, name String,
+    project_id UUID, fdim String, fval String, day Date, visitor Int64, hour UInt8, name String,
     path String, referrer_host String, utm_source String, utm_medium String, utm_campaign String,
     country String, device String, browser String, os String, prop_keys Array(String),
     prop_values Array(String), revenue_micros Int64, revenue_currency String, visit UInt32,
     seconds UInt32, page_views UInt32, entry_page String, exit_page String, run UInt64
 )";
+
+/// A day and an hour in microseconds.
+const DAY: u64 = 86_400_000_000;
+const HOUR: u64 = 3_600_000_000;
 
 /// The events' columns each row of the copy carries as they are, after the event's time.
 const CARRIED: [&str; 14] = [
@@ -90,10 +94,10 @@ pub fn copy(part: &str, run: i64) -> String {
         .join(", ");
     let visit = "visit, seconds, page_views, entry_page, exit_page";
     format!(
-        "INSERT INTO events_by (fdim, fval, project_id, day, visitor, ts, {carried}, {visit}, run)
-         SELECT f.1, f.2, project_id, day, visitor, ts, {carried}, {visit}, toUInt64({run})
+        "INSERT INTO events_by (fdim, fval, project_id, day, visitor, hour, {carried}, {visit}, run)
+         SELECT f.1, f.2, project_id, day, visitor, hour, {carried}, {visit}, toUInt64({run})
          FROM (SELECT *, arrayJoin([{filters}]) AS f
-               FROM (SELECT project_id, day, visitor, toUInt32(intDiv(e.1, 1000000)) AS ts,
+               FROM (SELECT project_id, day, visitor, toUInt8(intDiv(e.1 % {DAY}, {HOUR})) AS hour,
                             {visit}{events}
                      FROM ({visits}) ARRAY JOIN vevs AS e))
          WHERE f.2 != ''"
@@ -157,7 +161,7 @@ impl<'a> Sorted<'a> {
             &list(days.days(), |(_, r)| r.to_string())[..],
         );
         format!(
-            "(SELECT project_id, day, visitor, toUInt64(ts) * 1000000 AS t, {carried} FROM events_by
+            "(SELECT project_id, day, visitor, (toUInt64(day) * 24 + hour) * {HOUR} AS t, {carried} FROM events_by
               WHERE {}{rest})",
             self.rows_of(summarised)
         )

@@ -253,7 +253,7 @@ fn sorted_copy(db: &str, cluster: Option<&str>) -> Vec<String> {
         "events_by",
         super::by_filter::TABLE,
         "MergeTree",
-        "PARTITION BY toYYYYMM(day) ORDER BY (project_id, fdim, fval, day, visitor, ts)",
+        "PARTITION BY toYYYYMM(day) ORDER BY (project_id, fdim, fval, day, visitor, hour)",
         "intHash64(visitor)",
     );
     statements.push(days_table(db, cluster, super::summaries::DAYS));
