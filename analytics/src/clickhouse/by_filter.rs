@@ -10,10 +10,10 @@
 //! days, and the finest buckets hours) and its visit as a number within the visitor's day
 //! (`visit`) with its length in whole seconds (`seconds`), not microseconds.
 
+use chrono::NaiveDate;
+
 use super::client::quote;
-use super::reads::filter_sql;
-use super::sql::numbered;
-use super::summaries::{list, Summarised};
+use super::sql::{filter_sql, list, numbered};
 use crate::query::{Dim, Filters};
 
 /// The copy's table (schema step 6).
@@ -145,10 +145,11 @@ impl<'a> Sorted<'a> {
     }
 
     /// The read's events as a table, for statements that add the read's conditions
-    /// (`matching`): the summarised days' from the copy, the others' from the events.
-    pub fn events(&self, matching: &str, days: &Summarised) -> String {
+    /// (`matching`): the summarised days' (`days`, each with its run) from the copy, the
+    /// others' (`rest`) from the events.
+    pub fn events(&self, matching: &str, days: &[(NaiveDate, u64)], rest: &[NaiveDate]) -> String {
         let carried = CARRIED.join(", ");
-        let rest = match days.rest() {
+        let rest = match rest {
             [] => String::new(),
             rest => format!(
                 " UNION ALL SELECT project_id, day, visitor, t, {carried} FROM events
@@ -157,8 +158,8 @@ impl<'a> Sorted<'a> {
             ),
         };
         let summarised = (
-            &list(days.days(), |(d, _)| format!("'{d}'"))[..],
-            &list(days.days(), |(_, r)| r.to_string())[..],
+            &list(days, |(d, _)| format!("'{d}'"))[..],
+            &list(days, |(_, r)| r.to_string())[..],
         );
         format!(
             "(SELECT project_id, day, visitor, (toUInt64(day) * 24 + hour) * {HOUR} AS t, {carried} FROM events_by

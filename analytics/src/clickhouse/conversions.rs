@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::client::quote;
-use super::reads::{failed, filter_sql, Read};
+use super::reads::{failed, Read};
+use super::sql::filter_sql;
 use super::sql::{GOAL_DIMS, SOURCE_DIMS};
 use super::visits::unfiltered;
 use crate::query::{Dim, Filters};

@@ -20,9 +20,10 @@ use shipmate_types::analytics::{Funnel, FunnelReport, Period, Step};
 use sqlx::PgPool;
 
 use super::client::{quote, Client};
-use super::reads::{failed, filter_sql, Read};
+use super::reads::{failed, Read};
 use super::sql::days_of;
-use super::summaries::{list, Summarised};
+use super::sql::{filter_sql, list};
+use super::summaries::Summarised;
 use super::visits::days_matching;
 use crate::query::{Range, ReadQuery};
 use shipmate_core::AppResult;

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::by_filter::Sorted;
 use super::client::{quote, Client};
-use super::sql::dim_condition;
+use super::sql::{dim_condition, filter_sql};
 use super::summaries::Summarised;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::{RevenueSums, Row};
@@ -26,15 +26,6 @@ pub(super) fn failed(e: anyhow::Error) -> AppError {
     } else {
         AppError::Internal(e)
     }
-}
-
-/// `AND` conditions for the filters.
-pub(super) fn filter_sql(filters: &Filters) -> String {
-    filters
-        .0
-        .iter()
-        .map(|(dim, value)| format!(" AND {} = {}", dim.column(), quote(value)))
-        .collect()
 }
 
 /// One read: its project, what was asked, the instant it stops at, and its summarised days
@@ -97,7 +88,10 @@ impl<'a> Read<'a> {
     /// the events for the others (`sorted`), else the events.
     pub(super) fn events(&self) -> String {
         match self.sorted() {
-            Some(sorted) => sorted.events(&self.matching(), &self.summarised),
+            Some(sorted) => {
+                let days = &self.summarised;
+                sorted.events(&self.matching(), days.days(), days.rest())
+            }
             None => "events".to_owned(),
         }
     }

@@ -1,10 +1,24 @@
-//! The pieces of SQL that reads and summaries share: which events a dimension's rows count, each
+//! The pieces of SQL that reads and summaries share: filters and lists, which events a dimension's rows count, each
 //! visitor's day as a sorted array, the cut of those arrays into visits, and the visit rows the
 //! summaries keep. A leaf: it knows the events' columns, not who runs the statements.
 
 use super::client::quote;
 use crate::journeys::{ENTRANCE, EXIT};
-use crate::query::Dim;
+use crate::query::{Dim, Filters};
+
+/// `AND` conditions for the filters.
+pub fn filter_sql(filters: &Filters) -> String {
+    filters
+        .0
+        .iter()
+        .map(|(dim, value)| format!(" AND {} = {}", dim.column(), quote(value)))
+        .collect()
+}
+
+/// The items of `of`, each as `each` writes it, comma-separated (an `IN` list).
+pub fn list<T>(of: &[T], each: impl Fn(&T) -> String) -> String {
+    of.iter().map(each).collect::<Vec<_>>().join(", ")
+}
 
 /// The events one dimension's rows count: page views with a value, or every event for names.
 pub fn dim_condition(dim: Dim) -> String {

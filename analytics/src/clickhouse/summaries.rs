@@ -19,7 +19,7 @@ use serde::Deserialize;
 
 use super::by_filter;
 use super::client::{quote, Client};
-use super::sql::{cut, days_of, dim_condition, visit_paths, VISIT_ROWS};
+use super::sql::{cut, days_of, dim_condition, list, visit_paths, VISIT_ROWS};
 use super::summary_rows::{filtered_events, filtered_visits, goals, journeys};
 use crate::query::{Dim, Filters, Range};
 
@@ -167,11 +167,6 @@ impl Summarised {
             ),
         )
     }
-}
-
-/// The items of `of`, each as `each` writes it, comma-separated (an `IN` list).
-pub fn list<T>(of: &[T], each: impl Fn(&T) -> String) -> String {
-    of.iter().map(each).collect::<Vec<_>>().join(", ")
 }
 
 /// Summarises the days closed five minutes before `upto` (events still queued at midnight) that

@@ -11,7 +11,8 @@
 
 use shipmate_types::analytics::{Breakdown, Overview, VisitPageRow};
 
-use super::reads::{breakdown, failed, filter_sql, totals, Read};
+use super::reads::{breakdown, failed, totals, Read};
+use super::sql::filter_sql;
 use super::sql::{cut, days_of, VISIT_ROWS};
 use crate::figures::{Figured, VisitFigures};
 use crate::query::{Dim, ReadQuery};
