@@ -13,8 +13,7 @@ use serde::Deserialize;
 
 use super::client::quote;
 use super::reads::{failed, Read};
-use super::sql::filter_sql;
-use super::sql::{GOAL_DIMS, SOURCE_DIMS};
+use super::sql::{filter_sql, GOAL_DIMS, SOURCE_DIMS};
 use super::visits::unfiltered;
 use crate::query::{Dim, Filters};
 use crate::seam::{Converted, RevenueSums};

@@ -21,8 +21,7 @@ use sqlx::PgPool;
 
 use super::client::{quote, Client};
 use super::reads::{failed, Read};
-use super::sql::days_of;
-use super::sql::{filter_sql, list};
+use super::sql::{days_of, filter_sql, list};
 use super::summaries::Summarised;
 use super::visits::days_matching;
 use crate::query::{Range, ReadQuery};

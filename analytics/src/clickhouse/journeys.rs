@@ -11,8 +11,7 @@ use shipmate_types::analytics::Journeys;
 
 use super::client::quote;
 use super::reads::{failed, Read};
-use super::sql::filter_sql;
-use super::sql::{days_of, neighbours, visit_paths, JOURNEY};
+use super::sql::{days_of, filter_sql, neighbours, visit_paths, JOURNEY};
 use super::visits::unfiltered;
 use crate::journeys::report;
 use crate::seam::Row;

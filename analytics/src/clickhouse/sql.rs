@@ -1,6 +1,7 @@
-//! The pieces of SQL that reads and summaries share: filters and lists, which events a dimension's rows count, each
-//! visitor's day as a sorted array, the cut of those arrays into visits, and the visit rows the
-//! summaries keep. A leaf: it knows the events' columns, not who runs the statements.
+//! The pieces of SQL that reads and summaries share: the filters' conditions, `IN` lists, which
+//! events a dimension's rows count, each visitor's day as a sorted array, the cut of those arrays
+//! into visits, and the visit rows the summaries keep. A leaf: it knows the events' columns, not
+//! who runs the statements.
 
 use super::client::quote;
 use crate::journeys::{ENTRANCE, EXIT};

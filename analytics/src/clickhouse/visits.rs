@@ -12,8 +12,7 @@
 use shipmate_types::analytics::{Breakdown, Overview, VisitPageRow};
 
 use super::reads::{breakdown, failed, totals, Read};
-use super::sql::filter_sql;
-use super::sql::{cut, days_of, VISIT_ROWS};
+use super::sql::{cut, days_of, filter_sql, VISIT_ROWS};
 use crate::figures::{Figured, VisitFigures};
 use crate::query::{Dim, ReadQuery};
 use crate::seam::Row;
