@@ -1,6 +1,6 @@
-//! The analytics reads in ClickHouse SQL, straight from the stored events: filtered or not, every
-//! read is one aggregation over the project's days, so no summaries are kept and nothing is warmed
-//! up. The figures are defined as PostgreSQL mode's: page views count `page_view` events; visitors
+//! The analytics reads in ClickHouse SQL: each one aggregation over the summarised days' rows
+//! (`summaries`; with two filters or more, the copy sorted by filter, `by_filter`) and the other
+//! days' events, so nothing is held in the api or warmed up. The figures are defined as PostgreSQL mode's: page views count `page_view` events; visitors
 //! are counted per UTC day (the visitor hash changes with the daily salt) and summed.
 
 use chrono::{DateTime, Duration, Utc};
@@ -29,8 +29,8 @@ pub(super) fn failed(e: anyhow::Error) -> AppError {
 }
 
 /// One read: its project, what was asked, the instant it stops at, and its summarised days
-/// (`summarised`: their unfiltered rows and stored visits; `daily`: their rows under the read's
-/// filters, when a summary holds them).
+/// (`summarised`: their unfiltered rows and the copy sorted by filter; `daily`: their rows under
+/// the read's filters, when a summary holds them).
 pub struct Read<'a> {
     pub(super) client: &'a Client,
     pub(super) project_id: Uuid,
