@@ -13,7 +13,7 @@
 use chrono::NaiveDate;
 
 use super::client::quote;
-use super::sql::{filter_sql, list, numbered};
+use super::sql::{counted_per_day, filter_sql, list, numbered};
 use crate::query::{Dim, Filters};
 
 /// The copy's table (schema step 6).
@@ -132,21 +132,34 @@ impl<'a> Sorted<'a> {
         })
     }
 
-    /// The condition on the rows of the summarised days (`days`) under their runs (`runs`).
-    fn rows_of(&self, (days, runs): (&str, &str)) -> String {
+    /// The copy's rows of the summarised days (`days`) under their runs (`runs`): the filter
+    /// they are sorted by.
+    fn key_of(&self, (days, runs): (&str, &str)) -> String {
         let (dim, value) = self.by;
         format!(
-            "project_id = {} AND fdim = '{}' AND fval = {} AND day IN ({days}) AND run IN ({runs}){}",
+            "project_id = {} AND fdim = '{}' AND fval = {} AND day IN ({days}) AND run IN ({runs})",
             quote(&self.project),
             dim.column(),
             quote(value),
-            filter_sql(self.filters)
         )
     }
 
-    /// The read's events as a table, for statements that add the read's conditions
-    /// (`matching`): the summarised days' (`days`, each with its run) from the copy, the
-    /// others' (`rest`) from the events.
+    /// The copy's events of the summarised days (`days`, their `runs`) that match every filter,
+    /// as `table WHERE condition` (a statement may add `AND` conditions), each event at its
+    /// hour's start (`t`).
+    pub fn rows(&self, days: (&str, &str)) -> String {
+        let filters = filter_sql(self.filters);
+        format!(
+            "(SELECT *, (toUInt64(day) * 24 + hour) * {HOUR} AS t FROM events_by WHERE {})
+             WHERE {}",
+            self.key_of(days),
+            filters.strip_prefix(" AND ").unwrap_or("1")
+        )
+    }
+
+    /// The read's events as one table, for statements that add the read's conditions
+    /// (`matching`) and whose figures do not add up per day: the summarised days' (`days`,
+    /// each with its run) from the copy, the others' (`rest`) from the events.
     pub fn events(&self, matching: &str, days: &[(NaiveDate, u64)], rest: &[NaiveDate]) -> String {
         let carried = CARRIED.join(", ");
         let rest = match rest {
@@ -162,9 +175,8 @@ impl<'a> Sorted<'a> {
             &list(days, |(_, r)| r.to_string())[..],
         );
         format!(
-            "(SELECT project_id, day, visitor, (toUInt64(day) * 24 + hour) * {HOUR} AS t, {carried} FROM events_by
-              WHERE {}{rest})",
-            self.rows_of(summarised)
+            "(SELECT project_id, day, visitor, t, {carried} FROM {}{rest})",
+            self.rows(summarised)
         )
     }
 
@@ -176,33 +188,35 @@ impl<'a> Sorted<'a> {
             .iter()
             .find(|r| r.0 == dim)
             .expect("a visit dimension");
-        format!(
-            "SELECT {key} AS key, {views} AS views, {visitors} AS visitors FROM events_by
-             WHERE {} AND page_views > 0 AND {key} != '' GROUP BY key",
-            self.rows_of(days)
+        counted_per_day(
+            key,
+            views,
+            visitors,
+            &format!("{} AND page_views > 0 AND {key} != ''", self.rows(days)),
         )
     }
 }
 
-/// The visit rows of `sql::VISIT_ROWS` from the copy, by their dimension: each row of the copy
-/// is an event, so visits (the visitor day's `visit`) are counted once each.
+/// The visit rows of `sql::VISIT_ROWS` from the copy, by their dimension, each counted per day
+/// (`sql::counted_per_day`): each row of the copy is an event, so a day's visits (the visitor day's
+/// `visit`) are counted once each.
 const VISIT_ROWS: [(&str, &str, &str, &str); 3] = [
     (
         "entry",
         "entry_page",
-        "uniqExact(day, visitor, visit)",
-        "uniqExact(day, visitor)",
+        "uniqExact(visitor, visit)",
+        "uniqExact(visitor)",
     ),
     (
         "exit",
         "exit_page",
-        "uniqExact(day, visitor, visit)",
-        "uniqExact(day, visitor)",
+        "uniqExact(visitor, visit)",
+        "uniqExact(visitor)",
     ),
     (
         "duration",
         "toString(seconds)",
-        "uniqExact(day, visitor, visit)",
-        "uniqExactIf(day, visitor, visit, page_views = 1)",
+        "uniqExact(visitor, visit)",
+        "uniqExactIf(visitor, visit, page_views = 1)",
     ),
 ];

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::by_filter::Sorted;
 use super::client::{quote, Client};
-use super::sql::{dim_condition, filter_sql};
+use super::sql::{counted_per_day, dim_condition, filter_sql};
 use super::summaries::Summarised;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::{RevenueSums, Row};
@@ -84,8 +84,10 @@ impl<'a> Read<'a> {
             .filter(|_| !self.summarised.days().is_empty())
     }
 
-    /// The table a statement reads the events from: the copy's rows for summarised days and
-    /// the events for the others (`sorted`), else the events.
+    /// The table a statement reads the events from, for statements not written as rows that add
+    /// up per key (`over`: medians, revenue, properties): the copy's rows for summarised days
+    /// and the events for the others (`sorted`) as one table, else the events. The statement
+    /// adds `matching`.
     pub(super) fn events(&self) -> String {
         match self.sorted() {
             Some(sorted) => {
@@ -93,6 +95,21 @@ impl<'a> Read<'a> {
                 sorted.events(&self.matching(), days.days(), days.rest())
             }
             None => "events".to_owned(),
+        }
+    }
+
+    /// A statement of rows (key, views, visitors) that add up per key across days (counts, and
+    /// visitors as each day counts them), as `each` writes it given the read's events as
+    /// `table WHERE condition`: over the events, or with the copy (`sorted`) once over its rows
+    /// of the summarised days and once over the other days' events, added up. Each part is
+    /// aggregated where it is read, its conditions tested once.
+    pub(super) fn over(&self, each: impl Fn(&str) -> String) -> String {
+        let events = |and: &str| each(&format!("events WHERE {}{and}", self.matching()));
+        match self.sorted() {
+            None => events(""),
+            Some(sorted) => self
+                .summarised
+                .joined(|days, runs| each(&sorted.rows((days, runs))), events),
         }
     }
 
@@ -117,12 +134,13 @@ pub async fn totals(read: &Read<'_>) -> AppResult<(i64, i64)> {
         .client
         .rows(&format!(
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})",
-            read.daily().with("total", "key", |live| format!(
-                "SELECT '' AS key, countIf(name = 'page_view') AS views, uniqExact(day, visitor) AS visitors
-                 FROM {} WHERE {}{live}",
-                read.events(),
-                read.matching()
-            ))
+            read.daily()
+                .with("total", "key", |live| read.over(|events| counted_per_day(
+                    "''",
+                    "countIf(name = 'page_view')",
+                    "uniqExact(visitor)",
+                    &format!("{events}{live}")
+                )))
         ))
         .await
         .map_err(failed)?;
@@ -137,13 +155,13 @@ pub async fn breakdown(read: &Read<'_>, dim: Dim) -> AppResult<Vec<Row>> {
         .rows(&format!(
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})
              ORDER BY views DESC, visitors DESC, key LIMIT 100",
-            read.daily().with(col, "key", |live| format!(
-                "SELECT {col} AS key, count() AS views, uniqExact(day, visitor) AS visitors
-                 FROM {} WHERE {}{}{live} GROUP BY key",
-                read.events(),
-                read.matching(),
-                dim_condition(dim)
-            ))
+            read.daily()
+                .with(col, "key", |live| read.over(|events| counted_per_day(
+                    col,
+                    "count()",
+                    "uniqExact(visitor)",
+                    &format!("{events}{}{live}", dim_condition(dim))
+                )))
         ))
         .await
         .map_err(failed)
@@ -205,14 +223,14 @@ pub async fn timeseries(read: &Read<'_>) -> AppResult<Timeseries> {
     })
 }
 
-/// Page views and visitors per bucket (`key`) from the events.
+/// Page views and visitors per bucket (`key`) from the events (`Read::over`).
 fn live_buckets(read: &Read<'_>, key: &str, and: &str) -> String {
-    format!(
-        "SELECT {key} AS key, countIf(name = 'page_view') AS views, uniqExact(visitor) AS visitors
-         FROM {} WHERE {}{and} GROUP BY key",
-        read.events(),
-        read.matching()
-    )
+    read.over(|events| {
+        format!(
+            "SELECT {key} AS key, countIf(name = 'page_view') AS views, uniqExact(visitor) AS visitors
+             FROM {events}{and} GROUP BY key"
+        )
+    })
 }
 
 /// Revenue in `currency` of the read's matching events.

@@ -29,6 +29,18 @@ pub fn dim_condition(dim: Dim) -> String {
     }
 }
 
+/// Rows (key, views, visitors) of `events` (`table WHERE condition`) per `key`, `views` and
+/// `visitors` aggregated per day and summed: visitors are counted per day anyway (their hash
+/// changes daily), and a day's sets are small, so this is faster than counting distinct pairs
+/// with the day over the range (on 18.16, a third to a half of the time).
+pub fn counted_per_day(key: &str, views: &str, visitors: &str, events: &str) -> String {
+    format!(
+        "SELECT key, sum(v) AS views, sum(u) AS visitors FROM (
+            SELECT {key} AS key, {views} AS v, {visitors} AS u FROM {events} GROUP BY key, day
+         ) GROUP BY key"
+    )
+}
+
 /// Microseconds without events after which a new visit starts.
 const GAP_MICROS: u64 = 30 * 60 * 1_000_000;
 
