@@ -158,8 +158,9 @@ impl<'a> Sorted<'a> {
     }
 
     /// The read's events as one table, for statements that add the read's conditions
-    /// (`matching`) and whose figures do not add up per day: the summarised days' (`days`,
-    /// each with its run) from the copy, the others' (`rest`) from the events.
+    /// (`matching`) and are not written as rows added up per key (`Read::over`): the
+    /// summarised days' (`days`, each with its run) from the copy, the others' (`rest`) from
+    /// the events.
     pub fn events(&self, matching: &str, days: &[(NaiveDate, u64)], rest: &[NaiveDate]) -> String {
         let carried = CARRIED.join(", ");
         let rest = match rest {

@@ -84,10 +84,10 @@ impl<'a> Read<'a> {
             .filter(|_| !self.summarised.days().is_empty())
     }
 
-    /// The table a statement reads the events from, for statements not written as rows that add
-    /// up per key (`over`: medians, revenue, properties): the copy's rows for summarised days
-    /// and the events for the others (`sorted`) as one table, else the events. The statement
-    /// adds `matching`.
+    /// The table a statement reads the events from, for the statements not written as rows
+    /// added up per key with `over` (medians, revenue, properties): the copy's rows for
+    /// summarised days and the events for the others (`sorted`) as one table, else the events.
+    /// The statement adds `matching`.
     pub(super) fn events(&self) -> String {
         match self.sorted() {
             Some(sorted) => {

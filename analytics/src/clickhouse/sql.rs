@@ -32,7 +32,8 @@ pub fn dim_condition(dim: Dim) -> String {
 /// Rows (key, views, visitors) of `events` (`table WHERE condition`) per `key`, `views` and
 /// `visitors` aggregated per day and summed: visitors are counted per day anyway (their hash
 /// changes daily), and a day's sets are small, so this is faster than counting distinct pairs
-/// with the day over the range (on 18.16, a third to a half of the time).
+/// with the day over the range (on 18.16 over a million rows: totals 77 → 61 ms, durations
+/// 209 → 83).
 pub fn counted_per_day(key: &str, views: &str, visitors: &str, events: &str) -> String {
     format!(
         "SELECT key, sum(v) AS views, sum(u) AS visitors FROM (
