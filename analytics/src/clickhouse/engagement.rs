@@ -3,7 +3,8 @@
 //! whole numbers in range (`quantileExact` would take the upper middle, and `percentile_disc` the
 //! lower). The name is read first (`PREWHERE`): engagement events are few, and ClickHouse would
 //! otherwise pick a filter's column to read first and scan every event of the range with it (with
-//! two filters or more, the copy sorted by one of them is read instead).
+//! two filters or more, the copy sorted by one of them is read instead). The caller reads only the
+//! days that hold engagement events (`Read::holding`): most sites send none on most days.
 
 use std::collections::HashMap;
 

@@ -190,9 +190,19 @@ impl Reader for Read<'_> {
         reads::timeseries(self).await
     }
     async fn pages(&self) -> AppResult<Breakdown<PageRow>> {
-        let mut pages: Breakdown<PageRow> = self.report(Dim::Page).await?;
-        let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
-        crate::engagement::apply(&mut pages.data, &engagement::medians(self, &paths).await?);
+        // The days holding engagement events are found beside the breakdown, whose pages the
+        // medians are read for.
+        let (mut pages, engaged) = tokio::try_join!(
+            self.report::<PageRow>(Dim::Page),
+            self.holding(crate::engagement::EVENT)
+        )?;
+        if let Some(engaged) = engaged {
+            let paths: Vec<String> = pages.data.iter().map(|p| p.page.clone()).collect();
+            crate::engagement::apply(
+                &mut pages.data,
+                &engagement::medians(&engaged, &paths).await?,
+            );
+        }
         Ok(pages)
     }
     async fn journeys(&self, page: &str) -> AppResult<Journeys> {

@@ -3,7 +3,7 @@
 //! days' events, so nothing is held in the api or warmed up. The figures are defined as PostgreSQL mode's: page views count `page_view` events; visitors
 //! are counted per UTC day (the visitor hash changes with the daily salt) and summed.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::Deserialize;
 use shipmate_types::analytics::{
     Breakdown, Interval, Period, Point, PropertyRow, Realtime, RealtimePage, Timeseries,
@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::by_filter::Sorted;
 use super::client::{quote, Client};
-use super::sql::{counted_per_day, dim_condition, filter_sql};
+use super::sql::{counted_per_day, dim_condition, filter_sql, list};
 use super::summaries::Summarised;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::{RevenueSums, Row};
@@ -38,6 +38,8 @@ pub struct Read<'a> {
     pub(super) until: DateTime<Utc>,
     pub(super) summarised: Summarised,
     daily: Summarised,
+    /// The days read, when narrowed (`holding`): ` AND day IN (...)`, else empty.
+    only: String,
 }
 
 impl<'a> Read<'a> {
@@ -50,6 +52,7 @@ impl<'a> Read<'a> {
             until: query.range.until(Utc::now()),
             summarised: Summarised::NONE,
             daily: Summarised::NONE,
+            only: String::new(),
         }
     }
 
@@ -65,6 +68,30 @@ impl<'a> Read<'a> {
             .map_err(failed)?;
         read.daily = read.summarised.under(&query.filters);
         Ok(read)
+    }
+
+    /// The same read over the days that may hold event `name`: the summarised days whose
+    /// summaries count one, and the days not summarised; none when no day is left. A read of one
+    /// event's rows (engagement medians) runs beside the rest of its figures and skips the days
+    /// it would find nothing in: a site that sends no such events scans only today's.
+    pub(super) async fn holding(&self, name: &str) -> AppResult<Option<Read<'a>>> {
+        let summarised =
+            (self.summarised.holding(self.client, "name", name).await).map_err(failed)?;
+        let days: Vec<NaiveDate> = (summarised.days().iter().map(|(d, _)| *d))
+            .chain(summarised.rest().iter().copied())
+            .collect();
+        let only = match (self.summarised.days().is_empty(), days.is_empty()) {
+            // Nothing summarised (a read of the events alone): no day known to skip.
+            (true, _) => String::new(),
+            (false, true) => return Ok(None),
+            (false, false) => format!(" AND day IN ({})", list(&days, |d| format!("'{d}'"))),
+        };
+        Ok(Some(Read {
+            daily: summarised.under(&self.query.filters),
+            summarised,
+            only,
+            ..*self
+        }))
     }
 
     /// The summarised days a figure may take from the summaries' rows: with no filter `daily`'s,
@@ -117,13 +144,14 @@ impl<'a> Read<'a> {
     pub(super) fn matching(&self) -> String {
         let range = &self.query.range;
         format!(
-            "project_id = {project} AND day >= '{start}' AND day <= '{end}' AND t >= {from} AND t < {until}{filters}",
+            "project_id = {project} AND day >= '{start}' AND day <= '{end}'{only} AND t >= {from} AND t < {until}{filters}",
             project = quote(&self.project_id.to_string()),
             start = range.start,
             end = range.end,
             from = range.from_ts().timestamp_micros(),
             until = self.until.timestamp_micros(),
             filters = filter_sql(&self.query.filters),
+            only = self.only,
         )
     }
 }

@@ -41,6 +41,11 @@ struct Day {
     run: u64,
 }
 
+#[derive(Deserialize)]
+struct Held {
+    day: NaiveDate,
+}
+
 /// The summarised days of one read's range, each with its current run, and the range's other
 /// days.
 #[derive(Clone)]
@@ -95,6 +100,32 @@ impl Summarised {
             },
             _ => Summarised::NONE,
         }
+    }
+
+    /// The same range with only the summarised days whose `daily` rows hold `key` under `dim`
+    /// summarised, the others left out of it (not moved to `rest`): a read of one event name's
+    /// rows skips the days that have none.
+    pub async fn holding(&self, client: &Client, dim: &str, key: &str) -> anyhow::Result<Self> {
+        if self.days.is_empty() {
+            return Ok(self.clone());
+        }
+        let held: Vec<Held> = client
+            .rows(&format!(
+                "SELECT DISTINCT toString(day) AS day FROM daily
+                 WHERE project_id = {} AND dim = '{dim}' AND key = {} AND day IN ({}) AND run IN ({})",
+                quote(&self.project),
+                quote(key),
+                list(&self.days, |(d, _)| format!("'{d}'")),
+                list(&self.days, |(_, r)| r.to_string()),
+            ))
+            .await?;
+        Ok(Summarised {
+            days: (self.days.iter())
+                .filter(|(d, _)| held.iter().any(|h| h.day == *d))
+                .copied()
+                .collect(),
+            ..self.clone()
+        })
     }
 
     /// The summarised days, each with its run.
