@@ -111,10 +111,10 @@ impl<'a> Read<'a> {
             .filter(|_| !self.summarised.days().is_empty())
     }
 
-    /// The table a statement reads the events from, for the statements not written as rows
-    /// added up per key with `over` (medians, revenue, properties): the copy's rows for
-    /// summarised days and the events for the others (`sorted`) as one table, else the events.
-    /// The statement adds `matching`.
+    /// The table a statement reads the events from, for the one statement whose figures do not
+    /// add up across days (engagement medians): the copy's rows for summarised days and the
+    /// events for the others (`sorted`) as one table, else the events. The statement adds
+    /// `matching`.
     pub(super) fn events(&self) -> String {
         match self.sorted() {
             Some(sorted) => {
@@ -131,12 +131,18 @@ impl<'a> Read<'a> {
     /// of the summarised days and once over the other days' events, added up. Each part is
     /// aggregated where it is read, its conditions tested once.
     pub(super) fn over(&self, each: impl Fn(&str) -> String) -> String {
+        self.over_with(each, "sum(views) AS views, sum(visitors) AS visitors")
+    }
+
+    /// As `over`, for rows of other figures than views and visitors: `sums` adds them up per key.
+    pub(super) fn over_with(&self, each: impl Fn(&str) -> String, sums: &str) -> String {
         let events = |and: &str| each(&format!("events WHERE {}{and}", self.matching()));
         match self.sorted() {
             None => events(""),
-            Some(sorted) => self
-                .summarised
-                .joined(|days, runs| each(&sorted.rows((days, runs))), events),
+            Some(sorted) => {
+                let copied = |days: &str, runs: &str| each(&sorted.rows((days, runs)));
+                self.summarised.summed(copied, events, sums)
+            }
         }
     }
 
@@ -264,15 +270,22 @@ fn live_buckets(read: &Read<'_>, key: &str, and: &str) -> String {
 /// Revenue in `currency` of the read's matching events.
 pub async fn revenue(read: &Read<'_>, currency: &str) -> AppResult<RevenueSums> {
     let c = quote(currency);
+    let sums = read.over_with(
+        |events| {
+            format!(
+                "SELECT '' AS key, sumIf(revenue_micros, revenue_currency = {c}) AS total,
+                        countIf(revenue_currency = {c}) AS counted,
+                        countIf(revenue_currency != {c}) AS skipped
+                 FROM {events} AND revenue_currency != ''"
+            )
+        },
+        "sum(total) AS total, sum(counted) AS counted, sum(skipped) AS skipped",
+    );
     let rows: Vec<RevenueSums> = read
         .client
         .rows(&format!(
-            "SELECT toInt64(sumIf(revenue_micros, revenue_currency = {c})) AS total,
-                    toInt64(countIf(revenue_currency = {c})) AS counted,
-                    toInt64(countIf(revenue_currency != {c})) AS skipped
-             FROM {} WHERE {} AND revenue_currency != ''",
-            read.events(),
-            read.matching()
+            "SELECT toInt64(total) AS total, toInt64(counted) AS counted, toInt64(skipped) AS skipped
+             FROM ({sums})"
         ))
         .await
         .map_err(failed)?;
@@ -293,16 +306,23 @@ pub async fn properties(
     property: &str,
 ) -> AppResult<Breakdown<PropertyRow>> {
     let key = quote(property);
+    // Visitors add up across the parts' days: the visitor hash changes daily.
+    let counted = read.over_with(
+        |events| {
+            format!(
+                "SELECT prop_values[indexOf(prop_keys, {key})] AS key, count() AS count,
+                        uniqExact(visitor) AS visitors
+                 FROM {events} AND name = {} AND has(prop_keys, {key}) GROUP BY key",
+                quote(event),
+            )
+        },
+        "sum(count) AS count, sum(visitors) AS visitors",
+    );
     let rows: Vec<Property> = read
         .client
         .rows(&format!(
-            "SELECT prop_values[indexOf(prop_keys, {key})] AS value, toInt64(count()) AS count,
-                    toInt64(uniqExact(visitor)) AS visitors
-             FROM {} WHERE {} AND name = {} AND has(prop_keys, {key})
-             GROUP BY value ORDER BY count DESC, visitors DESC, value LIMIT 100",
-            read.events(),
-            read.matching(),
-            quote(event),
+            "SELECT key AS value, toInt64(count) AS count, toInt64(visitors) AS visitors
+             FROM ({counted}) ORDER BY count DESC, visitors DESC, value LIMIT 100"
         ))
         .await
         .map_err(failed)?;
