@@ -238,15 +238,24 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
         ],
     ];
     same_answers(&pg, &ch, project, &cases).await;
-    // Again with every day summarised (today closed early for the test): every read is exactly
-    // what it was from the events alone. Then a day whose events changed after its summary is
-    // summarised again, whole, and nothing else.
     let mut cut = Vec::new();
     for case in &cases {
         cut.push(reads(&ch, project, &query(case, Utc::now())).await);
     }
-    // The first funnel `reads` reads, saved: the upkeep counts its closed days before any read
-    // (the reads below then take them, and must still equal PostgreSQL's).
+    // As the workers leave it: the closed days summarised, today's from the events. Every read
+    // adds the two parts (summary rows, or the copy sorted by filter, and today's events) and is
+    // exactly what it was from the events alone.
+    assert!(ch.upkeep(Utc::now()).await.unwrap() >= 1, "the closed days");
+    for (case, cut) in cases.iter().zip(&cut) {
+        let parts = reads(&ch, project, &query(case, Utc::now())).await;
+        assert_eq!(&parts, cut, "closed days summarised with {case:?}");
+    }
+    same_answers(&pg, &ch, project, &cases).await;
+    // Again with every day summarised (today closed early for the test). Then a day whose events
+    // changed after its summary is summarised again, whole, and nothing else.
+    // The first funnel `reads` reads, saved: the upkeep counts its closed days not counted yet
+    // (today's; the reads above stored the days then closed) before any read (the reads below
+    // then take them, and must still equal PostgreSQL's).
     let saved = NewFunnel {
         project_id: project,
         name: "saved".into(),
@@ -256,21 +265,22 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
         .await
         .unwrap();
     let tomorrow = Utc::now() + Duration::days(1);
-    assert!(ch.upkeep(tomorrow).await.unwrap() >= 2);
+    assert!(ch.upkeep(tomorrow).await.unwrap() >= 1, "today");
     assert_eq!(ch.upkeep(tomorrow).await.unwrap(), 0, "nothing changed");
     let start = (tomorrow - Duration::days(89)).date_naive();
     let closed =
         format!("SELECT count() FROM shipmate_diff.summary_days FINAL WHERE day >= '{start}'");
     let closed = number(&server, &closed).await;
-    for (of, want) in [
-        ("uniqExact(funnel)", 1),
-        ("uniqExact(day)", closed),
-        ("count()", closed),
-    ] {
-        let sql = format!("SELECT {of} FROM shipmate_diff.funnel_daily");
+    // The saved funnel is the one with the most days (the reads above stored both funnels' counts
+    // of the days then closed).
+    for of in ["uniqExact(day)", "count()"] {
+        let sql = format!(
+            "SELECT {of} FROM shipmate_diff.funnel_daily GROUP BY funnel
+             ORDER BY uniqExact(day) DESC, count() DESC LIMIT 1"
+        );
         assert_eq!(
             number(&server, &sql).await,
-            want,
+            closed,
             "{of}: the saved funnel's days, once"
         );
     }
