@@ -109,14 +109,13 @@ impl Summarised {
         if self.days.is_empty() {
             return Ok(self.clone());
         }
+        let (days, runs) = self.lists();
         let held: Vec<Held> = client
             .rows(&format!(
                 "SELECT DISTINCT toString(day) AS day FROM daily
-                 WHERE project_id = {} AND dim = '{dim}' AND key = {} AND day IN ({}) AND run IN ({})",
+                 WHERE project_id = {} AND dim = '{dim}' AND key = {} AND day IN ({days}) AND run IN ({runs})",
                 quote(&self.project),
                 quote(key),
-                list(&self.days, |(d, _)| format!("'{d}'")),
-                list(&self.days, |(_, r)| r.to_string()),
             ))
             .await?;
         Ok(Summarised {
@@ -126,6 +125,14 @@ impl Summarised {
                 .collect(),
             ..self.clone()
         })
+    }
+
+    /// The summarised days and their runs, as two `IN` lists.
+    fn lists(&self) -> (String, String) {
+        (
+            list(&self.days, |(d, _)| format!("'{d}'")),
+            list(&self.days, |(_, r)| r.to_string()),
+        )
     }
 
     /// The summarised days, each with its run.
@@ -190,12 +197,10 @@ impl Summarised {
                 ))
             ),
         };
+        let (days, runs) = self.lists();
         format!(
             "SELECT key, {sums} FROM ({}{rest}) GROUP BY key",
-            summary(
-                &list(&self.days, |(d, _)| format!("'{d}'")),
-                &list(&self.days, |(_, r)| r.to_string())
-            ),
+            summary(&days, &runs),
         )
     }
 }
