@@ -96,11 +96,10 @@ pub fn copy(part: &str, run: i64) -> String {
     format!(
         "INSERT INTO events_by (fdim, fval, project_id, day, visitor, hour, {carried}, {visit}, run)
          SELECT f.1, f.2, project_id, day, visitor, hour, {carried}, {visit}, toUInt64({run})
-         FROM (SELECT *, arrayJoin([{filters}]) AS f
+         FROM (SELECT *, arrayJoin(arrayFilter(x -> x.2 != '', [{filters}])) AS f
                FROM (SELECT project_id, day, visitor, toUInt8(intDiv(e.1 % {DAY}, {HOUR})) AS hour,
                             {visit}{events}
-                     FROM ({visits}) ARRAY JOIN vevs AS e))
-         WHERE f.2 != ''"
+                     FROM ({visits}) ARRAY JOIN vevs AS e))"
     )
 }
 
