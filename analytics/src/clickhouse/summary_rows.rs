@@ -2,7 +2,7 @@
 //! journey neighbours and their goals' conversions (`goal_daily`), for `summaries` to run. A leaf
 //! as `sql` is: it knows the events' columns and the tables, not who runs the statements.
 
-use super::sql::{neighbours, GOAL_DIMS, JOURNEY, SOURCE_DIMS, VISIT_ROWS};
+use super::sql::{list, neighbours, GOAL_DIMS, JOURNEY, SOURCE_DIMS, VISIT_ROWS};
 use crate::query::Dim;
 
 /// `daily_by`'s columns, in the order the statements below select them.
@@ -25,7 +25,7 @@ pub fn filtered_events(part: &str, run: i64) -> String {
     rows.push(format!(
         "(toUInt8({total}), '', toUInt64(name = 'page_view'))"
     ));
-    let dims = named(Dim::ALL.iter().map(|d| d.column()).chain(["total"]));
+    let dims = named(&[Dim::ALL.map(Dim::column).as_slice(), &["total"]].concat());
     format!(
         "INSERT INTO daily_by ({BY_COLUMNS})
          SELECT project_id, day, {dims}[fi], fval, {dims}[di], key, views, visitors, toUInt64({run})
@@ -57,9 +57,8 @@ fn each_dim(each: impl Fn(usize, Dim) -> String) -> Vec<String> {
 }
 
 /// An array of names, to name a number from 1 by (`[...][n]`).
-fn named<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let quoted: Vec<String> = names.map(|n| format!("'{n}'")).collect();
-    format!("[{}]", quoted.join(", "))
+fn named(names: &[&str]) -> String {
+    format!("[{}]", list(names, |n| format!("'{n}'")))
 }
 
 /// The visit rows (`VISIT_ROWS`) of one filter: for each value any event of a visit holds, the
@@ -94,8 +93,8 @@ pub fn filtered_visits(visits: &str, run: i64) -> String {
                             arrayJoin(arrayFilter(x -> x.2 != '', [{rows}])) AS r
                      FROM ({visits}) WHERE page_views > 0)
                GROUP BY project_id, day, fi, fval, di, key)",
-        dims = named(Dim::ALL.iter().map(|d| d.column())),
-        names = named(VISIT_ROWS.iter().map(|r| r.0)),
+        dims = named(&Dim::ALL.map(Dim::column)),
+        names = named(&VISIT_ROWS.map(|r| r.0)),
         values = valued(format!("arrayConcat({})", values.join(", "))),
         views = by_dim(|r| r.2),
         visitors = by_dim(|r| r.3),
