@@ -156,7 +156,10 @@ impl Queue {
                 Err(e) if e.code() == Some("BUSYGROUP") => {}
                 Err(e) => return Err(e),
                 Ok(_) => {
-                    self.streams.run_replicated(&key, redis::pipe(), 0).await?;
+                    // Only to wait for a replica; a keyed command leads the wait to the master.
+                    let mut pipe = redis::pipe();
+                    pipe.cmd("EXISTS").arg(&key);
+                    self.streams.run_replicated(&key, pipe, 1).await?;
                 }
             }
         }

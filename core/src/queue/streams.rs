@@ -120,8 +120,8 @@ impl Streams {
     /// asynchronously: a master killed before would lose them). A master without a replica (its
     /// own was promoted and the old master has not come back as its replica yet) has only its
     /// append-only file, as a single node has: waiting would refuse every write until an
-    /// operator adds a replica, so its writes are not waited for. The answers of `pipe`'s
-    /// commands.
+    /// operator adds a replica, so its writes are not waited for. `pipe` names `key` (see
+    /// `ask_replicas`). The answers of `pipe`'s commands.
     pub async fn run_replicated(
         &self,
         key: &str,
@@ -143,18 +143,18 @@ impl Streams {
             None => false,
         };
         if !waits {
-            // A pipeline that was only to wait for a replica has nothing to run.
-            return match len {
-                0 => Ok(Vec::new()),
-                _ => self.run_pipe(key, pipe, len).await,
-            };
+            return self.run_pipe(key, pipe, len).await;
         }
+        // Should none acknowledge, perhaps the replica is gone: the master that ran the write says.
         pipe.cmd("WAIT").arg(1).arg(REPLICA_WAIT.as_millis() as u64);
-        let mut answers = self.run_pipe(key, pipe, len + 1).await?;
+        pipe.cmd("ROLE");
+        let mut answers = self.run_pipe(key, pipe, len + 2).await?;
+        let role = answers.pop().unwrap_or(Value::Nil);
         let acked: i64 = redis::from_redis_value(answers.pop().unwrap_or(Value::Nil))?;
-        // None acknowledged: perhaps the replica is gone; the master says.
         if let (true, Some(r)) = (acked < 1, replicas) {
-            if self.ask_replicas(r, key).await? > 0 {
+            let n = replicas_of(role);
+            r.put(tag, n);
+            if n > 0 {
                 return Err(redis::RedisError::from((
                     redis::ErrorKind::Io,
                     "no replica acknowledged the write",
@@ -164,9 +164,17 @@ impl Streams {
         Ok(answers)
     }
 
-    /// How many replicas the master of `key` has now (`ROLE`), remembered in `replicas`.
+    /// How many replicas the master of `key` has now, remembered in `replicas`. `ROLE` names no
+    /// key, so it rides behind a command that does: while the connection to a slot's master is
+    /// down, redis 1.8 sends a command for it to any node, and only a keyed one is redirected
+    /// (`MOVED`) to the slot's master, the whole pipeline with it. Asked alone after a failover,
+    /// another shard's master answered, its replica counted, and every write waited and was
+    /// refused.
     async fn ask_replicas(&self, replicas: &Replicas, key: &str) -> RedisResult<usize> {
-        let n = replicas_of(self.run(key, redis::cmd("ROLE")).await?);
+        let mut pipe = redis::pipe();
+        pipe.cmd("EXISTS").arg(key).cmd("ROLE");
+        let role = self.run_pipe(key, pipe, 2).await?.pop();
+        let n = replicas_of(role.unwrap_or(Value::Nil));
         replicas.put(hash_tag(key).to_owned(), n);
         Ok(n)
     }

@@ -117,6 +117,56 @@ impl RedisCluster {
         Vec::new()
     }
 
+    /// The port of the replica of the master on `master`.
+    pub async fn replica_of(&self, master: u16) -> u16 {
+        let nodes = ask(master, "CLUSTER NODES").await.unwrap_or_default();
+        let id = |l: &str| l.split_whitespace().next().unwrap_or_default().to_owned();
+        let port = |l: &str| {
+            let addr = l.split_whitespace().nth(1)?;
+            addr.split('@').next()?.rsplit(':').next()?.parse().ok()
+        };
+        let lines: Vec<&str> = nodes.lines().collect();
+        let of = lines
+            .iter()
+            .find(|l| port(l) == Some(master))
+            .map(|l| id(l))
+            .expect("the master in CLUSTER NODES");
+        lines
+            .iter()
+            .find(|l| l.contains("slave") && l.split_whitespace().nth(3) == Some(of.as_str()))
+            .and_then(|l| port(l))
+            .expect("a replica of the master")
+    }
+
+    /// Has the replica on `port` take its master's place with nothing lost (`CLUSTER FAILOVER`:
+    /// the old master stays, as its replica), and waits until the two are linked again.
+    pub async fn fail_over_to(&self, port: u16) {
+        ask(port, "CLUSTER FAILOVER")
+            .await
+            .expect("CLUSTER FAILOVER");
+        wait_for(port, "INFO replication", "connected_slaves:1").await;
+    }
+
+    /// Forgets what node `port` has counted (`INFO commandstats`).
+    pub async fn reset_counts(&self, port: u16) {
+        ask(port, "CONFIG RESETSTAT")
+            .await
+            .expect("CONFIG RESETSTAT");
+    }
+
+    /// How many times node `port` has run `command` (lower case) since its counts were reset.
+    pub async fn calls(&self, port: u16, command: &str) -> u64 {
+        let stats = ask(port, "INFO commandstats")
+            .await
+            .expect("INFO commandstats");
+        let head = format!("cmdstat_{command}:calls=");
+        stats
+            .lines()
+            .find_map(|l| l.strip_prefix(head.as_str()))
+            .and_then(|rest| rest.split(',').next()?.parse().ok())
+            .unwrap_or(0)
+    }
+
     /// SIGKILL one node: no chance to flush or pass anything on.
     pub fn kill(&mut self, port: u16) {
         let i = self

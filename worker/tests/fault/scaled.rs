@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use uuid::Uuid;
 
+// The queue's own cluster tests use the rest of it.
+#[allow(dead_code)]
 #[path = "../../../core/tests/support/redis_cluster.rs"]
 mod redis_cluster;
 
