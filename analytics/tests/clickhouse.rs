@@ -10,11 +10,14 @@
 mod aside;
 #[path = "support/mix.rs"]
 mod mix;
+#[path = "support/pg.rs"]
+mod pg;
 #[path = "support/replicas.rs"]
 mod replicas;
 #[path = "support/clickhouse.rs"]
 mod server;
 use aside::{import, summaries_aside};
+use pg::{fresh_pg, project};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,31 +34,6 @@ use shipmate_analytics::seam::{Batch, EventStore, Stored};
 use shipmate_analytics::ReadQuery;
 use shipmate_types::analytics::{Funnel, NewFunnel, Step};
 use uuid::Uuid;
-
-async fn fresh_pg() -> sqlx::PgPool {
-    let _ = dotenvy::from_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../.env"));
-    let base = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://127.0.0.1:5432/shipmate".into());
-    let mut url = url::Url::parse(&base).unwrap();
-    url.set_path(&format!("shipmate_test_{}", Uuid::new_v4().simple()));
-    shipmate_core::db::create_and_migrate(url.as_str(), 4)
-        .await
-        .unwrap()
-}
-
-async fn project(db: &sqlx::PgPool) -> Uuid {
-    let project = Uuid::new_v4();
-    sqlx::query(
-        "insert into projects (id, name, slug, api_key, publishable_key) values ($1, 'p', $2, $2, $3)",
-    )
-    .bind(project)
-    .bind(project.to_string())
-    .bind(format!("pk-{project}"))
-    .execute(db)
-    .await
-    .unwrap();
-    project
-}
 
 async fn store(events: &dyn EventStore, rows: &[Stored]) {
     try_store(events, rows).await.unwrap()

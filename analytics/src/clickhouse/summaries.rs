@@ -28,6 +28,10 @@ use crate::query::{Dim, Filters, Range};
 const EVENTS_PER_CUT: u64 = 1_000_000;
 /// Events made into filtered rows per statement at most (each event is 110 rows there).
 const EVENTS_PER_FILTERED: u64 = 250_000;
+/// Events copied sorted by filter per statement at most: the copy holds a part's events twice in
+/// arrays (by visitor, then by visit), about 3.5 KB an event at its peak (a part of 550,000
+/// needed more than 1.9 GB, past a 2 GB server's limit for one statement).
+const EVENTS_PER_COPY: u64 = 200_000;
 /// Days summarised per upkeep round at most, so a first run over a long history takes turns.
 const DAYS_PER_ROUND: usize = 31;
 /// The summarised days, each with its current run (`schema`: from step 6 on, each run holds the
@@ -259,19 +263,23 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
             dim_condition(dim)
         )));
     }
-    // The filtered rows (ten filters times eleven rows an event) and goals, in parts of visitors:
-    // a key's rows of two parts add up (no visitor in both).
-    let filtered = d.events / EVENTS_PER_FILTERED + 1;
-    for part in 0..filtered {
-        let part_of = format!("day = '{day}' AND intHash64(visitor) % {filtered} = {part}");
+    // The conditions of the day's parts of at most `most` events, by visitor: a key's rows of
+    // two parts add up (no visitor in both).
+    let parts_of = |most: u64| {
+        let parts = d.events / most + 1;
+        (0..parts)
+            .map(move |part| format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}"))
+    };
+    // The filtered rows (ten filters times eleven rows an event) and goals.
+    for part_of in parts_of(EVENTS_PER_FILTERED) {
         statements.push(filtered_events(&part_of, run));
         statements.extend(goals(&part_of, run));
     }
-    // Visits are cut in larger parts likewise.
-    let parts = d.events / EVENTS_PER_CUT + 1;
-    for part in 0..parts {
-        let part_of = format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}");
+    for part_of in parts_of(EVENTS_PER_COPY) {
         statements.push(by_filter::copy(&part_of, run));
+    }
+    // Visits are cut in larger parts.
+    for part_of in parts_of(EVENTS_PER_CUT) {
         let visits = cut(&days_of(&part_of, "1", false), false);
         for (dim, key, views, visitors) in VISIT_ROWS {
             statements.push(insert(format!(

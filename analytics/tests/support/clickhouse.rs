@@ -170,6 +170,32 @@ fn spawn(dir: &std::path::Path) -> Child {
         .expect("clickhouse-server starts (scripts/setup installs it)")
 }
 
+/// A statement that makes `n` events of `project` inside the server, evenly in time over
+/// `span_ms` milliseconds from `start_us`, as the PostgreSQL benchmark's events are: 1,000
+/// pages, 50 referrers, 10 countries, three devices, a pool of 28,000 visitors a day (a visitor
+/// keeps country, device, browser and OS; hashes change daily), a signup in ten events (one in
+/// ten of them with 19.99 EUR of revenue). Milliseconds: `n` times the span in microseconds
+/// passes 2^64 at 10 M events.
+pub fn generated(project: &str, start_us: i64, span_ms: i64, n: u64) -> String {
+    format!(
+        "INSERT INTO events (project_id, day, t, visitor, entry, seq, name, path, referrer_host, utm_source,
+            utm_medium, utm_campaign, country, device, browser, os, screen_width, prop_keys, prop_values,
+            revenue_micros, revenue_currency)
+         SELECT toUUID('{project}'), toDate(toDateTime(intDiv(t, 1000000))), t,
+                v + intDiv(t, 86400000000) * 1000000, toInt64(number), 0,
+                if(number % 10 = 0, 'signup', 'page_view'), concat('/page/', toString(number * 7919 % 1000)),
+                if(number % 3 = 0, concat('ref', toString(number % 50), '.example'), ''),
+                if(number % 11 = 0, 'newsletter', ''), '', '',
+                ['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'][1 + intDiv(v, 36) % 10],
+                ['desktop','mobile','tablet'][1 + v % 3], ['Chrome','Safari','Firefox'][1 + intDiv(v, 3) % 3],
+                ['Windows','iOS','macOS','Android'][1 + intDiv(v, 9) % 4], NULL, [], [],
+                if(number % 100 = 0, 19990000, 0), if(number % 100 = 0, 'EUR', '')
+         FROM (SELECT number, toUInt64({start_us} + intDiv(number * {span_ms}, {n}) * 1000) AS t,
+                      toInt64((number * 2654435761) % 28000) AS v
+               FROM system.numbers LIMIT {n})"
+    )
+}
+
 const USERS: &str = r#"<?xml version="1.0"?>
 <yandex>
   <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>

@@ -63,35 +63,12 @@ async fn run(b: &Bench, ch: &server::ClickHouse, args: &Args) -> anyhow::Result<
     let (project, _) = b.project("bench-reads").await?;
     let n = args.events;
     let t = Instant::now();
-    // As the PostgreSQL benchmark's events: 1,000 pages, 50 referrers, 10 countries, three
-    // devices, a pool of 28,000 visitors a day (a visitor keeps country, device, browser and OS;
-    // hashes change daily), a signup in ten events (one in ten of them with 19.99 EUR of revenue),
-    // in time order over the last 90 days.
     let now_us = chrono::Utc::now().timestamp_micros();
     let span_us: i64 = 90 * 86_400_000_000;
     sql(
         b,
         ch,
-        &format!(
-            "INSERT INTO events (project_id, day, t, visitor, entry, seq, name, path, referrer_host, utm_source,
-                utm_medium, utm_campaign, country, device, browser, os, screen_width, prop_keys, prop_values,
-                revenue_micros, revenue_currency)
-             SELECT toUUID('{project}'), toDate(toDateTime(intDiv(t, 1000000))), t,
-                    v + intDiv(t, 86400000000) * 1000000, toInt64(number), 0,
-                    if(number % 10 = 0, 'signup', 'page_view'), concat('/page/', toString(number * 7919 % 1000)),
-                    if(number % 3 = 0, concat('ref', toString(number % 50), '.example'), ''),
-                    if(number % 11 = 0, 'newsletter', ''), '', '',
-                    ['US','GB','DE','FR','IN','BR','JP','CA','AU','NL'][1 + intDiv(v, 36) % 10],
-                    ['desktop','mobile','tablet'][1 + v % 3], ['Chrome','Safari','Firefox'][1 + intDiv(v, 3) % 3],
-                    ['Windows','iOS','macOS','Android'][1 + intDiv(v, 9) % 4], NULL, [], [],
-                    if(number % 100 = 0, 19990000, 0), if(number % 100 = 0, 'EUR', '')
-             FROM (SELECT number, toUInt64({start} + intDiv(number * {span_ms}, {n}) * 1000) AS t,
-                          toInt64((number * 2654435761) % 28000) AS v
-                   FROM system.numbers LIMIT {n})",
-            start = now_us - span_us,
-            // Milliseconds: number times the span in microseconds passes 2^64 at 10 M events.
-            span_ms = span_us / 1000,
-        ),
+        &server::generated(&project.to_string(), now_us - span_us, span_us / 1000, n),
     )
     .await?;
     let loaded = t.elapsed();
