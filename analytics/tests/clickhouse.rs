@@ -480,16 +480,8 @@ async fn a_cluster_of_two_shards_answers_as_one_server_with_a_replica_down() {
 
 /// One number from a statement on `node`.
 async fn number(node: &server::ClickHouse, sql: &str) -> u64 {
-    let text = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/", node.http_port))
-        .body(sql.to_owned())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.trim().parse().unwrap_or_else(|_| panic!("{text}"))
+    let text = server::answer(node, "default", sql).await;
+    text.parse().unwrap_or_else(|_| panic!("{text}"))
 }
 
 #[tokio::test]

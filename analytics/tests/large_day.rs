@@ -31,31 +31,15 @@ async fn a_day_of_600_000_events_is_summarised_within_a_statements_memory() {
         .and_utc()
         .timestamp_micros();
     let generated = server::generated(&project.to_string(), start, 20 * 3_600_000, n);
-    let res = reqwest::Client::new()
-        .post(format!(
-            "http://127.0.0.1:{}/?database=shipmate_large",
-            server.http_port
-        ))
-        .body(generated)
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success(), "{}", res.text().await.unwrap());
+    server::answer(&server, "shipmate_large", &generated).await;
     let days = ch.upkeep(Utc::now() + Duration::days(1)).await.unwrap();
     assert_eq!(days, 1, "the closed day summarised");
     // Every event is in the copy under each of its filters: the page's at least.
-    let copied = reqwest::Client::new()
-        .post(format!("http://127.0.0.1:{}/", server.http_port))
-        .body("SELECT count() FROM shipmate_large.events_by WHERE fdim = 'path'")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(
-        copied.trim(),
-        n.to_string(),
-        "events copied under their page"
-    );
+    let copied = server::answer(
+        &server,
+        "shipmate_large",
+        "SELECT count() FROM events_by WHERE fdim = 'path'",
+    )
+    .await;
+    assert_eq!(copied, n.to_string(), "events copied under their page");
 }

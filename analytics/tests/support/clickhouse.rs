@@ -170,6 +170,23 @@ fn spawn(dir: &std::path::Path) -> Child {
         .expect("clickhouse-server starts (scripts/setup installs it)")
 }
 
+/// What `sql` answers on `node` (in `database`), trimmed; a refusal is a failed test.
+pub async fn answer(node: &ClickHouse, database: &str, sql: &str) -> String {
+    let res = reqwest::Client::new()
+        .post(format!(
+            "http://127.0.0.1:{}/?database={database}",
+            node.http_port
+        ))
+        .body(sql.to_owned())
+        .send()
+        .await
+        .expect("ClickHouse answers");
+    let ok = res.status().is_success();
+    let text = res.text().await.expect("a whole answer");
+    assert!(ok, "{sql}: {text}");
+    text.trim().to_owned()
+}
+
 /// A statement that makes `n` events of `project` inside the server, evenly in time over
 /// `span_ms` milliseconds from `start_us`, as the PostgreSQL benchmark's events are: 1,000
 /// pages, 50 referrers, 10 countries, three devices, a pool of 28,000 visitors a day (a visitor
