@@ -16,8 +16,11 @@ mod pg;
 mod replicas;
 #[path = "support/clickhouse.rs"]
 mod server;
+#[path = "support/stored.rs"]
+mod stored;
 use aside::{import, summaries_aside};
 use pg::{fresh_pg, project};
+use stored::{store, try_store};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,40 +33,10 @@ use shipmate_analytics::clickhouse::ClickHouse;
 use shipmate_analytics::imports::reads::WithImports;
 use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::query::{Dim, Filters};
-use shipmate_analytics::seam::{Batch, EventStore, Stored};
+use shipmate_analytics::seam::{Batch, EventStore};
 use shipmate_analytics::ReadQuery;
 use shipmate_types::analytics::{Funnel, NewFunnel, Step};
 use uuid::Uuid;
-
-async fn store(events: &dyn EventStore, rows: &[Stored]) {
-    try_store(events, rows).await.unwrap()
-}
-
-async fn try_store(events: &dyn EventStore, rows: &[Stored]) -> shipmate_core::AppResult<()> {
-    let mut labels: Vec<String> = rows
-        .iter()
-        .flat_map(|r| {
-            [
-                r.enriched.device.clone(),
-                r.enriched.browser.clone(),
-                r.enriched.os.clone(),
-            ]
-        })
-        .collect();
-    labels.sort();
-    labels.dedup();
-    let labels = events.label_ids(&labels).await.unwrap();
-    let entries: Vec<i64> = rows.iter().map(|r| r.entry).collect();
-    events
-        .insert(Batch {
-            rows,
-            labels: &labels,
-            bots: &[],
-            entries: &entries,
-            redelivered: false,
-        })
-        .await
-}
 
 /// Every read ClickHouse answers, as JSON, for one query.
 async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {

@@ -35,6 +35,7 @@ pub async fn forget_deleted(client: &Client, db: &PgPool) -> anyhow::Result<usiz
         "visits",
         "funnel_daily",
         "events_by",
+        super::open_day::VISITS,
     ] {
         client
             .execute(&match &client.cluster {

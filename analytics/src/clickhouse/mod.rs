@@ -30,6 +30,7 @@ mod engagement;
 pub mod forget;
 mod funnels;
 mod journeys;
+mod open_day;
 pub mod reads;
 pub mod schema;
 pub mod sql;
@@ -82,6 +83,9 @@ impl EventStore for ClickHouse {
     /// whose failure must not hold up the rest.
     async fn upkeep(&self, upto: DateTime<Utc>) -> AppResult<usize> {
         let summarised = summaries::keep_current(&self.client, upto)
+            .await
+            .map_err(reads::failed)?;
+        open_day::keep(&self.client, upto)
             .await
             .map_err(reads::failed)?;
         forget::forget_deleted(&self.client, &self.db)

@@ -59,6 +59,7 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
         (4, filtered_summaries(db, cluster)),
         (5, funnel_days(db, cluster)),
         (6, sorted_copy(db, cluster)),
+        (7, open_day(db, cluster)),
     ]
 }
 
@@ -257,6 +258,37 @@ fn sorted_copy(db: &str, cluster: Option<&str>) -> Vec<String> {
         "intHash64(visitor)",
     );
     statements.push(days_table(db, cluster, super::summaries::DAYS));
+    statements
+}
+
+/// The open day's ended visits (step 7, `open_day`): `open_visits`, each visit of a step's run,
+/// sharded by visitor as the events are; and `open_cuts`, per day each step's run, the run it
+/// adds to, its cutoff and the events before it, on every server of a cluster. Both by day, so the
+/// upkeep drops a day's partition once the day is summarised.
+fn open_day(db: &str, cluster: Option<&str>) -> Vec<String> {
+    let mut statements = table(
+        (db, cluster),
+        super::open_day::VISITS,
+        "(project_id UUID, day Date, visitor Int64, started UInt64, ended UInt64,
+          page_views UInt32, entry String, exit String, run UInt64)",
+        "MergeTree",
+        "PARTITION BY day ORDER BY (project_id, day, visitor, started)",
+        "intHash64(visitor)",
+    );
+    let (name, columns) = (
+        super::open_day::CUTS,
+        "(day Date, run UInt64, prev UInt64, cutoff UInt64, events UInt64)",
+    );
+    let layout = "PARTITION BY day ORDER BY (day, run)";
+    statements.push(match cluster {
+        None => format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{name} {columns} ENGINE = MergeTree {layout}"
+        ),
+        Some(c) => format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{name} ON CLUSTER {c} {columns}
+             ENGINE = ReplicatedMergeTree('/clickhouse/tables/all/{db}/{name}', '{{replica}}') {layout}"
+        ),
+    });
     statements
 }
 

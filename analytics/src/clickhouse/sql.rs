@@ -43,7 +43,7 @@ pub fn counted_per_day(key: &str, views: &str, visitors: &str, events: &str) -> 
 }
 
 /// Microseconds without events after which a new visit starts.
-const GAP_MICROS: u64 = 30 * 60 * 1_000_000;
+pub(super) const GAP_MICROS: u64 = 30 * 60 * 1_000_000;
 
 /// Each visitor's sorted events of each day as `evs` (t, page view, path, hit, name, then with
 /// `dims` every dimension's column in `Dim::ALL` order): the events where `condition` holds, `hit`

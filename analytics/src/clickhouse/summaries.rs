@@ -25,7 +25,7 @@ use super::summary_rows::{filtered_events, filtered_visits, goals, journeys};
 use crate::query::{Dim, Filters, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
-const EVENTS_PER_CUT: u64 = 1_000_000;
+pub(super) const EVENTS_PER_CUT: u64 = 1_000_000;
 /// Events made into filtered rows per statement at most (each event is 110 rows there).
 const EVENTS_PER_FILTERED: u64 = 250_000;
 /// Events copied sorted by filter per statement at most: the copy holds a part's events twice in

@@ -7,10 +7,12 @@
 //! column of its row: 18.16 pairs such captures with the wrong rows. Closed days' visits are cut
 //! once (`summaries`, and with their events in the copy sorted by filter, `by_filter`); the other
 //! days are cut at read time, filtered ones and funnels (`funnels`) only on the visitor days
-//! holding a matching event.
+//! holding a matching event, unfiltered ones of the open day only on those still active beside
+//! the visits that ended (`open_day`).
 
 use shipmate_types::analytics::{Breakdown, Overview, VisitPageRow};
 
+use super::open_day::Ended;
 use super::reads::{breakdown, failed, totals, Read};
 use super::sql::{cut, days_of, filter_sql, VISIT_ROWS};
 use crate::figures::{Figured, VisitFigures};
@@ -45,8 +47,13 @@ pub(super) fn days_matching(read: &Read<'_>, also: &str) -> String {
 /// Rows (key, views, visitors) of one of the visit dimensions (`summaries::VISIT_ROWS`) over the
 /// read's counted visits: summarised days' from their summaries (with no filter or one, the
 /// days' rows; with more, the visits of the events in the copy sorted by a filter that match
-/// every filter, `by_filter`), the rest cut from the events.
-fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &str)) -> String {
+/// every filter, `by_filter`), the rest cut from the events; without filters, of the open day
+/// only the visitor days still active, beside the visits the upkeep kept (`ended`, `open_day`).
+fn visit_rows(
+    read: &Read<'_>,
+    (dim, key, views, visitors): (&str, &str, &str, &str),
+    ended: Option<&Ended>,
+) -> String {
     let filters = filter_sql(&read.query.filters);
     let rows = |from: &str, counted: &str| {
         format!(
@@ -55,12 +62,21 @@ fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &
         )
     };
     let live = |and: &str| {
-        let visits = match filters.strip_prefix(" AND ") {
-            None => cut(
+        let visits = match (filters.strip_prefix(" AND "), ended) {
+            (None, None) => cut(
                 &days_of(&format!("{}{and}", unfiltered(read)), "1", false),
                 false,
             ),
-            Some(hit) => cut(
+            (None, Some(ended)) => {
+                let events = unfiltered(read);
+                let active = ended.active(&events);
+                let visits = cut(
+                    &days_of(&format!("{events}{and}{active}"), "1", false),
+                    false,
+                );
+                ended.with_ended(&read.project_id.to_string(), &visits)
+            }
+            (Some(hit), _) => cut(
                 &days_of(&format!("{}{and}", days_matching(read, and)), hit, false),
                 false,
             ),
@@ -75,13 +91,31 @@ fn visit_rows(read: &Read<'_>, (dim, key, views, visitors): (&str, &str, &str, &
     }
 }
 
+/// The open day's visits that ended, as the upkeep keeps them (`open_day`), for a read without
+/// filters whose range holds that day not yet summarised.
+async fn ended(read: &Read<'_>) -> AppResult<Option<Ended>> {
+    let day = read.until.date_naive();
+    let range = &read.query.range;
+    if !read.query.filters.0.is_empty()
+        || day < range.start
+        || day > range.end
+        || !read.summarised.rest().contains(&day)
+    {
+        return Ok(None);
+    }
+    Ended::of(read.client, day, read.until)
+        .await
+        .map_err(failed)
+}
+
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
     // Durations in whole seconds, each with its visits and (as visitors) the bounced among them.
+    let ended = ended(read).await?;
     let rows: Vec<Row> = read
         .client
         .rows(&format!(
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})",
-            visit_rows(read, VISIT_ROWS[2])
+            visit_rows(read, VISIT_ROWS[2], ended.as_ref())
         ))
         .await
         .map_err(failed)?;
@@ -128,12 +162,13 @@ pub async fn overview(read: &Read<'_>) -> AppResult<Overview> {
 
 /// Counted visits and their visitors per entry (or exit) page, most visits first.
 pub async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPageRow>> {
+    let ended = ended(read).await?;
     let rows: Vec<Row> = read
         .client
         .rows(&format!(
             "SELECT key, toInt64(views) AS views, toInt64(visitors) AS visitors FROM ({})
              ORDER BY views DESC, visitors DESC, key LIMIT 100",
-            visit_rows(read, VISIT_ROWS[usize::from(exit)])
+            visit_rows(read, VISIT_ROWS[usize::from(exit)], ended.as_ref())
         ))
         .await
         .map_err(failed)?;
