@@ -19,7 +19,6 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 use shipmate_analytics::clickhouse::ClickHouse;
 use shipmate_analytics::enrich::Enriched;
-use shipmate_analytics::events::IncomingEvent;
 use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::seam::{EventStore, Stored};
 use shipmate_analytics::ReadQuery;
@@ -39,17 +38,8 @@ fn view(
         entry: (ts.timestamp_millis() << 20) | (visitor << 8) | minutes,
         project_id,
         ts,
-        event: IncomingEvent {
-            name: "page_view".into(),
-            url: None,
-            referrer: None,
-            utm_source: None,
-            utm_medium: None,
-            utm_campaign: None,
-            screen_width: Some(1280),
-            properties: None,
-            revenue: None,
-        },
+        // As queued: the fields an event leaves out are none.
+        event: serde_json::from_value(json!({"name": "page_view"})).unwrap(),
         enriched: Enriched {
             path: Some(path.into()),
             referrer_host: None,
