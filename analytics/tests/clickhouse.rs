@@ -220,7 +220,7 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
     assert_eq!(ch.upkeep(tomorrow).await.unwrap(), 0, "nothing changed");
     let start = (tomorrow - Duration::days(89)).date_naive();
     let closed =
-        format!("SELECT count() FROM shipmate_diff.summary_days FINAL WHERE day >= '{start}'");
+        format!("SELECT count() FROM shipmate_diff.paired_days FINAL WHERE day >= '{start}'");
     let closed = number(&server, &closed).await;
     // The saved funnel is the one with the most days (the reads above stored both funnels' counts
     // of the days then closed).
@@ -239,6 +239,7 @@ async fn clickhouse_answers_every_read_as_postgresql_does() {
         let stored = reads(&ch, project, &query(case, Utc::now())).await;
         assert_eq!(stored, cut, "summarised with {case:?}");
     }
+    pair_rows_are_read(&server, &ch, project).await;
     // Funnels read without filters stored their summarised days' counts, and the reads from here
     // on take them from there.
     let funnel_days = "SELECT count() FROM shipmate_diff.funnel_daily";
@@ -449,6 +450,36 @@ async fn a_cluster_of_two_shards_answers_as_one_server_with_a_replica_down() {
         }
     }
     same_answers(&pg, &ch, project, &[vec![], vec![("page", "/pricing")]]).await;
+}
+
+/// Reads with two filters, one of them a visitor's value (`sql::paired`), take the summarised
+/// days' rows under the pair, whichever filter comes first: page views put under the pair's rows
+/// of the newest summarised day's run count in both orders.
+async fn pair_rows_are_read(server: &server::ClickHouse, ch: &ClickHouse, project: Uuid) {
+    let case = [("period", "7d"), ("page", "/pricing"), ("country", "DE")];
+    let orders = [query(&case, Utc::now()), {
+        let mut q = query(&case, Utc::now());
+        q.filters.0.reverse();
+        q
+    }];
+    let views = |q: &ReadQuery| {
+        let q = q.clone();
+        async move {
+            let read = reads(ch, project, &q).await;
+            read["overview"]["page_views"].as_i64().unwrap()
+        }
+    };
+    let before = (views(&orders[0]).await, views(&orders[1]).await);
+    assert_eq!(before.0, before.1);
+    let fake = format!(
+        "INSERT INTO daily_by (project_id, day, fdim, fval, dim, key, views, visitors, run)
+         SELECT toUUID('{project}'), day, 'path&country=DE', '/pricing', 'total', '', 1000, 0, run
+         FROM paired_days FINAL ORDER BY day DESC LIMIT 1"
+    );
+    server::answer(server, "shipmate_diff", &fake).await;
+    for q in &orders {
+        assert_eq!(views(q).await, before.0 + 1000, "{:?}", q.filters);
+    }
 }
 
 /// One number from a statement on `node`.

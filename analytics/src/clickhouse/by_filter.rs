@@ -1,6 +1,7 @@
 //! The closed days' events sorted by each filter (`events_by`), for reads with two filters or
-//! more: every event once under each value it holds (a dimension's column, when not empty), with
-//! its visit's figures beside it, sorted by project, filter, value, day and visitor. Such a read
+//! more that no summary holds (`Summarised::under`: two without a visitor's value, or three):
+//! every event once under each value it holds (a dimension's column, when not empty), with its
+//! visit's figures beside it, sorted by project, filter, value, day and visitor. Such a read
 //! takes its rarest filter's rows, a tenth of the range's events or less for most values, where
 //! the events, sorted by day and visitor, would be read whole; summaries of every pair of values
 //! would outgrow the events, and 18.16 has no projections. The upkeep writes a day's copy with

@@ -4,7 +4,7 @@
 //!
 //! A read without filters takes closed days' counts from `funnel_daily`: the first read that
 //! needs a day's counts computes them with the other days and stores them under the day's
-//! summary run (`summary_days`), so later reads, after a restart too, compute only the days not
+//! summary run (`paired_days`), so later reads, after a restart too, compute only the days not
 //! summarised (today). A day summarised again (late events, a copy) has a new run, so its stored
 //! counts are no longer read and are computed again; an edited funnel has other steps, so another
 //! key. Two reads storing one day at once store the same counts; a read takes one. The workers'

@@ -95,7 +95,7 @@ impl<'a> Read<'a> {
     }
 
     /// The summarised days a figure may take from the summaries' rows: with no filter `daily`'s,
-    /// with one `daily_by`'s, with more none.
+    /// with one or a pair `daily_by`'s (`Summarised::under`), with others none.
     pub(super) fn daily(&self) -> &Summarised {
         &self.daily
     }
@@ -105,10 +105,10 @@ impl<'a> Read<'a> {
     }
 
     /// The copy sorted by filter (`by_filter`) that holds the summarised days' events: with two
-    /// filters or more and summarised days, the rarest filter's.
+    /// filters or more that no summary holds (`daily`) and summarised days, the rarest filter's.
     pub(super) fn sorted(&self) -> Option<Sorted<'_>> {
         Sorted::of(&self.project_id.to_string(), &self.query.filters)
-            .filter(|_| !self.summarised.days().is_empty())
+            .filter(|_| !self.summarised.days().is_empty() && self.daily.days().is_empty())
     }
 
     /// The table a statement reads the events from, for the one statement whose figures do not

@@ -60,6 +60,7 @@ fn steps(db: &str, cluster: Option<&str>) -> Vec<(u32, Vec<String>)> {
         (5, funnel_days(db, cluster)),
         (6, sorted_copy(db, cluster)),
         (7, open_day(db, cluster)),
+        (8, paired_days(db, cluster)),
     ]
 }
 
@@ -257,8 +258,15 @@ fn sorted_copy(db: &str, cluster: Option<&str>) -> Vec<String> {
         "PARTITION BY toYYYYMM(day) ORDER BY (project_id, fdim, fval, day, visitor, hour)",
         "intHash64(visitor)",
     );
-    statements.push(days_table(db, cluster, super::summaries::DAYS));
+    statements.push(days_table(db, cluster, "summary_days"));
     statements
+}
+
+/// The days summarised with rows under pairs of a value and a visitor's (step 8, `sql::paired`):
+/// a day summarised before has none, so the upkeep summarises it again (its reads come from the
+/// events until then); `summary_days` stays, unread.
+fn paired_days(db: &str, cluster: Option<&str>) -> Vec<String> {
+    vec![days_table(db, cluster, super::summaries::DAYS)]
 }
 
 /// The open day's ended visits (step 7, `open_day`): `open_visits`, each visit of a step's run,

@@ -129,6 +129,37 @@ pub const SOURCE_DIMS: [Dim; 4] = [
     Dim::UtmCampaign,
 ];
 
+/// The dimensions whose values `daily_by` also keeps under each value of another (`paired`): a
+/// visitor's country, device, browser and OS, each of few values, so a read with two filters, one
+/// of them these, is summary rows too. Pairs of any two values would outgrow the events.
+pub const VISITOR_DIMS: [Dim; 4] = [Dim::Country, Dim::Device, Dim::Browser, Dim::Os];
+
+/// Whether `daily_by` keeps rows under a value of `any` together with one of `visitor`: any
+/// other dimension, another visitor dimension only when listed before it (one order of the two).
+pub fn paired(any: Dim, visitor: Dim) -> bool {
+    let at = |d| VISITOR_DIMS.iter().position(|v| *v == d);
+    match (at(any), at(visitor)) {
+        (_, None) => false,
+        (None, Some(_)) => true,
+        (Some(a), Some(v)) => a < v,
+    }
+}
+
+/// Every pair `daily_by` keeps rows of (`paired`), in a fixed order.
+pub fn pairs() -> Vec<(Dim, Dim)> {
+    Dim::ALL
+        .iter()
+        .flat_map(|a| VISITOR_DIMS.iter().map(move |v| (*a, *v)))
+        .filter(|(a, v)| paired(*a, *v))
+        .collect()
+}
+
+/// `daily_by`'s filter dimension of a pair, before its visitor value: `{any}&{visitor}=`. No
+/// dimension's name holds `&` or `=`, so the whole names the two dimensions and the value.
+pub fn pair_prefix(any: Dim, visitor: Dim) -> String {
+    format!("{}&{}=", any.column(), visitor.column())
+}
+
 /// `daily_by`'s filter dimension for the neighbours of the page named as its value.
 pub const JOURNEY: &str = "journey";
 

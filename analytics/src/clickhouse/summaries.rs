@@ -3,12 +3,13 @@
 //! visitor hash changes daily, so a range's visitors are the days' sums), and the days' visits
 //! (entry and exit pages, durations with bounces). An unfiltered read over 90 days then adds up
 //! summary rows and aggregates only the days not summarised (today) from the events. The same
-//! figures under each single filter (every value of every dimension an event holds) are kept in
-//! `daily_by`, so a read with one filter is summary rows too; one with more reads the day's events
-//! in a copy sorted by one of its filters (`by_filter`).
+//! figures under each single filter (every value of every dimension an event holds) and each pair
+//! of a value with a visitor's country, device, browser or OS (`sql::paired`) are kept in
+//! `daily_by`, so a read with one filter, or two of those, is summary rows too; one with others
+//! reads the day's events in a copy sorted by one of its filters (`by_filter`).
 //!
 //! A day whose events changed since its summary (late events, a copy) is summarised again, whole,
-//! as a new run; `summary_days` names each day's current run once its rows are all written, so
+//! as a new run; `paired_days` names each day's current run once its rows are all written, so
 //! a read sees one whole run of a day and never a part. Nothing is dropped or altered (no DDL,
 //! which on a cluster waits for a server that is down); a superseded run's rows stay, unread.
 
@@ -20,23 +21,27 @@ use serde::Deserialize;
 
 use super::by_filter;
 use super::client::{quote, Client};
-use super::sql::{cut, days_of, dim_condition, list, visit_paths, VISIT_ROWS};
-use super::summary_rows::{filtered_events, filtered_visits, goals, journeys};
+use super::sql::{cut, days_of, dim_condition, list, pair_prefix, paired, visit_paths, VISIT_ROWS};
+use super::summary_rows::{filtered_events, filtered_visits, goals, journeys, Under};
 use crate::query::{Dim, Filters, Range};
 
 /// Events cut into visits per statement at most: a day is cut in parts of visitors above it.
 pub(super) const EVENTS_PER_CUT: u64 = 1_000_000;
 /// Events made into filtered rows per statement at most (each event is 110 rows there).
 const EVENTS_PER_FILTERED: u64 = 250_000;
+/// Events made into rows under pairs per statement at most, their visits' too: an event is about
+/// 300 rows there, three times its single filters' 110, most of them in groups of their own
+/// (parts of 40,000 of a day of 600,000 stay within the 1.86 GB a statement `large_day` allows).
+const EVENTS_PER_PAIRED: u64 = 40_000;
 /// Events copied sorted by filter per statement at most: the copy holds a part's events twice in
 /// arrays (by visitor, then by visit), about 3.5 KB an event at its peak (a part of 550,000
 /// needed more than 1.9 GB, past a 2 GB server's limit for one statement).
 const EVENTS_PER_COPY: u64 = 200_000;
 /// Days summarised per upkeep round at most, so a first run over a long history takes turns.
 const DAYS_PER_ROUND: usize = 31;
-/// The summarised days, each with its current run (`schema`: from step 6 on, each run holds the
-/// day's copy sorted by filter, so days summarised before it are summarised again).
-pub const DAYS: &str = "summary_days";
+/// The summarised days, each with its current run (`schema`: from step 8 on, each run holds the
+/// day's rows under pairs, so days summarised before it are summarised again).
+pub const DAYS: &str = "paired_days";
 
 #[derive(Deserialize)]
 struct Day {
@@ -94,15 +99,18 @@ impl Summarised {
         })
     }
 
-    /// The same days' rows under `filters`: `daily_by`'s for one filter; none for more (no
-    /// summary holds two filters).
+    /// The same days' rows under `filters`: `daily_by`'s for one filter, or two of which one is a
+    /// visitor's (`sql::paired`); none for the others (no summary holds them).
     pub fn under(&self, filters: &Filters) -> Summarised {
+        let by = |fdim: String, fval: &str| Summarised {
+            by: format!(" AND fdim = {} AND fval = {}", quote(&fdim), quote(fval)),
+            ..self.clone()
+        };
         match filters.0.as_slice() {
             [] => self.clone(),
-            [(dim, value)] => Summarised {
-                by: format!(" AND fdim = '{}' AND fval = {}", dim.column(), quote(value)),
-                ..self.clone()
-            },
+            [(dim, value)] => by(dim.column().to_owned(), value),
+            [(a, x), (v, y)] if paired(*a, *v) => by(format!("{}{y}", pair_prefix(*a, *v)), x),
+            [(v, y), (a, x)] if paired(*a, *v) => by(format!("{}{y}", pair_prefix(*a, *v)), x),
             _ => Summarised::NONE,
         }
     }
@@ -270,10 +278,15 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
         (0..parts)
             .map(move |part| format!("day = '{day}' AND intHash64(visitor) % {parts} = {part}"))
     };
-    // The filtered rows (ten filters times eleven rows an event) and goals.
+    // The filtered rows (ten filters times eleven rows an event), the pairs' and goals.
     for part_of in parts_of(EVENTS_PER_FILTERED) {
-        statements.push(filtered_events(&part_of, run));
+        statements.push(filtered_events(&part_of, run, Under::One));
         statements.extend(goals(&part_of, run));
+    }
+    for part_of in parts_of(EVENTS_PER_PAIRED) {
+        statements.push(filtered_events(&part_of, run, Under::Pairs));
+        let visits = cut(&days_of(&part_of, "1", true), true);
+        statements.push(filtered_visits(&visits, run, Under::Pairs));
     }
     for part_of in parts_of(EVENTS_PER_COPY) {
         statements.push(by_filter::copy(&part_of, run));
@@ -290,6 +303,7 @@ async fn summarise(client: &Client, d: &Day) -> anyhow::Result<()> {
         statements.push(filtered_visits(
             &cut(&days_of(&part_of, "1", true), true),
             run,
+            Under::One,
         ));
         statements.push(journeys(&visit_paths(&days_of(&part_of, "1", false)), run));
     }

@@ -1,19 +1,31 @@
-//! The statements that make closed days' rows under each single filter (`daily_by`), their
-//! journey neighbours and their goals' conversions (`goal_daily`), for `summaries` to run. A leaf
-//! as `sql` is: it knows the events' columns and the tables, not who runs the statements.
+//! The statements that make closed days' rows under each single filter and each pair with a
+//! visitor's value (`daily_by`), their journey neighbours and their goals' conversions
+//! (`goal_daily`), for `summaries` to run. A leaf as `sql` is: it knows the events' columns and
+//! the tables, not who runs the statements.
 
-use super::sql::{list, neighbours, GOAL_DIMS, JOURNEY, SOURCE_DIMS, VISIT_ROWS};
+use super::sql::{
+    list, neighbours, pair_prefix, pairs, GOAL_DIMS, JOURNEY, SOURCE_DIMS, VISIT_ROWS,
+};
 use crate::query::Dim;
 
 /// `daily_by`'s columns, in the order the statements below select them.
 const BY_COLUMNS: &str = "project_id, day, fdim, fval, dim, key, views, visitors, run";
 
-/// The rows of one filter of the events in `part`: for each value each event holds, its page
-/// views and visitors (`total`) and its rows of each dimension (`dim_condition`'s events), as the
-/// reads aggregate the events under that filter. Empty values are dropped before the rows are
-/// made, and the dimensions are grouped as numbers and named after (`named`): on 18.16 over a
-/// day of 111,000 events, 2.4 s → 1.0.
-pub fn filtered_events(part: &str, run: i64) -> String {
+/// Which filters a statement makes rows under: each single one, or each pair of a value and a
+/// visitor's (`sql::pairs`), about three times as many rows, apart.
+#[derive(Clone, Copy)]
+pub enum Under {
+    One,
+    Pairs,
+}
+
+/// The rows of the events in `part` under each filter of `under`: for each value each event
+/// holds (and, for a pair, with the visitor value it holds), its page views and visitors
+/// (`total`) and its rows of each dimension (`dim_condition`'s events), as the reads aggregate the
+/// events under that filter. Empty values are dropped before the rows are made, and the
+/// dimensions are grouped as numbers and named after (`named`): on 18.16 over a day of 111,000
+/// events, 2.4 s → 1.0.
+pub fn filtered_events(part: &str, run: i64, under: Under) -> String {
     let total = Dim::ALL.len() + 1;
     let mut rows = each_dim(|k, dim| match dim {
         Dim::Event => format!("(toUInt8({k}), {}, toUInt64(1))", dim.column()),
@@ -26,27 +38,65 @@ pub fn filtered_events(part: &str, run: i64) -> String {
         "(toUInt8({total}), '', toUInt64(name = 'page_view'))"
     ));
     let dims = named(&[Dim::ALL.map(Dim::column).as_slice(), &["total"]].concat());
+    let held = match under {
+        Under::One => each_dim(|k, d| format!("(toUInt8({k}), {})", d.column())),
+        Under::Pairs => {
+            each_pair(|k, (a, v)| format!("(toUInt8({k}), {}, {})", a.column(), v.column()))
+        }
+    };
     format!(
         "INSERT INTO daily_by ({BY_COLUMNS})
-         SELECT project_id, day, {dims}[fi], fval, {dims}[di], key, views, visitors, toUInt64({run})
-         FROM (SELECT project_id, day, f.1 AS fi, f.2 AS fval, b.1 AS di, b.2 AS key, sum(b.3) AS views,
-                      uniqExact(visitor) AS visitors
-               FROM (SELECT project_id, day, visitor, arrayJoin({filters}) AS f,
+         SELECT project_id, day, {fdim}, fval, {dims}[di], key, views, visitors,
+                toUInt64({run})
+         FROM (SELECT project_id, day, f.1 AS fi, f.2 AS fval{fv}, b.1 AS di, b.2 AS key,
+                      sum(b.3) AS views, uniqExact(visitor) AS visitors
+               FROM (SELECT project_id, day, visitor, arrayJoin({held}) AS f,
                             arrayJoin(arrayFilter(x -> x.1 = {total} OR x.2 != '', [{rows}])) AS b
                      FROM events WHERE {part})
-               GROUP BY project_id, day, fi, fval, di, key)",
-        filters = valued(format!(
-            "[{}]",
-            each_dim(|k, d| format!("(toUInt8({k}), {})", d.column())).join(", ")
-        )),
+               GROUP BY project_id, day, fi, fval{fv_group}, di, key)",
+        fdim = under.fdim(),
+        fv = under.fv().0,
+        fv_group = under.fv().1,
+        held = under.valued(format!("[{}]", held.join(", "))),
         rows = rows.join(", "),
     )
 }
 
-/// The (number, value) pairs of `pairs` (an array) with a value: a filter's rows, the empty
-/// values left out before they are made.
-fn valued(pairs: String) -> String {
-    format!("arrayFilter(x -> x.2 != '', {pairs})")
+impl Under {
+    /// The filters of `held` (an array of (number, value), or for pairs (number, value, visitor
+    /// value), numbered as `filters` names them) that hold their values: the rows' filters, the
+    /// empty ones left out before the rows are made.
+    fn valued(self, held: String) -> String {
+        match self {
+            Under::One => format!("arrayFilter(x -> x.2 != '', {held})"),
+            Under::Pairs => format!("arrayFilter(x -> x.2 != '' AND x.3 != '', {held})"),
+        }
+    }
+
+    /// The visitor value of a pair, as selected (`fv`) and as grouped by; a single filter has
+    /// none (an empty column in the key took its statement past a 2 GB server's limit).
+    fn fv(self) -> (&'static str, &'static str) {
+        match self {
+            Under::One => ("", ""),
+            Under::Pairs => (", f.3 AS fv", ", fv"),
+        }
+    }
+
+    /// The filter's name (`fdim`): the numbered name, a pair's with its visitor value after it.
+    fn fdim(self) -> String {
+        match self {
+            Under::One => format!("{}[fi]", filters()),
+            Under::Pairs => format!("concat({}[fi], fv)", filters()),
+        }
+    }
+}
+
+/// Every filter's name, numbered from 1: each dimension, then each pair's prefix (its visitor
+/// value follows, `sql::pair_prefix`).
+fn filters() -> String {
+    let mut names: Vec<String> = Dim::ALL.map(|d| d.column().to_owned()).to_vec();
+    names.extend(pairs().into_iter().map(|(a, v)| pair_prefix(a, v)));
+    named(&names)
 }
 
 /// `each` of every dimension with its number from 1 in `Dim::ALL` (grouped by, then `named`).
@@ -56,15 +106,23 @@ fn each_dim(each: impl Fn(usize, Dim) -> String) -> Vec<String> {
         .collect()
 }
 
-/// An array of names, to name a number from 1 by (`[...][n]`).
-fn named(names: &[&str]) -> String {
-    format!("[{}]", list(names, |n| format!("'{n}'")))
+/// `each` of every pair (`sql::pairs`) with its number in `filters`, after the dimensions'.
+fn each_pair(each: impl Fn(usize, (Dim, Dim)) -> String) -> Vec<String> {
+    (pairs().into_iter().enumerate())
+        .map(|(k, pair)| each(Dim::ALL.len() + k + 1, pair))
+        .collect()
 }
 
-/// The visit rows (`VISIT_ROWS`) of one filter: for each value any event of a visit holds, the
-/// visit counts once under it, as a filtered read counts the visits holding a matching event.
-/// Numbered and named as `filtered_events` (1.4 s → 1.1).
-pub fn filtered_visits(visits: &str, run: i64) -> String {
+/// An array of names, to name a number from 1 by (`[...][n]`).
+fn named<S: AsRef<str>>(names: &[S]) -> String {
+    format!("[{}]", list(names, |n| format!("'{}'", n.as_ref())))
+}
+
+/// The visit rows (`VISIT_ROWS`) under each filter of `under`: for each value any event of a
+/// visit holds (for a pair, with the visitor value the same event holds), the visit counts once
+/// under it, as a filtered read counts the visits holding a matching event. Numbered and named as
+/// `filtered_events` (1.4 s → 1.1).
+pub fn filtered_visits(visits: &str, run: i64, under: Under) -> String {
     let rows: Vec<String> = (VISIT_ROWS.iter().enumerate())
         .map(|(k, (_, key, ..))| format!("(toUInt8({}), {key})", k + 1))
         .collect();
@@ -77,25 +135,37 @@ pub fn filtered_visits(visits: &str, run: i64) -> String {
                 .collect();
             format!("multiIf({arms}{})", figure(last))
         };
-    // Each dimension's distinct values in the visit.
-    let values = each_dim(|k, d| {
-        format!(
-            "arrayMap(v -> (toUInt8({k}), v), arrayDistinct(d_{}))",
-            d.column()
-        )
-    });
+    // Each dimension's distinct values in the visit, or each pair's distinct values of one event.
+    let values = match under {
+        Under::One => each_dim(|k, d| {
+            format!(
+                "arrayMap(v -> (toUInt8({k}), v), arrayDistinct(d_{}))",
+                d.column()
+            )
+        }),
+        Under::Pairs => each_pair(|k, (a, v)| {
+            format!(
+                "arrayDistinct(arrayMap((a, v) -> (toUInt8({k}), a, v), d_{}, d_{}))",
+                a.column(),
+                v.column()
+            )
+        }),
+    };
     format!(
         "INSERT INTO daily_by ({BY_COLUMNS})
-         SELECT project_id, day, {dims}[fi], fval, {names}[di], key, views, visitors, toUInt64({run})
-         FROM (SELECT project_id, day, f.1 AS fi, f.2 AS fval, r.1 AS di, r.2 AS key, {views} AS views,
-                      {visitors} AS visitors
+         SELECT project_id, day, {fdim}, fval, {names}[di], key, views, visitors,
+                toUInt64({run})
+         FROM (SELECT project_id, day, f.1 AS fi, f.2 AS fval{fv}, r.1 AS di, r.2 AS key,
+                      {views} AS views, {visitors} AS visitors
                FROM (SELECT project_id, day, visitor, page_views, arrayJoin({values}) AS f,
                             arrayJoin(arrayFilter(x -> x.2 != '', [{rows}])) AS r
                      FROM ({visits}) WHERE page_views > 0)
-               GROUP BY project_id, day, fi, fval, di, key)",
-        dims = named(&Dim::ALL.map(Dim::column)),
+               GROUP BY project_id, day, fi, fval{fv_group}, di, key)",
+        fdim = under.fdim(),
+        fv = under.fv().0,
+        fv_group = under.fv().1,
         names = named(&VISIT_ROWS.map(|r| r.0)),
-        values = valued(format!("arrayConcat({})", values.join(", "))),
+        values = under.valued(format!("arrayConcat({})", values.join(", "))),
         views = by_dim(|r| r.2),
         visitors = by_dim(|r| r.3),
         rows = rows.join(", "),
