@@ -18,7 +18,8 @@ fn node_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
-async fn cluster_queue(name: &str) -> (RedisCluster, Queue, std::path::PathBuf) {
+/// A cluster, a queue on it with its groups made, the cluster's folder and the queue's key prefix.
+async fn cluster_queue(name: &str) -> (RedisCluster, Queue, std::path::PathBuf, String) {
     let dir =
         std::env::temp_dir().join(format!("shipmate-{name}-{}", uuid::Uuid::new_v4().simple()));
     let cluster = RedisCluster::start(&dir).await;
@@ -27,7 +28,7 @@ async fn cluster_queue(name: &str) -> (RedisCluster, Queue, std::path::PathBuf) 
         .await
         .unwrap();
     queue.ensure_group(EVENTS_STREAM).await.unwrap();
-    (cluster, queue, dir)
+    (cluster, queue, dir, prefix)
 }
 
 /// What a consumer saw: per job, the entry keys it came in, and the keys delivered as new.
@@ -80,7 +81,7 @@ async fn consume(queue: Queue, seen: Arc<Mutex<Seen>>, missing: impl Fn(&Seen) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jobs_are_spread_over_every_master_and_each_read_once() {
-    let (cluster, queue, dir) = cluster_queue("cluster-spread").await;
+    let (cluster, queue, dir, _) = cluster_queue("cluster-spread").await;
     let pushes: Vec<_> = (0..2_000u64)
         .map(|n| {
             let q = queue.clone();
@@ -136,7 +137,7 @@ async fn wait_accepted(accepted: &Mutex<HashSet<u64>>, n: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_master_killed_mid_stream_loses_no_accepted_job_and_appends_none_twice() {
-    let (mut cluster, queue, dir) = cluster_queue("cluster-failover").await;
+    let (mut cluster, queue, dir, _) = cluster_queue("cluster-failover").await;
     let accepted = Arc::new(Mutex::new(HashSet::new()));
     let refused = Arc::new(Mutex::new(0u64));
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -235,7 +236,7 @@ async fn a_master_killed_mid_stream_loses_no_accepted_job_and_appends_none_twice
 /// exist and were refused: a flake of the fault suite.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_are_waited_for_right_after_a_failover() {
-    let (cluster, queue, dir) = cluster_queue("cluster-role").await;
+    let (cluster, queue, dir, _) = cluster_queue("cluster-role").await;
     // 16 shards of 64 pushes each in turn: every shard written to, its master known.
     for n in 0..1_024u64 {
         queue.push(EVENTS_STREAM, &n).await.unwrap();
@@ -257,6 +258,79 @@ async fn writes_are_waited_for_right_after_a_failover() {
     assert!(
         waits >= writes,
         "the new master {new} (old {old}) ran {writes} writes and waited for its replica {waits} times"
+    );
+    drop(cluster);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_master_whose_replica_is_still_syncing_refuses_writes_until_it_is_online() {
+    let (mut cluster, queue, dir, prefix) = cluster_queue("cluster-resync").await;
+    let master = cluster.masters().await[0];
+    let replica = cluster.replica_of(master).await;
+    // Attached but not online: a write the master takes now is on it alone, and a failover to
+    // this replica would lose it, so it must be refused (the CI run that found this lost 4).
+    cluster.resync_held(replica, master).await;
+    // The shards whose streams the master holds (`Streams::key`'s layout on a cluster).
+    let mut on_master = HashSet::new();
+    for shard in 0..16u16 {
+        let key = format!("{{{prefix}:{shard}}}:{EVENTS_STREAM}");
+        if cluster.owns(master, &key).await {
+            on_master.insert(shard);
+        }
+    }
+    assert!(!on_master.is_empty(), "master {master} holds no shard");
+    // What the client remembers of each master's replicas lasts a second: past it, it asks.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let push_all = |queue: Queue, from: u64| async move {
+        let pushes: Vec<_> = (from..from + 1_024)
+            .map(|n| {
+                let q = queue.clone();
+                tokio::spawn(async move { (n, q.push(EVENTS_STREAM, &n).await.is_ok()) })
+            })
+            .collect();
+        let mut accepted = HashSet::new();
+        for p in pushes {
+            let (n, ok) = p.await.unwrap();
+            if ok {
+                accepted.insert(n);
+            }
+        }
+        accepted
+    };
+    let held = push_all(queue.clone(), 0).await;
+    assert!(!held.is_empty(), "the other masters refused writes too");
+    cluster.release_sync(master).await;
+    let after = push_all(queue.clone(), 1_024).await;
+    assert_eq!(
+        after.len(),
+        1_024,
+        "writes refused with every replica online"
+    );
+    let accepted: Vec<u64> = held.iter().chain(&after).copied().collect();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    consume(queue.clone(), seen.clone(), move |s| {
+        Some(
+            accepted
+                .iter()
+                .filter(|n| !s.keys_of.contains_key(n))
+                .count(),
+        )
+    })
+    .await;
+    let seen = seen.lock().unwrap();
+    let alone: Vec<u64> = (held.iter())
+        .filter(|n| {
+            seen.keys_of[n]
+                .iter()
+                .any(|k| on_master.contains(&entry_id(*k).0))
+        })
+        .copied()
+        .collect();
+    assert!(
+        alone.is_empty(),
+        "master {master} accepted {} writes while its replica {replica} was still syncing",
+        alone.len()
     );
     drop(cluster);
     let _ = std::fs::remove_dir_all(dir);

@@ -120,8 +120,9 @@ impl Streams {
     /// asynchronously: a master killed before would lose them). A master without a replica (its
     /// own was promoted and the old master has not come back as its replica yet) has only its
     /// append-only file, as a single node has: waiting would refuse every write until an
-    /// operator adds a replica, so its writes are not waited for. `pipe` names `key` (see
-    /// `ask_replicas`). The answers of `pipe`'s commands.
+    /// operator adds a replica, so its writes are not waited for. A replica still syncing counts
+    /// (`replicas_of`): its master's writes are refused until it is online. `pipe` names `key`
+    /// (see `ask_replicas`). The answers of `pipe`'s commands.
     pub async fn run_replicated(
         &self,
         key: &str,
@@ -147,12 +148,12 @@ impl Streams {
         }
         // Should none acknowledge, perhaps the replica is gone: the master that ran the write says.
         pipe.cmd("WAIT").arg(1).arg(REPLICA_WAIT.as_millis() as u64);
-        pipe.cmd("ROLE");
+        pipe.cmd("INFO").arg("replication");
         let mut answers = self.run_pipe(key, pipe, len + 2).await?;
-        let role = answers.pop().unwrap_or(Value::Nil);
+        let info = answers.pop().unwrap_or(Value::Nil);
         let acked: i64 = redis::from_redis_value(answers.pop().unwrap_or(Value::Nil))?;
         if let (true, Some(r)) = (acked < 1, replicas) {
-            let n = replicas_of(role);
+            let n = replicas_of(info);
             r.put(tag, n);
             if n > 0 {
                 return Err(redis::RedisError::from((
@@ -164,7 +165,7 @@ impl Streams {
         Ok(answers)
     }
 
-    /// How many replicas the master of `key` has now, remembered in `replicas`. `ROLE` names no
+    /// How many replicas the master of `key` has now, remembered in `replicas`. `INFO` names no
     /// key, so it rides behind a command that does: while the connection to a slot's master is
     /// down, redis 1.8 sends a command for it to any node, and only a keyed one is redirected
     /// (`MOVED`) to the slot's master, the whole pipeline with it. Asked alone after a failover,
@@ -172,9 +173,9 @@ impl Streams {
     /// refused.
     async fn ask_replicas(&self, replicas: &Replicas, key: &str) -> RedisResult<usize> {
         let mut pipe = redis::pipe();
-        pipe.cmd("EXISTS").arg(key).cmd("ROLE");
-        let role = self.run_pipe(key, pipe, 2).await?.pop();
-        let n = replicas_of(role.unwrap_or(Value::Nil));
+        pipe.cmd("EXISTS").arg(key).cmd("INFO").arg("replication");
+        let info = self.run_pipe(key, pipe, 2).await?.pop();
+        let n = replicas_of(info.unwrap_or(Value::Nil));
         replicas.put(hash_tag(key).to_owned(), n);
         Ok(n)
     }
@@ -202,15 +203,16 @@ impl Streams {
     }
 }
 
-/// `ROLE` on a master answers `["master", offset, [[ip, port, offset], ...]]`.
-fn replicas_of(role: Value) -> usize {
-    match role {
-        Value::Array(parts) => match parts.get(2) {
-            Some(Value::Array(replicas)) => replicas.len(),
-            _ => 0,
-        },
-        _ => 0,
-    }
+/// The replicas attached to a master, from `INFO replication`'s `connected_slaves`, which counts
+/// those still syncing. `ROLE` lists only those online: a master whose one replica was resyncing
+/// looked alone, its writes were not waited for, and when it was killed the replica, promoted
+/// with none of them, lost them (seen in `core/tests/cluster.rs`).
+fn replicas_of(info: Value) -> usize {
+    let info: String = redis::from_redis_value(info).unwrap_or_default();
+    info.lines()
+        .find_map(|l| l.strip_prefix("connected_slaves:"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 fn master_of(key: &str) -> RoutingInfo {

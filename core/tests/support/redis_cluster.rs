@@ -49,12 +49,14 @@ impl RedisCluster {
         for port in &cluster.ports {
             wait_for(*port, "CLUSTER INFO", "cluster_state:ok").await;
         }
-        // Writes count once a replica has them: wait until every replica has synced.
+        // Writes count once a replica has them: wait until every replica has synced and each
+        // master streams to its own (`state=online`; attached, a replica may still be syncing).
         let deadline = Instant::now() + Duration::from_secs(30);
         for port in &cluster.ports {
-            while !ask(*port, "INFO replication").await.is_ok_and(|i| {
-                i.contains("master_link_status:up") || i.contains("connected_slaves:1")
-            }) {
+            while !ask(*port, "INFO replication")
+                .await
+                .is_ok_and(|i| i.contains("master_link_status:up") || i.contains("state=online"))
+            {
                 assert!(
                     Instant::now() < deadline,
                     "redis on {port}: replication never came up"
@@ -144,7 +146,35 @@ impl RedisCluster {
         ask(port, "CLUSTER FAILOVER")
             .await
             .expect("CLUSTER FAILOVER");
-        wait_for(port, "INFO replication", "connected_slaves:1").await;
+        wait_for(port, "INFO replication", "state=online").await;
+    }
+
+    /// Restarts the replica on `port` with its data gone, so it asks its master on `master` for
+    /// a full copy, and has the master hold that copy back (`repl-diskless-sync-delay`) until
+    /// `release_sync`: the replica stays attached and syncing meanwhile.
+    pub async fn resync_held(&mut self, port: u16, master: u16) {
+        ask(master, "CONFIG SET repl-diskless-sync-delay 60")
+            .await
+            .expect("CONFIG SET");
+        self.kill(port);
+        let _ = std::fs::remove_dir_all(self.dir.join(format!("aof-{port}")));
+        let i = self.index(port);
+        self.nodes[i] = Some(self.spawn(port));
+        wait_for(master, "INFO replication", "state=wait_bgsave").await;
+    }
+
+    /// Lets the master on `master` send the copy `resync_held` held back, and waits until its
+    /// replica is online.
+    pub async fn release_sync(&self, master: u16) {
+        ask(master, "CONFIG SET repl-diskless-sync-delay 0")
+            .await
+            .expect("CONFIG SET");
+        wait_for(master, "INFO replication", "state=online").await;
+    }
+
+    /// Whether node `port` serves `key`'s slot (another node's answers `MOVED`).
+    pub async fn owns(&self, port: u16, key: &str) -> bool {
+        ask(port, &format!("EXISTS {key}")).await.is_ok()
     }
 
     /// Forgets what node `port` has counted (`INFO commandstats`).
@@ -169,15 +199,18 @@ impl RedisCluster {
 
     /// SIGKILL one node: no chance to flush or pass anything on.
     pub fn kill(&mut self, port: u16) {
-        let i = self
-            .ports
-            .iter()
-            .position(|p| *p == port)
-            .expect("a node of the cluster");
+        let i = self.index(port);
         if let Some(mut child) = self.nodes[i].take() {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+
+    fn index(&self, port: u16) -> usize {
+        self.ports
+            .iter()
+            .position(|p| *p == port)
+            .expect("a node of the cluster")
     }
 
     /// Waits until the live nodes have marked the killed master `victim` failed and agree that
