@@ -189,11 +189,15 @@ pub async fn answer(node: &ClickHouse, database: &str, sql: &str) -> String {
 
 /// A statement that makes `n` events of `project` inside the server, evenly in time over
 /// `span_ms` milliseconds from `start_us`, as the PostgreSQL benchmark's events are: 1,000
-/// pages, 50 referrers, 10 countries, three devices, a pool of 28,000 visitors a day (a visitor
-/// keeps country, device, browser and OS; hashes change daily), a signup in ten events (one in
-/// ten of them with 19.99 EUR of revenue). Milliseconds: `n` times the span in microseconds
-/// passes 2^64 at 10 M events.
-pub fn generated(project: &str, start_us: i64, span_ms: i64, n: u64) -> String {
+/// pages, 50 referrers, 10 countries, three devices, a pool of `visitors` a day (fewer than a
+/// million; a visitor keeps country, device, browser and OS; hashes change daily), a signup in
+/// ten events (one in ten of them with 19.99 EUR of revenue). Milliseconds: `n` times the span
+/// in microseconds passes 2^64 at 10 M events.
+pub fn generated(project: &str, start_us: i64, span_ms: i64, n: u64, visitors: u64) -> String {
+    assert!(
+        visitors < 1_000_000,
+        "a day's visitor ids are numbered below a million"
+    );
     format!(
         "INSERT INTO events (project_id, day, t, visitor, entry, seq, name, path, referrer_host, utm_source,
             utm_medium, utm_campaign, country, device, browser, os, screen_width, prop_keys, prop_values,
@@ -208,7 +212,7 @@ pub fn generated(project: &str, start_us: i64, span_ms: i64, n: u64) -> String {
                 ['Windows','iOS','macOS','Android'][1 + intDiv(v, 9) % 4], NULL, [], [],
                 if(number % 100 = 0, 19990000, 0), if(number % 100 = 0, 'EUR', '')
          FROM (SELECT number, toUInt64({start_us} + intDiv(number * {span_ms}, {n}) * 1000) AS t,
-                      toInt64((number * 2654435761) % 28000) AS v
+                      toInt64((number * 2654435761) % {visitors}) AS v
                FROM system.numbers LIMIT {n})"
     )
 }
