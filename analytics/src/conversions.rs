@@ -47,9 +47,13 @@ pub async fn referrers(
     let currency = goal.currency.as_deref();
     let (mut rows, converted) = tokio::try_join!(
         read.referrers(),
-        read.conversions(Dim::Referrer, &reached, currency)
+        read.conversions(&[Dim::Referrer], &reached, currency)
     )?;
-    add(&mut rows.data, converted, goal);
+    add(
+        &mut rows.data,
+        converted.into_iter().flatten().collect(),
+        goal,
+    );
     Ok(rows)
 }
 
@@ -61,14 +65,13 @@ pub async fn utm(read: &dyn Reader, goal: Option<&Goal>, filters: &Filters) -> A
     };
     let reached = reached(goal, filters);
     let currency = goal.currency.as_deref();
-    let (mut utm, sources, mediums, campaigns) = tokio::try_join!(
-        read.utm(),
-        read.conversions(Dim::UtmSource, &reached, currency),
-        read.conversions(Dim::UtmMedium, &reached, currency),
-        read.conversions(Dim::UtmCampaign, &reached, currency),
-    )?;
-    add(&mut utm.sources, sources, goal);
-    add(&mut utm.mediums, mediums, goal);
-    add(&mut utm.campaigns, campaigns, goal);
+    let dims = [Dim::UtmSource, Dim::UtmMedium, Dim::UtmCampaign];
+    let (mut utm, converted) =
+        tokio::try_join!(read.utm(), read.conversions(&dims, &reached, currency))?;
+    let mut converted = converted.into_iter();
+    let mut next = || converted.next().unwrap_or_default();
+    add(&mut utm.sources, next(), goal);
+    add(&mut utm.mediums, next(), goal);
+    add(&mut utm.campaigns, next(), goal);
     Ok(utm)
 }

@@ -160,13 +160,13 @@ pub trait Reader: Send + Sync {
     async fn revenue(&self, currency: &str) -> AppResult<RevenueSums>;
     /// The pages viewed right after and right before `page` within visits (`crate::journeys`).
     async fn journeys(&self, page: &str) -> AppResult<Journeys>;
-    /// Per value of a source dimension (referrer, UTM), its visitors who also have an event
-    /// matching `reached` (a goal's filters), and with `currency` the revenue of those events
-    /// (`crate::conversions`).
+    /// Per value of each source dimension of `dims` (referrer, UTM), in their order, its visitors
+    /// who also have an event matching `reached` (a goal's filters), and with `currency` the
+    /// revenue of those events (`crate::conversions`).
     async fn conversions(
         &self,
-        dim: Dim,
+        dims: &[Dim],
         reached: &Filters,
         currency: Option<&str>,
-    ) -> AppResult<Vec<Converted>>;
+    ) -> AppResult<Vec<Vec<Converted>>>;
 }

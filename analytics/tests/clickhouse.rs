@@ -54,17 +54,20 @@ async fn reads(events: &dyn EventStore, project: Uuid, q: &ReadQuery) -> Value {
     ];
     // Goal breakdowns of sources: an event goal with revenue, a page goal without.
     let mut converted = Vec::new();
-    for (dim, (goal, value), currency) in [
-        (Dim::Referrer, (Dim::Event, "signup"), Some("EUR")),
-        (Dim::UtmSource, (Dim::Event, "signup"), Some("USD")),
-        (Dim::UtmCampaign, (Dim::Page, "/pricing"), None),
+    let utm = [Dim::UtmSource, Dim::UtmMedium, Dim::UtmCampaign];
+    for (dims, (goal, value), currency) in [
+        (&[Dim::Referrer][..], (Dim::Event, "signup"), Some("EUR")),
+        (&utm[..], (Dim::Event, "signup"), Some("USD")),
+        (&[Dim::UtmCampaign][..], (Dim::Page, "/pricing"), None),
     ] {
-        let mut rows = r
-            .conversions(dim, &q.filters.with(goal, value), currency)
+        let per_dim = r
+            .conversions(dims, &q.filters.with(goal, value), currency)
             .await
             .unwrap();
-        rows.sort_by(|a, b| a.key.cmp(&b.key));
-        converted.push(json!(rows));
+        for mut rows in per_dim {
+            rows.sort_by(|a, b| a.key.cmp(&b.key));
+            converted.push(json!(rows));
+        }
     }
     let mut reached = Vec::new();
     for f in &funnels {

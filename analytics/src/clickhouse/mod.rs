@@ -217,11 +217,11 @@ impl Reader for Read<'_> {
     }
     async fn conversions(
         &self,
-        dim: Dim,
+        dims: &[Dim],
         reached: &Filters,
         currency: Option<&str>,
-    ) -> AppResult<Vec<Converted>> {
-        conversions::conversions(self, dim, reached, currency).await
+    ) -> AppResult<Vec<Vec<Converted>>> {
+        conversions::conversions(self, dims, reached, currency).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         visits::visit_pages(self, false).await

@@ -414,10 +414,10 @@ impl Reader for Imported<'_> {
     }
     async fn conversions(
         &self,
-        dim: Dim,
+        dims: &[Dim],
         reached: &Filters,
         currency: Option<&str>,
-    ) -> AppResult<Vec<Converted>> {
-        self.inner.conversions(dim, reached, currency).await
+    ) -> AppResult<Vec<Vec<Converted>>> {
+        self.inner.conversions(dims, reached, currency).await
     }
 }

@@ -180,11 +180,14 @@ impl Reader for Read<'_> {
     }
     async fn conversions(
         &self,
-        dim: Dim,
+        dims: &[Dim],
         reached: &Filters,
         currency: Option<&str>,
-    ) -> AppResult<Vec<Converted>> {
-        conversions::conversions(self, dim, reached, currency).await
+    ) -> AppResult<Vec<Vec<Converted>>> {
+        let each = dims
+            .iter()
+            .map(|d| conversions::conversions(self, *d, reached, currency));
+        futures::future::try_join_all(each).await
     }
     async fn entry_pages(&self) -> AppResult<Breakdown<VisitPageRow>> {
         reads::entry_pages(self).await
