@@ -10,10 +10,11 @@ use uuid::Uuid;
 use super::rollup;
 use crate::query::Range;
 
-/// Where a read looks: daily summaries up to `raw_from`, raw events from it on, up to `until`
-/// (now, or the end of the range's last day). The summaries usually reach to a few seconds ago;
-/// the raw events since are counted as a summary pass would count them (`rollup::pass`). A
-/// filtered read scans the range's events in memory instead (`explore`).
+/// Where a read looks: daily summaries up to where they reach, raw events from there on, up to
+/// `until` (now, or the end of the range's last day). The summaries usually reach to a few seconds
+/// ago; the raw events since are counted as a summary pass would count them (`rollup::pass`). Each
+/// statement takes the reach in its own snapshot (`reach`): `raw_from`, read first, is only its
+/// lower bound. A filtered read scans the range's events in memory instead (`explore`).
 pub(super) struct Window {
     pub(super) start: NaiveDate,
     pub(super) end: NaiveDate,
@@ -55,10 +56,24 @@ impl Window {
     }
 }
 
+/// Where the summaries reach, never before `floor`, as the statement that reads them sees it. A
+/// roll commits its summary rows and their new reach together, so a statement that takes both from
+/// its one snapshot counts every event once, from the summaries or from the raw events after
+/// them, even when a roll commits between a read's statements (with a reach read beforehand, the
+/// events of that roll were counted twice). Reaches only grow, so `floor` may be one read earlier.
+pub(super) fn reach(floor: &str) -> String {
+    format!("(select greatest({floor}, max(through)) from analytics_seals)")
+}
+
 /// The summary rows of `dim` that a read takes (see `Window`) per value: the range's complete
 /// weeks from the weekly summaries, its other days from the daily ones (`weekly_or_daily`).
 pub(super) fn summaries(dim: &str, weeks: Weeks) -> String {
-    let rows = weekly_or_daily(&format!("dim = '{dim}'"), ("$2", "$4"), Some("$3"), weeks);
+    let rows = weekly_or_daily(
+        &format!("dim = '{dim}'"),
+        ("$2", "$4"),
+        Some(&reach("$3")),
+        weeks,
+    );
     format!(
         "select value, sum(views) as views, sum(visitors) as visitors from ({rows}) s
          group by value"
@@ -67,9 +82,10 @@ pub(super) fn summaries(dim: &str, weeks: Weeks) -> String {
 
 /// The summary rows of `dim` that a read takes (see `Window`) per day and value.
 pub(super) fn daily_summaries(dim: &str) -> String {
+    let reach = reach("$3");
     format!(
         "select day, value, sum(views) as views, sum(visitors) as visitors from analytics_daily
-         where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < $3
+         where project_id = $1 and dim = '{dim}' and day >= $2 and day <= $4 and day::timestamp at time zone 'UTC' < {reach}
          group by day, value"
     )
 }
@@ -124,13 +140,15 @@ pub(super) fn weekly_or_daily(
     )
 }
 
-/// What the project's raw events in `[raw_from, until)` add to `dim`, per value (and per day or
-/// hour when `by_since`).
+/// What the project's raw events from the summaries' reach (`reach`) to `until` add to `dim`, per
+/// value (and per day or hour when `by_since`). `$3`, the reach read first, lets the plan skip
+/// earlier days' partitions.
 pub(super) fn tail(dim: &str, by_since: bool) -> String {
+    let reach = reach("$3");
     rollup::pass(
         &[dim],
-        "e.project_id = $1 and e.ts >= $3 and e.ts < $5",
-        "$3",
+        &format!("e.project_id = $1 and e.ts >= $3 and e.ts >= {reach} and e.ts < $5"),
+        &reach,
         by_since,
         true,
     )
