@@ -12,13 +12,14 @@ mod pg;
 mod server;
 #[path = "support/stored.rs"]
 mod stored;
+#[path = "support/views.rs"]
+mod views;
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 use shipmate_analytics::clickhouse::ClickHouse;
-use shipmate_analytics::enrich::Enriched;
 use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::seam::{EventStore, Stored};
 use shipmate_analytics::ReadQuery;
@@ -34,25 +35,8 @@ fn view(
     (visitor, minutes, path): (i64, i64, &str),
 ) -> Stored {
     let ts = now - Duration::minutes(minutes);
-    Stored {
-        entry: (ts.timestamp_millis() << 20) | (visitor << 8) | minutes,
-        project_id,
-        ts,
-        // As queued: the fields an event leaves out are none.
-        event: serde_json::from_value(json!({"name": "page_view"})).unwrap(),
-        enriched: Enriched {
-            path: Some(path.into()),
-            referrer_host: None,
-            utm_source: None,
-            utm_medium: None,
-            utm_campaign: None,
-            device: "desktop".into(),
-            browser: "Firefox".into(),
-            os: "Linux".into(),
-            country: Some("DE".into()),
-            visitor,
-        },
-    }
+    let entry = (ts.timestamp_millis() << 20) | (visitor << 8) | minutes;
+    views::page_view(project_id, entry, ts, visitor, path)
 }
 
 /// The visit reads (overview, entry and exit pages) of today and of 7 days, as JSON.

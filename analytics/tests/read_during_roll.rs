@@ -9,40 +9,19 @@
 mod pg;
 #[path = "support/stored.rs"]
 mod stored;
+#[path = "support/views.rs"]
+mod views;
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use serde_json::{json, Value};
-use shipmate_analytics::enrich::Enriched;
 use shipmate_analytics::pg::Postgres;
 use shipmate_analytics::query::Dim;
 use shipmate_analytics::seam::{EventStore, Reader, Stored};
 use shipmate_analytics::ReadQuery;
 use stored::store;
-use uuid::Uuid;
-
-/// A page view of `visitor` on `path` at `ts`.
-fn view(project_id: Uuid, entry: i64, ts: DateTime<Utc>, visitor: i64, path: &str) -> Stored {
-    Stored {
-        entry,
-        project_id,
-        ts,
-        event: serde_json::from_value(json!({"name": "page_view"})).unwrap(),
-        enriched: Enriched {
-            path: Some(path.into()),
-            referrer_host: None,
-            utm_source: None,
-            utm_medium: None,
-            utm_campaign: None,
-            device: "desktop".into(),
-            browser: "Firefox".into(),
-            os: "Linux".into(),
-            country: Some("DE".into()),
-            visitor,
-        },
-    }
-}
+use views::page_view;
 
 /// Every unfiltered read the fault suite and the dashboard check, as JSON (the timeseries as its
 /// sums: its buckets run to each reader's own `now`).
@@ -71,12 +50,16 @@ async fn a_roll_committed_during_a_read_counts_its_events_once() {
     // Quarters of today so far: all of it today, whatever the hour.
     let at = |quarter: i32| midnight + (now - midnight) * quarter / 4;
 
-    let early: Vec<Stored> = (1..=3).map(|v| view(project, v, at(1), v, "/a")).collect();
+    let early: Vec<Stored> = (1..=3)
+        .map(|v| page_view(project, v, at(1), v, "/a"))
+        .collect();
     store(&pg, &early).await;
     // Today's summaries reach halfway through the day so far.
     pg.upkeep(at(2)).await.unwrap();
-    let mut later: Vec<Stored> = (4..=6).map(|v| view(project, v, at(3), v, "/b")).collect();
-    later.push(view(project, 7, at(3), 1, "/c"));
+    let mut later: Vec<Stored> = (4..=6)
+        .map(|v| page_view(project, v, at(3), v, "/b"))
+        .collect();
+    later.push(page_view(project, 7, at(3), 1, "/c"));
     store(&pg, &later).await;
 
     let q: HashMap<String, String> = [("period".to_owned(), "7d".to_owned())].into();

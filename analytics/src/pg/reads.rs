@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use super::explore::{self, scan, Snapshot};
 use super::visits;
-use super::window::{daily_summaries, summaries, tail, weekly_or_daily, Window};
+use super::window::{daily_summaries, reach, summaries, tail, weekly_or_daily, Window};
 use crate::figures::VisitFigures;
 use crate::query::{Dim, Filters, ReadQuery};
 use crate::seam::Row;
@@ -190,7 +190,8 @@ pub(super) async fn report<T: From<(String, i64, i64)>>(
 }
 
 /// Binds an unfiltered visit read's parameters: `$1` project, `$2` first instant, `$3` `until`,
-/// `$4` the summaries' reach, `$5` and `$6` the first and last day whose summaries count.
+/// `$4` the summaries' reach as read first (each statement takes its own from it, `window::reach`), `$5` and
+/// `$6` the first and last day whose summaries count.
 fn bind_visits<'q, O>(
     read: &'q Read<'_>,
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
@@ -219,7 +220,7 @@ fn closed(read: &Read<'_>, dim: &str, value: Option<&str>, columns: &str) -> Str
 /// histograms and bounced visits: rows of (seconds, visits, bounced), the bounces of closed days
 /// on a row of their own (seconds -1). Filtered reads count them in memory (`scan::overview`).
 async fn visit_figures(read: &Read<'_>) -> AppResult<VisitFigures> {
-    let counted = visits::counted();
+    let counted = visits::counted(&reach("$4"));
     let (durations, bounced) = (
         closed(read, "visit_duration", None, "value::int8, views, 0::int8"),
         closed(read, "visits", Some("bounced"), "-1::int8, 0::int8, views"),
@@ -254,7 +255,7 @@ async fn visit_pages(read: &Read<'_>, exit: bool) -> AppResult<Breakdown<VisitPa
         } else {
             ("entry", "entry_page")
         };
-        let counted = visits::counted();
+        let counted = visits::counted(&reach("$4"));
         let closed = closed(read, dim, None, "value, views, visitors");
         let query = format!(
             "select page, sum(visits)::int8, sum(visitors)::int8 from (

@@ -162,12 +162,10 @@ pub const DURATION: &str = "floor(extract(epoch from ended_at - started_at))::in
 
 /// The visits an unfiltered read counts, as SQL over rows with visitor, started_at, ended_at,
 /// page_views, entry, exit: the kept visits of the project in `[$2, $3)` merged with what its raw
-/// events since the summaries' reach add, that reach taken in the statement's own snapshot (as
-/// the kept visits are: see `window::reach`), never before `$4` (read first; never before `$2`).
-/// Closed days are then added from the summaries by the caller. Filtered reads count visits in
-/// memory (`explore`).
-pub fn counted() -> String {
-    let reach = super::window::reach("$4");
+/// events since `reach` (where the summaries reach, never before `$4`, itself never before `$2`)
+/// add. Closed days are then added from the summaries by the caller. Filtered reads count visits
+/// in memory (`explore`).
+pub fn counted(reach: &str) -> String {
     let tail = groups(
         &format!("e.project_id = $1 and e.ts >= $4 and e.ts >= {reach} and e.ts < $3"),
         "$2",
