@@ -260,8 +260,8 @@ pub async fn bench_funnel(b: &Bench, project: &str) -> anyhow::Result<String> {
 
 /// Every analytics read of `project` over 7, 30 and 90 days: unfiltered (`reps` times each), with
 /// one filter (six in turn) and with two (three pairs with a visitor's value, then three without),
-/// `filtered` times each, and its `funnel`
-/// (`bench_funnel`) over 30 and 90 days (its first read, then `reps`); a line of p95s per read.
+/// `filtered` times each, and its `funnel` (`bench_funnel`) over 30 and 90 days (its first read,
+/// then `reps`); a line of p95s per read.
 /// Both stores' benchmarks print the same lines.
 pub async fn read_figures(
     b: &Bench,

@@ -190,8 +190,8 @@ pub(super) async fn report<T: From<(String, i64, i64)>>(
 }
 
 /// Binds an unfiltered visit read's parameters: `$1` project, `$2` first instant, `$3` `until`,
-/// `$4` the summaries' reach as read first (each statement takes its own from it, `window::reach`), `$5` and
-/// `$6` the first and last day whose summaries count.
+/// `$4` the summaries' reach as read first (each statement takes its own from it,
+/// `window::reach`), `$5` and `$6` the first and last day whose summaries count.
 fn bind_visits<'q, O>(
     read: &'q Read<'_>,
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
